@@ -1,0 +1,42 @@
+export const ALGORITHMS = [
+  'fixed-window',
+  'sliding-log',
+  'sliding-window',
+  'token-bucket',
+  'leaky-bucket',
+  'gcra',
+] as const;
+
+export type AlgorithmName = (typeof ALGORITHMS)[number];
+
+/** A policy's rate in integer microseconds, as both twins compute it from the same spec. */
+export interface RateParams {
+  limit: number;
+  /** Window length or refill period, µs. */
+  period: number;
+  /** Capacity of token-bucket, leaky-bucket and gcra. */
+  burst: number;
+  /** µs per unit: floor(period / limit). */
+  interval: number;
+  segments: number;
+  /** µs per sliding-window segment: period / segments. */
+  segment: number;
+  /** leaky-bucket: the longest a request may be held before it leaves, µs. */
+  maxDelay: number;
+}
+
+/** What one algorithm says of one request. All durations in µs. */
+export interface Verdict<State> {
+  allowed: boolean;
+  remaining: number;
+  /** Until the state is fresh again (window end, bucket full, queue drained). */
+  reset: number;
+  /** Until a request of this cost could be admitted; 0 when allowed. */
+  retry: number;
+  /** leaky-bucket: how long to hold an admitted request. */
+  delay: number;
+  /** The state to store when the request is charged. */
+  state?: State;
+  /** The stored state's time to live: when it will equal a fresh key's. */
+  ttl: number;
+}

@@ -1,0 +1,20 @@
+-- A policy's rate in integer microseconds (see rate-params.ts).
+local function rateParams(spec)
+  local period = spec.periodMs * 1000
+  local interval = idiv(period, spec.limit)
+  local burst = spec.burst or spec.limit
+  local segments = spec.segments or 1
+  local maxDelay = burst * interval
+  if spec.maxDelayMs then
+    maxDelay = spec.maxDelayMs * 1000
+  end
+  return {
+    limit = spec.limit,
+    period = period,
+    burst = burst,
+    interval = interval,
+    segments = segments,
+    segment = idiv(period, segments),
+    maxDelay = maxDelay,
+  }
+end

@@ -1,0 +1,19 @@
+import type { PolicySpec } from '../store/store.types.js';
+import type { RateParams } from './algorithm.types.js';
+import { idiv } from './integer-math.js';
+
+export function rateParams(spec: PolicySpec): RateParams {
+  const period = spec.periodMs * 1000;
+  const interval = idiv(period, spec.limit);
+  const burst = spec.burst ?? spec.limit;
+  const segments = spec.segments ?? 1;
+  return {
+    limit: spec.limit,
+    period,
+    burst,
+    interval,
+    segments,
+    segment: idiv(period, segments),
+    maxDelay: spec.maxDelayMs === null ? burst * interval : spec.maxDelayMs * 1000,
+  };
+}

@@ -1,0 +1,276 @@
+import { ceilDiv } from '../algorithms/integer-math.js';
+import { assertKeyKind, assertPrefix, identifierKey, toIdentifier } from '../keys/key.builder.js';
+import { PolicyRegistry } from '../policy/policy.registry.js';
+import { capacity } from '../policy/policy.schema.js';
+import type { Policy } from '../policy/policy.types.js';
+import type { Operation, PolicyOutcome, PolicySpec, SluiceStore } from '../store/store.types.js';
+import { summarize, type AppliedOverride, type Decision, type PolicyDecision } from './decision.js';
+
+export interface SluiceEngineOptions {
+  store: SluiceStore;
+  /** Start of every Redis key. Default 'sluice'. */
+  prefix?: string;
+  /** Policies known from the start; more can be set later through `policies`. */
+  policies?: unknown[];
+  /** Epoch ms, used only to tell whether an override has expired. Default Date.now. */
+  now?: () => number;
+}
+
+export interface ConsumeOptions {
+  /** Units this request costs. Default: each policy's own cost. */
+  cost?: number;
+  /** What the identifier is (ip, user, header:x-api-key …). Default: the policies' `key`. */
+  keyKind?: string;
+}
+
+const ACTION_KEY = /^[A-Za-z0-9_-]{1,32}$/;
+
+interface Target {
+  key: string;
+  identifier: string;
+  policies: Policy[];
+}
+
+/** The framework-free API: policies by name, decided by one store call per request. */
+export class SluiceEngine {
+  readonly policies = new PolicyRegistry();
+  private readonly store: SluiceStore;
+  private readonly prefix: string;
+  private readonly now: () => number;
+
+  constructor(options: SluiceEngineOptions) {
+    this.store = options.store;
+    this.prefix = options.prefix ?? 'sluice';
+    this.now = options.now ?? Date.now;
+    assertPrefix(this.prefix);
+    for (const policy of options.policies ?? []) this.policies.set(policy);
+  }
+
+  /** Decides and, when every enforced policy admits the request, charges all of them. */
+  consume(
+    policies: string | readonly string[],
+    identifier: string,
+    options: ConsumeOptions = {},
+  ): Promise<Decision> {
+    return this.decide('consume', policies, identifier, options);
+  }
+
+  /** What consume would decide, without charging anything. */
+  peek(
+    policies: string | readonly string[],
+    identifier: string,
+    options: ConsumeOptions = {},
+  ): Promise<Decision> {
+    return this.decide('peek', policies, identifier, options);
+  }
+
+  /** Gives back what an admitted request was charged (count: 'failures' after a success). */
+  async refund(
+    policies: string | readonly string[],
+    identifier: string,
+    options: ConsumeOptions = {},
+  ): Promise<void> {
+    const target = this.target(policies, identifier, options);
+    await this.run('refund', target, this.specs(target, options.cost));
+  }
+
+  /** Forgets an identifier's counters; blocks and offences stay. */
+  async reset(
+    policies: string | readonly string[],
+    identifier: string,
+    options: ConsumeOptions = {},
+  ): Promise<void> {
+    const target = this.target(policies, identifier, options);
+    await this.run('reset', target, this.specs(target, undefined));
+  }
+
+  /** Blocks an identifier under a policy for durationMs, whatever its counters say. */
+  async block(
+    policy: string,
+    identifier: string,
+    durationMs: number,
+    options: Pick<ConsumeOptions, 'keyKind'> = {},
+  ): Promise<{ untilMs: number }> {
+    if (!Number.isSafeInteger(durationMs) || durationMs < 1 || durationMs > 365 * 86_400_000) {
+      throw new RangeError(`durationMs: must be an integer from 1 to 31536000000, got ${durationMs}`);
+    }
+    const target = this.target(policy, identifier, options);
+    const result = await this.run('block', target, this.specs(target, undefined), durationMs);
+    return { untilMs: ceilDiv((result[0] as PolicyOutcome).blockedUntil, 1000) };
+  }
+
+  /** Lifts a block. Resolves false when the identifier was not blocked. */
+  async unblock(
+    policy: string,
+    identifier: string,
+    options: Pick<ConsumeOptions, 'keyKind'> = {},
+  ): Promise<boolean> {
+    const target = this.target(policy, identifier, options);
+    const before = await this.run('peek', target, this.specs(target, undefined));
+    await this.run('unblock', target, this.specs(target, undefined));
+    return before.some((outcome) => outcome.reason === 'blocked');
+  }
+
+  /**
+   * The seeds' question, "may this user do this action again?": at most maxCount times in any
+   * periodSec seconds, counted in a sliding log.
+   */
+  async isActionAllowed(
+    userId: string,
+    actionKey: string,
+    periodSec: number,
+    maxCount: number,
+  ): Promise<boolean> {
+    if (!ACTION_KEY.test(actionKey)) {
+      throw new RangeError(`actionKey: must be 1-32 letters, digits, '_' or '-', got ${JSON.stringify(actionKey)}`);
+    }
+    const periodMs = Math.round(periodSec * 1000);
+    const name = `action.${actionKey}.${periodMs}.${maxCount}`;
+    if (this.policies.get(name) === undefined) {
+      this.policies.set({ name, algorithm: 'sliding-log', limit: maxCount, periodMs, key: 'user' });
+    }
+    return (await this.consume(name, userId)).allowed;
+  }
+
+  private target(
+    names: string | readonly string[],
+    identifier: string,
+    options: Pick<ConsumeOptions, 'keyKind'>,
+  ): Target {
+    const policies = this.policies.resolve(typeof names === 'string' ? [names] : names);
+    if (policies.length === 0) throw new RangeError('policies: name at least one policy');
+    const keyKind = options.keyKind ?? (policies[0] as Policy).key;
+    const differing = policies.filter((policy) => policy.key !== keyKind);
+    if (options.keyKind === undefined && differing.length > 0) {
+      throw new RangeError(
+        `policies: ${policies.map((p) => `${p.name} counts by ${p.key}`).join(', ')}; decide them separately or pass keyKind`,
+      );
+    }
+    assertKeyKind(keyKind);
+    return {
+      key: identifierKey(this.prefix, keyKind, toIdentifier(identifier)),
+      identifier,
+      policies,
+    };
+  }
+
+  private override(policy: Policy, identifier: string): AppliedOverride | undefined {
+    const now = this.now();
+    return policy.overrides.find(
+      (o) => o.identifier === identifier && (o.expiresAt === null || o.expiresAt > now),
+    );
+  }
+
+  private specs(target: Target, cost: number | undefined): PolicySpec[] {
+    return target.policies.map((policy) => {
+      const limit = this.override(policy, target.identifier)?.limit || policy.limit;
+      const charge = cost ?? policy.cost;
+      const room = capacity(policy.algorithm, limit, policy.burst);
+      if (!Number.isSafeInteger(charge) || charge < 1 || charge > room) {
+        throw new RangeError(`cost: must be an integer from 1 to ${room} for policy ${policy.name}, got ${charge}`);
+      }
+      return {
+        name: policy.name,
+        algorithm: policy.algorithm,
+        limit,
+        periodMs: policy.periodMs,
+        burst: policy.burst,
+        segments: policy.segments,
+        maxDelayMs: policy.maxDelayMs,
+        mode: policy.mode === 'shadow' ? 'shadow' : 'enforce',
+        cost: charge,
+        penalty: policy.penalty,
+      };
+    });
+  }
+
+  private async run(
+    op: Operation,
+    target: Target,
+    specs: PolicySpec[],
+    durationMs?: number,
+  ): Promise<PolicyOutcome[]> {
+    const result = await this.store.run({ op, key: target.key, specs, durationMs });
+    return result.outcomes;
+  }
+
+  private async decide(
+    op: 'consume' | 'peek',
+    names: string | readonly string[],
+    identifier: string,
+    options: ConsumeOptions,
+  ): Promise<Decision> {
+    const target = this.target(names, identifier, options);
+    const settled: PolicyDecision[] = [];
+    const counted: Policy[] = [];
+    for (const policy of target.policies) {
+      const override = this.override(policy, identifier);
+      if (override?.limit === 0) {
+        return summarize([this.fixed(policy, 'denylist', override)], false);
+      }
+      if (policy.mode === 'off' || override?.unlimited) {
+        settled.push(this.fixed(policy, 'ok', override));
+      } else {
+        counted.push(policy);
+      }
+    }
+    if (counted.length === 0) return summarize(settled, true);
+    const specs = this.specs({ ...target, policies: counted }, options.cost);
+    const result = await this.store.run({ op, key: target.key, specs });
+    const decided = result.outcomes.map((outcome, index) =>
+      this.toDecision(counted[index] as Policy, specs[index] as PolicySpec, outcome, identifier),
+    );
+    return summarize([...decided, ...settled], result.admitted);
+  }
+
+  private toDecision(
+    policy: Policy,
+    spec: PolicySpec,
+    outcome: PolicyOutcome,
+    identifier: string,
+  ): PolicyDecision {
+    const decision: PolicyDecision = {
+      allowed: outcome.allowed,
+      policy: policy.name,
+      algorithm: policy.algorithm,
+      limit: spec.limit,
+      remaining: outcome.remaining,
+      resetMs: ceilDiv(outcome.reset, 1000),
+      retryAfterMs: ceilDiv(outcome.retry, 1000),
+      delayMs: ceilDiv(outcome.delay, 1000),
+      reason: outcome.reason,
+    };
+    if (outcome.blockedUntil > 0) {
+      decision.blocked = { untilMs: ceilDiv(outcome.blockedUntil, 1000), offence: outcome.offence };
+    }
+    const override = this.override(policy, identifier);
+    if (override !== undefined) decision.override = override;
+    return decision;
+  }
+
+  /** A decision made without the store: a policy that is off, or an override that settles it. */
+  private fixed(
+    policy: Policy,
+    reason: 'ok' | 'denylist',
+    override: AppliedOverride | undefined,
+  ): PolicyDecision {
+    const allowed = reason === 'ok';
+    const retryAfterMs = allowed
+      ? 0
+      : override?.expiresAt != null
+        ? Math.max(0, override.expiresAt - this.now())
+        : policy.periodMs;
+    return {
+      allowed,
+      policy: policy.name,
+      algorithm: policy.algorithm,
+      limit: allowed ? policy.limit : 0,
+      remaining: allowed ? policy.limit : 0,
+      resetMs: 0,
+      retryAfterMs,
+      delayMs: 0,
+      reason,
+      ...(override !== undefined ? { override } : {}),
+    };
+  }
+}

@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+
+const MAX_RAW_LENGTH = 128;
+const MAX_DISPLAY_LENGTH = 256;
+/** Marks a hashed identifier; raw identifiers that start with it are hashed too, so none collide. */
+const HASHED_MARK = '#h:';
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[{}\s\u0000-\u001f\u007f-\u009f]/u;
+
+export interface Identifier {
+  /** What goes into Redis keys: the identifier itself, or a hash of it. */
+  stored: string;
+  /** What an operator reads: the original, cut to 256 characters. */
+  display: string;
+  hashed: boolean;
+}
+
+export class InvalidIdentifierError extends Error {
+  constructor(readonly field: string, reason: string) {
+    super(`${field}: ${reason}`);
+    this.name = 'InvalidIdentifierError';
+  }
+}
+
+/**
+ * Long identifiers, and those holding braces (which would break the key's hash tag), whitespace
+ * or control characters, are stored as a SHA-256 digest.
+ */
+export function toIdentifier(raw: unknown, field = 'identifier'): Identifier {
+  if (typeof raw !== 'string') {
+    throw new InvalidIdentifierError(field, `must be a string, got ${typeof raw}`);
+  }
+  if (raw.length === 0) throw new InvalidIdentifierError(field, 'must not be empty');
+  const display = raw.length > MAX_DISPLAY_LENGTH ? raw.slice(0, MAX_DISPLAY_LENGTH) : raw;
+  if (raw.length <= MAX_RAW_LENGTH && !UNSAFE.test(raw) && !raw.startsWith(HASHED_MARK)) {
+    return { stored: raw, display, hashed: false };
+  }
+  const digest = createHash('sha256').update(raw, 'utf8').digest('base64url');
+  return { stored: HASHED_MARK + digest, display, hashed: true };
+}

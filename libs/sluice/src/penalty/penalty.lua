@@ -1,0 +1,96 @@
+-- Penalty state per identifier and policy, in a hash {u, o, v, f}: the end of the current or last
+-- block (blockedUntil), how many blocks so far (offence), and the rejections counted towards the
+-- next one (violations, since). See penalty.ts.
+local penalty = {}
+
+local NO_PENALTY = { blockedUntil = 0, offence = 0, violations = 0, since = 0 }
+
+function penalty.read(key)
+  local fields = redis.call('HMGET', key, 'u', 'o', 'v', 'f')
+  if not fields[1] then
+    return NO_PENALTY
+  end
+  return {
+    blockedUntil = tonumber(fields[1]),
+    offence = tonumber(fields[2]),
+    violations = tonumber(fields[3]),
+    since = tonumber(fields[4]),
+  }
+end
+
+function penalty.isBlocked(state, now)
+  return state.blockedUntil > now
+end
+
+local function currentOffence(state, now, forgetAfter)
+  if state.offence > 0 and now < state.blockedUntil + forgetAfter then
+    return state.offence
+  end
+  return 0
+end
+
+function penalty.blockDuration(rule, offence)
+  local duration = math.min(rule.block, rule.maxBlock)
+  local level = 2
+  while level <= offence and duration < rule.maxBlock do
+    duration = math.min(rule.maxBlock, math.floor(duration * rule.escalation))
+    level = level + 1
+  end
+  return duration
+end
+
+function penalty.violate(state, now, period, rule)
+  local fresh = state.violations == 0 or now - state.since >= period
+  local violations, since = state.violations + 1, state.since
+  if fresh then
+    violations, since = 1, now
+  end
+  if violations < rule.afterViolations then
+    return {
+      blockedUntil = state.blockedUntil,
+      offence = state.offence,
+      violations = violations,
+      since = since,
+    }, false
+  end
+  local offence = currentOffence(state, now, rule.forgetAfter) + 1
+  return {
+    blockedUntil = now + penalty.blockDuration(rule, offence),
+    offence = offence,
+    violations = 0,
+    since = 0,
+  }, true
+end
+
+function penalty.block(state, now, duration)
+  return { blockedUntil = now + duration, offence = state.offence, violations = 0, since = 0 }
+end
+
+function penalty.unblock(state, now)
+  return {
+    blockedUntil = math.min(state.blockedUntil, now),
+    offence = state.offence,
+    violations = 0,
+    since = 0,
+  }
+end
+
+function penalty.ttl(state, now, period, forgetAfter)
+  local ttl = state.blockedUntil - now
+  if state.offence > 0 then
+    ttl = math.max(ttl, state.blockedUntil + forgetAfter - now)
+  end
+  if state.violations > 0 then
+    ttl = math.max(ttl, state.since + period - now)
+  end
+  return ttl
+end
+
+function penalty.write(key, state, ttl)
+  if ttl <= 0 then
+    redis.call('DEL', key)
+    return
+  end
+  redis.call('HSET', key, 'u', state.blockedUntil, 'o', state.offence, 'v', state.violations, 'f', state.since)
+  expireIn(key, ttl)
+end

@@ -1,0 +1,16 @@
+export interface PolicyIssue {
+  /** A dotted path into the policy: `limit`, `penalty.blockMs`, `overrides.0.limit`. */
+  field: string;
+  message: string;
+}
+
+export class PolicyValidationError extends Error {
+  constructor(
+    readonly policyName: string | undefined,
+    readonly issues: PolicyIssue[],
+  ) {
+    const subject = policyName === undefined ? 'policy' : `policy ${JSON.stringify(policyName)}`;
+    super(`Invalid ${subject}: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`);
+    this.name = 'PolicyValidationError';
+  }
+}

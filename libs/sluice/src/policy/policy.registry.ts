@@ -1,0 +1,41 @@
+import { parsePolicy } from './policy.schema.js';
+import type { Policy } from './policy.types.js';
+
+export class UnknownPolicyError extends Error {
+  constructor(readonly missing: string[]) {
+    super(`Unknown polic${missing.length === 1 ? 'y' : 'ies'}: ${missing.join(', ')}`);
+    this.name = 'UnknownPolicyError';
+  }
+}
+
+/** The policies an instance holds in memory; the hot path reads only this. */
+export class PolicyRegistry {
+  private readonly policies = new Map<string, Policy>();
+
+  /** Validates and stores a policy, replacing one of the same name. */
+  set(input: unknown): Policy {
+    const policy = parsePolicy(input);
+    this.policies.set(policy.name, policy);
+    return policy;
+  }
+
+  get(name: string): Policy | undefined {
+    return this.policies.get(name);
+  }
+
+  delete(name: string): boolean {
+    return this.policies.delete(name);
+  }
+
+  all(): Policy[] {
+    return [...this.policies.values()];
+  }
+
+  /** The named policies, or UnknownPolicyError listing every name that is not defined. */
+  resolve(names: readonly string[]): Policy[] {
+    const found = names.map((name) => this.policies.get(name));
+    const missing = names.filter((_, index) => found[index] === undefined);
+    if (missing.length > 0) throw new UnknownPolicyError(missing);
+    return found as Policy[];
+  }
+}

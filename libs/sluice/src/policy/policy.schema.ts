@@ -1,0 +1,237 @@
+import { z } from 'zod';
+import { ALGORITHMS, type AlgorithmName } from '../algorithms/algorithm.types.js';
+import { idiv } from '../algorithms/integer-math.js';
+import { PolicyValidationError, type PolicyIssue } from './policy-validation.error.js';
+import type { Policy, PolicyInput } from './policy.types.js';
+
+export const POLICY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const KEY = /^(ip|user|header:[A-Za-z0-9-]{1,64}|[a-z][A-Za-z0-9_-]{0,63})$/;
+export const MAX_PERIOD_MS = 365 * 24 * 3_600_000;
+const MAX_LIMIT = 1_000_000_000;
+const MAX_SLIDING_LOG_LIMIT = 100_000;
+const MAX_SEGMENTS = 1000;
+const DAY_MS = 24 * 3_600_000;
+
+const WINDOWS: AlgorithmName[] = ['fixed-window', 'sliding-log', 'sliding-window'];
+
+const integer = (min: number, max: number) =>
+  z
+    .number({ error: `must be an integer from ${min} to ${max}` })
+    .int({ error: `must be an integer from ${min} to ${max}` })
+    .min(min, { error: `must be an integer from ${min} to ${max}` })
+    .max(max, { error: `must be an integer from ${min} to ${max}` });
+
+const penaltySchema = z.strictObject({
+  afterViolations: integer(1, 1_000_000),
+  blockMs: integer(1, MAX_PERIOD_MS),
+  escalation: z
+    .number({ error: 'must be a number from 1 to 1000' })
+    .min(1, { error: 'must be a number from 1 to 1000' })
+    .max(1000, { error: 'must be a number from 1 to 1000' })
+    .optional(),
+  maxBlockMs: integer(1, MAX_PERIOD_MS).optional(),
+  forgetAfterMs: integer(0, MAX_PERIOD_MS).optional(),
+});
+
+const expiresAt = z.union([z.iso.datetime({ offset: true }), integer(0, 8.64e15), z.null()], {
+  error: 'must be an ISO 8601 time with its offset, epoch milliseconds, or null',
+});
+
+const overrideSchema = z.strictObject({
+  identifier: z
+    .string({ error: 'must be a string of 1 to 256 characters' })
+    .min(1, { error: 'must be a string of 1 to 256 characters' })
+    .max(256, { error: 'must be a string of 1 to 256 characters' }),
+  limit: integer(0, MAX_LIMIT).optional(),
+  unlimited: z.boolean({ error: 'must be true or false' }).optional(),
+  expiresAt: expiresAt.optional(),
+});
+
+const policySchema = z.strictObject({
+  name: z.string({ error: 'must be a string' }).regex(POLICY_NAME, {
+    error: "must be 1-64 characters of letters, digits, '_', '.' or '-', starting with a letter or digit",
+  }),
+  algorithm: z.enum(ALGORITHMS, { error: `must be one of ${ALGORITHMS.join(', ')}` }),
+  limit: integer(1, MAX_LIMIT),
+  periodMs: integer(1, MAX_PERIOD_MS),
+  burst: integer(1, MAX_LIMIT).nullable().optional(),
+  segments: integer(2, MAX_SEGMENTS).nullable().optional(),
+  maxDelayMs: integer(0, MAX_PERIOD_MS).nullable().optional(),
+  cost: integer(1, MAX_LIMIT).optional(),
+  key: z
+    .string({ error: 'must be a string' })
+    .regex(KEY, { error: "must be 'ip', 'user', 'header:<name>' or a tracker's name" })
+    .optional(),
+  match: z
+    .strictObject({
+      userAgent: z
+        .string({ error: 'must be a regular expression of at most 256 characters' })
+        .min(1, { error: 'must not be empty' })
+        .max(256, { error: 'must be a regular expression of at most 256 characters' })
+        .refine(compiles, { error: 'must be a valid regular expression' })
+        .optional(),
+    })
+    .nullable()
+    .optional(),
+  count: z.enum(['all', 'failures'], { error: "must be 'all' or 'failures'" }).optional(),
+  penalty: penaltySchema.nullable().optional(),
+  mode: z.enum(['enforce', 'shadow', 'off'], { error: "must be 'enforce', 'shadow' or 'off'" }).optional(),
+  onStoreError: z
+    .enum(['allow', 'deny', 'local'], { error: "must be 'allow', 'deny' or 'local'" })
+    .optional(),
+  overrides: z.array(overrideSchema, { error: 'must be an array' }).max(10_000).optional(),
+  description: z.string({ error: 'must be a string' }).max(1000).nullable().optional(),
+  version: integer(0, Number.MAX_SAFE_INTEGER).optional(),
+  source: z.enum(['code', 'admin'], { error: "must be 'code' or 'admin'" }).optional(),
+  updatedAt: z.string({ error: 'must be a string' }).max(64).nullable().optional(),
+  updatedBy: z.string({ error: 'must be a string' }).max(256).nullable().optional(),
+});
+
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern, 'i');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The capacity a single request's cost must fit in: burst for buckets, limit for windows. */
+export function capacity(algorithm: AlgorithmName, limit: number, burst: number | null): number {
+  return WINDOWS.includes(algorithm) ? limit : (burst ?? limit);
+}
+
+/** Checks that need several fields, for the policy's own limit or an override's. */
+function rateIssues(
+  policy: Pick<Policy, 'algorithm' | 'periodMs' | 'burst' | 'cost'>,
+  limit: number,
+  field: string,
+): PolicyIssue[] {
+  const issues: PolicyIssue[] = [];
+  const period = policy.periodMs * 1000;
+  if (limit > period) {
+    issues.push({ field, message: `must not exceed periodMs × 1000 (one per microsecond), got ${limit}` });
+    return issues;
+  }
+  if (policy.algorithm === 'sliding-log' && limit > MAX_SLIDING_LOG_LIMIT) {
+    issues.push({
+      field,
+      message: `sliding-log keeps one entry per request: at most ${MAX_SLIDING_LOG_LIMIT}; use sliding-window for more`,
+    });
+  }
+  const room = capacity(policy.algorithm, limit, policy.burst);
+  if (policy.cost > room) {
+    issues.push({ field: 'cost', message: `must not exceed the capacity (${room}), got ${policy.cost}` });
+  }
+  if (!WINDOWS.includes(policy.algorithm) && room * idiv(period, limit) > MAX_PERIOD_MS * 1000) {
+    issues.push({
+      field: policy.burst === null ? field : 'burst',
+      message: 'a full bucket must refill within 365 days (burst × periodMs / limit)',
+    });
+  }
+  return issues;
+}
+
+function fieldOf(issue: z.core.$ZodIssue): string[] {
+  const path = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => (path ? `${path}.${key}` : key));
+  }
+  return [path || '(policy)'];
+}
+
+/** Validates a policy and fills in its defaults; throws PolicyValidationError naming each bad field. */
+export function parsePolicy(input: unknown): Policy {
+  const name =
+    typeof input === 'object' && input !== null && typeof (input as PolicyInput).name === 'string'
+      ? (input as PolicyInput).name
+      : undefined;
+  const parsed = policySchema.safeParse(input);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.flatMap((issue) =>
+      fieldOf(issue).map((field) => ({
+        field,
+        message: issue.code === 'unrecognized_keys' ? 'is not a policy field' : issue.message,
+      })),
+    );
+    throw new PolicyValidationError(name, issues);
+  }
+  const raw = parsed.data;
+  const issues: PolicyIssue[] = [];
+  const isWindow = WINDOWS.includes(raw.algorithm);
+  if (isWindow && raw.burst != null) {
+    issues.push({ field: 'burst', message: `does not apply to ${raw.algorithm}; leave it null` });
+  }
+  if (raw.algorithm !== 'sliding-window' && raw.segments != null) {
+    issues.push({ field: 'segments', message: `applies only to sliding-window; leave it null` });
+  }
+  if (raw.algorithm !== 'leaky-bucket' && raw.maxDelayMs != null && raw.maxDelayMs !== 0) {
+    issues.push({ field: 'maxDelayMs', message: 'applies only to leaky-bucket; leave it null or 0' });
+  }
+  const segments = raw.algorithm === 'sliding-window' ? (raw.segments ?? 10) : null;
+  if (segments !== null && (raw.periodMs * 1000) % segments !== 0) {
+    issues.push({ field: 'segments', message: `must divide periodMs × 1000 (${raw.periodMs * 1000}) evenly` });
+  }
+  const penalty = raw.penalty
+    ? {
+        afterViolations: raw.penalty.afterViolations,
+        blockMs: raw.penalty.blockMs,
+        escalation: raw.penalty.escalation ?? 1,
+        maxBlockMs: raw.penalty.maxBlockMs ?? Math.max(raw.penalty.blockMs, DAY_MS),
+        forgetAfterMs: raw.penalty.forgetAfterMs ?? 7 * DAY_MS,
+      }
+    : null;
+  if (penalty && penalty.maxBlockMs < penalty.blockMs) {
+    issues.push({ field: 'penalty.maxBlockMs', message: 'must be at least blockMs' });
+  }
+  const policy: Policy = {
+    name: raw.name,
+    algorithm: raw.algorithm,
+    limit: raw.limit,
+    periodMs: raw.periodMs,
+    burst: isWindow ? null : (raw.burst ?? null),
+    segments,
+    maxDelayMs: raw.algorithm === 'leaky-bucket' ? (raw.maxDelayMs ?? null) : null,
+    cost: raw.cost ?? 1,
+    key: raw.key ?? 'user',
+    match: raw.match?.userAgent ? { userAgent: raw.match.userAgent } : null,
+    count: raw.count ?? 'all',
+    penalty,
+    mode: raw.mode ?? 'enforce',
+    onStoreError: raw.onStoreError ?? 'allow',
+    overrides: [],
+    description: raw.description ?? null,
+    version: raw.version ?? 0,
+    source: raw.source ?? 'code',
+    updatedAt: raw.updatedAt ?? null,
+    updatedBy: raw.updatedBy ?? null,
+  };
+  issues.push(...rateIssues(policy, policy.limit, 'limit'));
+  const seen = new Set<string>();
+  (raw.overrides ?? []).forEach((override, index) => {
+    const field = `overrides.${index}`;
+    if (seen.has(override.identifier)) {
+      issues.push({ field: `${field}.identifier`, message: 'appears twice' });
+    }
+    seen.add(override.identifier);
+    const unlimited = override.unlimited ?? false;
+    if (unlimited === (override.limit !== undefined)) {
+      issues.push({ field, message: 'needs exactly one of limit or unlimited: true' });
+      return;
+    }
+    if (override.limit !== undefined && override.limit > 0) {
+      issues.push(...rateIssues(policy, override.limit, `${field}.limit`));
+    }
+    policy.overrides.push({
+      identifier: override.identifier,
+      limit: override.limit ?? null,
+      unlimited,
+      expiresAt:
+        typeof override.expiresAt === 'string'
+          ? Date.parse(override.expiresAt)
+          : (override.expiresAt ?? null),
+    });
+  });
+  if (issues.length > 0) throw new PolicyValidationError(raw.name, issues);
+  return policy;
+}

@@ -1,0 +1,78 @@
+import type { AlgorithmName } from '../algorithms/algorithm.types.js';
+
+export type PolicyMode = 'enforce' | 'shadow' | 'off';
+export type StoreErrorMode = 'allow' | 'deny' | 'local';
+
+export interface PenaltyOptions {
+  afterViolations: number;
+  blockMs: number;
+  /** Each further offence multiplies the block by this. Default 1. */
+  escalation?: number;
+  /** Default: one day, or blockMs when longer. */
+  maxBlockMs?: number;
+  /** Offences are forgotten this long after the last block ends. Default seven days. */
+  forgetAfterMs?: number;
+}
+
+export interface PolicyOverride {
+  identifier: string;
+  /** 0 denies the identifier outright. */
+  limit?: number;
+  unlimited?: boolean;
+  /** ISO 8601 time or epoch ms; null or absent: never. */
+  expiresAt?: string | number | null;
+}
+
+/** A policy as code or an operator writes it (DESIGN §4). */
+export interface PolicyInput {
+  name: string;
+  algorithm: AlgorithmName;
+  limit: number;
+  periodMs: number;
+  burst?: number | null;
+  segments?: number | null;
+  maxDelayMs?: number | null;
+  cost?: number;
+  key?: string;
+  match?: { userAgent?: string } | null;
+  count?: 'all' | 'failures';
+  penalty?: PenaltyOptions | null;
+  mode?: PolicyMode;
+  onStoreError?: StoreErrorMode;
+  overrides?: PolicyOverride[];
+  description?: string | null;
+  version?: number;
+  source?: 'code' | 'admin';
+  updatedAt?: string | null;
+  updatedBy?: string | null;
+}
+
+/** A validated policy with every default filled in. */
+export interface Policy {
+  name: string;
+  algorithm: AlgorithmName;
+  limit: number;
+  periodMs: number;
+  burst: number | null;
+  segments: number | null;
+  maxDelayMs: number | null;
+  cost: number;
+  key: string;
+  match: { userAgent: string } | null;
+  count: 'all' | 'failures';
+  penalty: Required<PenaltyOptions> | null;
+  mode: PolicyMode;
+  onStoreError: StoreErrorMode;
+  overrides: Array<{
+    identifier: string;
+    limit: number | null;
+    unlimited: boolean;
+    /** epoch ms, or null: never */
+    expiresAt: number | null;
+  }>;
+  description: string | null;
+  version: number;
+  source: 'code' | 'admin';
+  updatedAt: string | null;
+  updatedBy: string | null;
+}

@@ -1,0 +1,200 @@
+-- The one script every store call runs: KEYS[1] is `<prefix>:{<keyKind>:<identifier>}` and every
+-- key touched is derived from it, so one call stays in one Redis Cluster slot.
+-- ARGV: operation, now in µs ('' = Redis TIME), block duration in ms, then one spec per policy:
+-- "name algorithm limit periodMs burst segments maxDelayMs mode cost
+--  [afterViolations blockMs escalation maxBlockMs forgetAfterMs]" ('-' = not set).
+-- Reply: admitted, then per policy: allowed, reason, remaining, reset, retry, delay,
+-- blockedUntil, offence, blockStarted.
+local BY_CODE = {
+  fw = fixedWindow,
+  sl = slidingLog,
+  sw = slidingWindow,
+  tb = tokenBucket,
+  lb = leakyBucket,
+  gc = gcra,
+}
+local REASON = { ok = 0, limit = 1, blocked = 2, shadow = 3 }
+
+local function optional(word)
+  if word == '-' then
+    return nil
+  end
+  return tonumber(word)
+end
+
+local function parseSpec(text)
+  local f = {}
+  for word in string.gmatch(text, '%S+') do
+    f[#f + 1] = word
+  end
+  local algorithm = BY_CODE[f[2]]
+  if not algorithm then
+    return redis.error_reply('ERR sluice: unknown algorithm code ' .. tostring(f[2]))
+  end
+  local spec = {
+    name = f[1],
+    algorithm = algorithm,
+    limit = tonumber(f[3]),
+    periodMs = tonumber(f[4]),
+    burst = optional(f[5]),
+    segments = optional(f[6]),
+    maxDelayMs = optional(f[7]),
+    shadow = f[8] == 's',
+    cost = tonumber(f[9]),
+  }
+  spec.rate = rateParams(spec)
+  if f[10] then
+    spec.rule = {
+      afterViolations = tonumber(f[10]),
+      block = tonumber(f[11]) * 1000,
+      escalation = tonumber(f[12]),
+      maxBlock = tonumber(f[13]) * 1000,
+      forgetAfter = tonumber(f[14]) * 1000,
+    }
+  end
+  return spec
+end
+
+local base = KEYS[1]
+local op = ARGV[1]
+local now = tonumber(ARGV[2])
+if not now then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+end
+local durationMs = tonumber(ARGV[3])
+local specs = {}
+for i = 4, #ARGV do
+  local spec = parseSpec(ARGV[i])
+  if spec.err then
+    return spec
+  end
+  specs[#specs + 1] = spec
+end
+
+local function stateKey(spec)
+  return base .. ':' .. spec.name .. ':s'
+end
+
+local function penaltyKey(spec)
+  return base .. ':' .. spec.name .. ':p'
+end
+
+local function forgetAfter(spec)
+  if spec.rule then
+    return spec.rule.forgetAfter
+  end
+  return 0
+end
+
+local function writePenalty(spec, state)
+  penalty.write(penaltyKey(spec), state, penalty.ttl(state, now, spec.rate.period, forgetAfter(spec)))
+end
+
+-- Every policy decided on the state as it is; nothing written yet.
+local function evaluate()
+  local entries = {}
+  local admitted = true
+  for i, spec in ipairs(specs) do
+    local entry = { spec = spec, penalty = penalty.read(penaltyKey(spec)), started = false }
+    if penalty.isBlocked(entry.penalty, now) then
+      entry.reason = 'blocked'
+    else
+      entry.state = spec.algorithm.read(stateKey(spec))
+      entry.verdict = spec.algorithm.decide(entry.state, now, spec.rate, spec.cost)
+      entry.reason = entry.verdict.allowed and 'ok' or 'limit'
+    end
+    if entry.reason ~= 'ok' and spec.shadow then
+      entry.reason = 'shadow'
+    end
+    if entry.reason == 'limit' or entry.reason == 'blocked' then
+      admitted = false
+    end
+    entries[i] = entry
+  end
+  return entries, admitted
+end
+
+local function reply(entries, admitted, charged)
+  local out = { admitted and 1 or 0 }
+  for _, entry in ipairs(entries) do
+    local allowed = (entry.reason == 'ok' or entry.reason == 'shadow') and 1 or 0
+    local blockedUntil = 0
+    local remaining, reset, retry, delay = 0, 0, 0, 0
+    if penalty.isBlocked(entry.penalty, now) then
+      blockedUntil = entry.penalty.blockedUntil
+      reset = blockedUntil - now
+      retry = reset
+    end
+    if entry.verdict then
+      local verdict = entry.verdict
+      if verdict.allowed and not charged then
+        local unchanged = entry.spec.algorithm.decide(entry.state, now, entry.spec.rate, 0)
+        remaining, reset, delay = unchanged.remaining, unchanged.reset, verdict.delay
+      else
+        remaining, reset, delay = verdict.remaining, verdict.reset, verdict.delay
+        retry = math.max(retry, verdict.retry)
+      end
+    end
+    out[#out + 1] = allowed
+    out[#out + 1] = REASON[entry.reason]
+    out[#out + 1] = remaining
+    out[#out + 1] = reset
+    out[#out + 1] = retry
+    out[#out + 1] = delay
+    out[#out + 1] = blockedUntil
+    out[#out + 1] = entry.penalty.offence
+    out[#out + 1] = entry.started and 1 or 0
+  end
+  return out
+end
+
+if op == 'consume' then
+  local entries, admitted = evaluate()
+  for _, entry in ipairs(entries) do
+    local spec = entry.spec
+    if admitted and entry.reason == 'ok' then
+      spec.algorithm.write(stateKey(spec), entry.verdict.state, entry.verdict.ttl)
+    elseif not admitted and entry.reason == 'limit' and spec.rule then
+      entry.penalty, entry.started = penalty.violate(entry.penalty, now, spec.rate.period, spec.rule)
+      writePenalty(spec, entry.penalty)
+    end
+  end
+  return reply(entries, admitted, admitted)
+end
+
+if op == 'peek' then
+  local entries, admitted = evaluate()
+  return reply(entries, admitted, false)
+end
+
+local out = { 1 }
+for _, spec in ipairs(specs) do
+  local state = penalty.read(penaltyKey(spec))
+  if op == 'refund' then
+    local refunded, ttl = spec.algorithm.refund(spec.algorithm.read(stateKey(spec)), now, spec.rate, spec.cost)
+    if refunded then
+      spec.algorithm.write(stateKey(spec), refunded, ttl)
+    end
+  elseif op == 'reset' then
+    redis.call('DEL', stateKey(spec))
+  elseif op == 'block' then
+    state = penalty.block(state, now, durationMs * 1000)
+    writePenalty(spec, state)
+  elseif op == 'unblock' then
+    if state.blockedUntil > now or state.violations > 0 then
+      state = penalty.unblock(state, now)
+      writePenalty(spec, state)
+    end
+  else
+    return redis.error_reply('ERR sluice: unknown operation ' .. tostring(op))
+  end
+  local blockedUntil = 0
+  if state.blockedUntil > now then
+    blockedUntil = state.blockedUntil
+  end
+  for _, value in ipairs({ 1, 0, 0, 0, 0, 0, blockedUntil, state.offence, 0 }) do
+    out[#out + 1] = value
+  end
+end
+return out

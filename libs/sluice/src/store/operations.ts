@@ -1,0 +1,178 @@
+import type { RateParams, Verdict } from '../algorithms/algorithm.types.js';
+import * as fixedWindow from '../algorithms/fixed-window.js';
+import * as gcra from '../algorithms/gcra.js';
+import * as leakyBucket from '../algorithms/leaky-bucket.js';
+import { rateParams } from '../algorithms/rate-params.js';
+import * as slidingLog from '../algorithms/sliding-log.js';
+import * as slidingWindow from '../algorithms/sliding-window.js';
+import * as tokenBucket from '../algorithms/token-bucket.js';
+import * as penalty from '../penalty/penalty.js';
+import type { PenaltyParams, PenaltyState } from '../penalty/penalty.js';
+import type { OutcomeReason, PolicyOutcome, PolicySpec, StoreCall, StoreResult } from './store.types.js';
+
+/** The TypeScript twin of operations.lua, over any keyed state with TTLs. */
+export interface StateAccess {
+  get<T>(key: string): T | undefined;
+  /** ttl in µs; ttl ≤ 0 deletes. */
+  set(key: string, value: unknown, ttl: number): void;
+  delete(key: string): void;
+}
+
+interface AlgorithmTwin {
+  decide(state: unknown, now: number, p: RateParams, cost: number): Verdict<unknown>;
+  refund(
+    state: unknown,
+    now: number,
+    p: RateParams,
+    cost: number,
+  ): { state: unknown; ttl: number } | undefined;
+}
+
+const TWINS: Record<PolicySpec['algorithm'], AlgorithmTwin> = {
+  'fixed-window': fixedWindow as AlgorithmTwin,
+  'sliding-log': slidingLog as AlgorithmTwin,
+  'sliding-window': slidingWindow as AlgorithmTwin,
+  'token-bucket': tokenBucket as AlgorithmTwin,
+  'leaky-bucket': leakyBucket as AlgorithmTwin,
+  gcra: gcra as AlgorithmTwin,
+};
+
+interface Entry {
+  spec: PolicySpec;
+  twin: AlgorithmTwin;
+  rate: RateParams;
+  rule: PenaltyParams | undefined;
+  penalty: PenaltyState;
+  state?: unknown;
+  verdict?: Verdict<unknown>;
+  reason: OutcomeReason;
+  started: boolean;
+}
+
+function penaltyParams(spec: PolicySpec): PenaltyParams | undefined {
+  const rule = spec.penalty;
+  if (rule === null) return undefined;
+  return {
+    afterViolations: rule.afterViolations,
+    block: rule.blockMs * 1000,
+    escalation: rule.escalation,
+    maxBlock: rule.maxBlockMs * 1000,
+    forgetAfter: rule.forgetAfterMs * 1000,
+  };
+}
+
+export function runOperation(access: StateAccess, call: StoreCall, now: number): StoreResult {
+  const stateKey = (spec: PolicySpec) => `${call.key}:${spec.name}:s`;
+  const penaltyKey = (spec: PolicySpec) => `${call.key}:${spec.name}:p`;
+  const readPenalty = (spec: PolicySpec) =>
+    access.get<PenaltyState>(penaltyKey(spec)) ?? penalty.NO_PENALTY;
+  const writePenalty = (entry: Pick<Entry, 'spec' | 'rate' | 'rule'>, state: PenaltyState) =>
+    access.set(
+      penaltyKey(entry.spec),
+      state,
+      penalty.penaltyTtl(state, now, entry.rate.period, entry.rule?.forgetAfter ?? 0),
+    );
+
+  const entries: Entry[] = call.specs.map((spec) => ({
+    spec,
+    twin: TWINS[spec.algorithm],
+    rate: rateParams(spec),
+    rule: penaltyParams(spec),
+    penalty: readPenalty(spec),
+    reason: 'ok',
+    started: false,
+  }));
+
+  if (call.op === 'consume' || call.op === 'peek') {
+    let admitted = true;
+    for (const entry of entries) {
+      if (penalty.isBlocked(entry.penalty, now)) {
+        entry.reason = 'blocked';
+      } else {
+        entry.state = access.get(stateKey(entry.spec));
+        entry.verdict = entry.twin.decide(entry.state, now, entry.rate, entry.spec.cost);
+        entry.reason = entry.verdict.allowed ? 'ok' : 'limit';
+      }
+      if (entry.reason !== 'ok' && entry.spec.mode === 'shadow') entry.reason = 'shadow';
+      if (entry.reason === 'limit' || entry.reason === 'blocked') admitted = false;
+    }
+    if (call.op === 'consume') {
+      for (const entry of entries) {
+        if (admitted && entry.reason === 'ok') {
+          const verdict = entry.verdict as Verdict<unknown>;
+          access.set(stateKey(entry.spec), verdict.state, verdict.ttl);
+        } else if (!admitted && entry.reason === 'limit' && entry.rule !== undefined) {
+          const violation = penalty.violate(entry.penalty, now, entry.rate.period, entry.rule);
+          entry.penalty = violation.state;
+          entry.started = violation.started;
+          writePenalty(entry, entry.penalty);
+        }
+      }
+    }
+    const charged = call.op === 'consume' && admitted;
+    return { admitted, outcomes: entries.map((entry) => outcome(entry, now, charged)) };
+  }
+
+  for (const entry of entries) {
+    const key = stateKey(entry.spec);
+    if (call.op === 'refund') {
+      const refunded = entry.twin.refund(access.get(key), now, entry.rate, entry.spec.cost);
+      if (refunded !== undefined) access.set(key, refunded.state, refunded.ttl);
+    } else if (call.op === 'reset') {
+      access.delete(key);
+    } else if (call.op === 'block') {
+      entry.penalty = penalty.block(entry.penalty, now, (call.durationMs ?? 0) * 1000);
+      writePenalty(entry, entry.penalty);
+    } else if (entry.penalty.blockedUntil > now || entry.penalty.violations > 0) {
+      entry.penalty = penalty.unblock(entry.penalty, now);
+      writePenalty(entry, entry.penalty);
+    }
+  }
+  return {
+    admitted: true,
+    outcomes: entries.map((entry) => ({
+      allowed: true,
+      reason: 'ok',
+      remaining: 0,
+      reset: 0,
+      retry: 0,
+      delay: 0,
+      blockedUntil: entry.penalty.blockedUntil > now ? entry.penalty.blockedUntil : 0,
+      offence: entry.penalty.offence,
+      blockStarted: false,
+    })),
+  };
+}
+
+function outcome(entry: Entry, now: number, charged: boolean): PolicyOutcome {
+  const result: PolicyOutcome = {
+    allowed: entry.reason === 'ok' || entry.reason === 'shadow',
+    reason: entry.reason,
+    remaining: 0,
+    reset: 0,
+    retry: 0,
+    delay: 0,
+    blockedUntil: 0,
+    offence: entry.penalty.offence,
+    blockStarted: entry.started,
+  };
+  if (penalty.isBlocked(entry.penalty, now)) {
+    result.blockedUntil = entry.penalty.blockedUntil;
+    result.reset = result.retry = entry.penalty.blockedUntil - now;
+  }
+  const verdict = entry.verdict;
+  if (verdict !== undefined) {
+    if (verdict.allowed && !charged) {
+      const unchanged = entry.twin.decide(entry.state, now, entry.rate, 0);
+      result.remaining = unchanged.remaining;
+      result.reset = unchanged.reset;
+      result.delay = verdict.delay;
+    } else {
+      result.remaining = verdict.remaining;
+      result.reset = verdict.reset;
+      result.delay = verdict.delay;
+      result.retry = Math.max(result.retry, verdict.retry);
+    }
+  }
+  return result;
+}
