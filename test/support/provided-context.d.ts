@@ -1,0 +1,11 @@
+// Types the values test/global-setup.ts hands to tests through `inject(...)`.
+export {};
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** redis:// URL of a standalone Redis server (REDIS_URL, or one started for the run). */
+    redisUrl: string;
+    /** Comma-separated host:port list of Redis Cluster nodes (REDIS_CLUSTER_NODES, or a 3-master cluster started for the run). */
+    clusterNodes: string;
+  }
+}

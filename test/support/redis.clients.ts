@@ -1,0 +1,57 @@
+import { once } from 'node:events';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { inject } from 'vitest';
+import { parseNodeAddresses, type RedisNodeAddress } from './redis-servers.js';
+
+const openClients = new Set<Redis | Cluster>();
+
+/** The cluster nodes provided by the global setup. */
+export function clusterNodes(): RedisNodeAddress[] {
+  return parseNodeAddresses(inject('clusterNodes'));
+}
+
+/** Connects to the standalone Redis provided by the global setup, or to `url`. Close with closeAll(). */
+export function connectRedis(url: string = inject('redisUrl'), options: RedisOptions = {}): Redis {
+  const client = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, ...options });
+  openClients.add(client);
+  return client;
+}
+
+/** Connects to the Redis Cluster provided by the global setup, or to `nodes`. Close with closeAll(). */
+export function connectCluster(
+  nodes: readonly RedisNodeAddress[] = clusterNodes(),
+  options: ClusterOptions = {},
+): Cluster {
+  const client = new Cluster([...nodes], { scaleReads: 'master', ...options });
+  openClients.add(client);
+  return client;
+}
+
+/** Closes every client this module opened; call it from `afterAll(closeAll)`. */
+export async function closeAll(): Promise<void> {
+  const clients = [...openClients];
+  openClients.clear();
+  await Promise.all(
+    clients.map(async (client) => {
+      if (client.status === 'end') return;
+      // QUIT needs a live connection; a client still (re)connecting is simply dropped.
+      if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+      else client.disconnect();
+    }),
+  );
+}
+
+/**
+ * Empties a standalone server, or every master of a cluster. Only for servers the test started
+ * itself: the provided ones are shared by test files running in parallel, so tests there keep to
+ * keys with a unique prefix instead.
+ */
+export async function flushAll(client: Redis | Cluster): Promise<void> {
+  if (client instanceof Redis) {
+    await client.flushall();
+    return;
+  }
+  // The master list is only known once the cluster client has loaded the slot map.
+  if (client.status !== 'ready') await once(client, 'ready');
+  await Promise.all(client.nodes('master').map((master) => master.flushall()));
+}
