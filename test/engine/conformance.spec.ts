@@ -106,6 +106,8 @@ const step = fc.record({
   blockShare: fc.double({ min: 0, max: 2, noNaN: true }),
 });
 
+type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
+
 /** The spec the engine would send for this identifier: its override's limit, the request's cost. */
 function specFor(policy: Policy, identifier: string, costShare: number): PolicySpec {
   const limit = policy.overrides.find((o) => o.identifier === identifier)?.limit ?? policy.limit;
@@ -209,7 +211,7 @@ let script: string | undefined;
 async function conforms(
   client: Redis | Cluster,
   policies: Policy[],
-  steps: fc.RecordValue<typeof step>[] extends infer T ? T : never,
+  steps: Step[],
 ): Promise<void> {
   script ??= snapshotScript();
   const prefix = `conf${process.pid}-${run++}`;
