@@ -159,7 +159,7 @@ class ManagedRedisServer implements RedisServer {
       if (info.split(/\r?\n/).includes(`process_id:${child.pid}`)) return;
       await sleep(50);
     }
-    throw this.#failure(`did not answer PING within ${this.startTimeoutMs} ms`);
+    throw this.#failure(`did not answer within ${this.startTimeoutMs} ms`);
   }
 
   async #terminate(): Promise<void> {

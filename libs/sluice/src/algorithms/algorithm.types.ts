@@ -16,7 +16,7 @@ export interface RateParams {
   period: number;
   /** Capacity of token-bucket, leaky-bucket and gcra. */
   burst: number;
-  /** µs per unit: floor(period / limit). */
+  /** µs per unit: ceil(period / limit), so no more than limit leave per period. */
   interval: number;
   segments: number;
   /** µs per sliding-window segment: period / segments. */

@@ -1,7 +1,7 @@
 -- A policy's rate in integer microseconds (see rate-params.ts).
 local function rateParams(spec)
   local period = spec.periodMs * 1000
-  local interval = idiv(period, spec.limit)
+  local interval = ceilDiv(period, spec.limit)
   local burst = spec.burst or spec.limit
   local segments = spec.segments or 1
   local maxDelay = burst * interval

@@ -1,10 +1,11 @@
 import type { PolicySpec } from '../store/store.types.js';
 import type { RateParams } from './algorithm.types.js';
-import { idiv } from './integer-math.js';
+import { ceilDiv, idiv } from './integer-math.js';
 
 export function rateParams(spec: PolicySpec): RateParams {
   const period = spec.periodMs * 1000;
-  const interval = idiv(period, spec.limit);
+  // Rounded up, so a rate never exceeds limit per period.
+  const interval = ceilDiv(period, spec.limit);
   const burst = spec.burst ?? spec.limit;
   const segments = spec.segments ?? 1;
   return {

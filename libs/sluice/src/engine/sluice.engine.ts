@@ -106,9 +106,8 @@ export class SluiceEngine {
     options: Pick<ConsumeOptions, 'keyKind'> = {},
   ): Promise<boolean> {
     const target = this.target(policy, identifier, options);
-    const before = await this.run('peek', target, this.specs(target, undefined));
-    await this.run('unblock', target, this.specs(target, undefined));
-    return before.some((outcome) => outcome.reason === 'blocked');
+    const outcomes = await this.run('unblock', target, this.specs(target, undefined));
+    return outcomes.some((outcome) => outcome.blockedUntil > 0);
   }
 
   /**

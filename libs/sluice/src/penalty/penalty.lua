@@ -31,10 +31,12 @@ end
 
 function penalty.blockDuration(rule, offence)
   local duration = math.min(rule.block, rule.maxBlock)
-  local level = 2
-  while level <= offence and duration < rule.maxBlock do
-    duration = math.min(rule.maxBlock, math.floor(duration * rule.escalation))
-    level = level + 1
+  for _ = 2, offence do
+    local longer = math.min(rule.maxBlock, math.floor(duration * rule.escalation))
+    if longer == duration then
+      break
+    end
+    duration = longer
   end
   return duration
 end

@@ -32,8 +32,10 @@ function currentOffence(state: PenaltyState, now: number, forgetAfter: number): 
 /** block × escalation^(offence - 1), capped at maxBlock, one integer step at a time. */
 export function blockDuration(rule: PenaltyParams, offence: number): number {
   let duration = Math.min(rule.block, rule.maxBlock);
-  for (let level = 2; level <= offence && duration < rule.maxBlock; level++) {
-    duration = Math.min(rule.maxBlock, Math.floor(duration * rule.escalation));
+  for (let level = 2; level <= offence; level++) {
+    const longer = Math.min(rule.maxBlock, Math.floor(duration * rule.escalation));
+    if (longer === duration) break;
+    duration = longer;
   }
   return duration;
 }

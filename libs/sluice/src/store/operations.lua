@@ -171,6 +171,7 @@ end
 local out = { 1 }
 for _, spec in ipairs(specs) do
   local state = penalty.read(penaltyKey(spec))
+  local lifted = 0
   if op == 'refund' then
     local refunded, ttl = spec.algorithm.refund(spec.algorithm.read(stateKey(spec)), now, spec.rate, spec.cost)
     if refunded then
@@ -182,6 +183,9 @@ for _, spec in ipairs(specs) do
     state = penalty.block(state, now, durationMs * 1000)
     writePenalty(spec, state)
   elseif op == 'unblock' then
+    if state.blockedUntil > now then
+      lifted = state.blockedUntil
+    end
     if state.blockedUntil > now or state.violations > 0 then
       state = penalty.unblock(state, now)
       writePenalty(spec, state)
@@ -192,6 +196,9 @@ for _, spec in ipairs(specs) do
   local blockedUntil = 0
   if state.blockedUntil > now then
     blockedUntil = state.blockedUntil
+  end
+  if op == 'unblock' then
+    blockedUntil = lifted
   end
   for _, value in ipairs({ 1, 0, 0, 0, 0, 0, blockedUntil, state.offence, 0 }) do
     out[#out + 1] = value

@@ -113,6 +113,7 @@ export function runOperation(access: StateAccess, call: StoreCall, now: number):
     return { admitted, outcomes: entries.map((entry) => outcome(entry, now, charged)) };
   }
 
+  const lifted = new Map<Entry, number>();
   for (const entry of entries) {
     const key = stateKey(entry.spec);
     if (call.op === 'refund') {
@@ -123,9 +124,12 @@ export function runOperation(access: StateAccess, call: StoreCall, now: number):
     } else if (call.op === 'block') {
       entry.penalty = penalty.block(entry.penalty, now, (call.durationMs ?? 0) * 1000);
       writePenalty(entry, entry.penalty);
-    } else if (entry.penalty.blockedUntil > now || entry.penalty.violations > 0) {
-      entry.penalty = penalty.unblock(entry.penalty, now);
-      writePenalty(entry, entry.penalty);
+    } else {
+      if (entry.penalty.blockedUntil > now) lifted.set(entry, entry.penalty.blockedUntil);
+      if (entry.penalty.blockedUntil > now || entry.penalty.violations > 0) {
+        entry.penalty = penalty.unblock(entry.penalty, now);
+        writePenalty(entry, entry.penalty);
+      }
     }
   }
   return {
@@ -137,7 +141,12 @@ export function runOperation(access: StateAccess, call: StoreCall, now: number):
       reset: 0,
       retry: 0,
       delay: 0,
-      blockedUntil: entry.penalty.blockedUntil > now ? entry.penalty.blockedUntil : 0,
+      blockedUntil:
+        call.op === 'unblock'
+          ? (lifted.get(entry) ?? 0)
+          : entry.penalty.blockedUntil > now
+            ? entry.penalty.blockedUntil
+            : 0,
       offence: entry.penalty.offence,
       blockStarted: false,
     })),

@@ -36,7 +36,10 @@ export interface StoreCall {
 
 export type OutcomeReason = 'ok' | 'limit' | 'blocked' | 'shadow';
 
-/** One policy's answer. Durations in µs; blockedUntil is a time, µs (0: not blocked). */
+/**
+ * One policy's answer. Durations in µs; blockedUntil is a time, µs (0: not blocked). For
+ * unblock, blockedUntil is when the lifted block would have ended (0: there was none).
+ */
 export interface PolicyOutcome {
   allowed: boolean;
   reason: OutcomeReason;
