@@ -208,11 +208,7 @@ function decodeAll(specs: PolicySpec[], snapshot: Snapshot): Map<string, unknown
 let run = 0;
 let script: string | undefined;
 
-async function conforms(
-  client: Redis | Cluster,
-  policies: Policy[],
-  steps: Step[],
-): Promise<void> {
+async function conforms(client: Redis | Cluster, policies: Policy[], steps: Step[]): Promise<void> {
   script ??= snapshotScript();
   const prefix = `conf${process.pid}-${run++}`;
   let now = 1_700_000_000_000_000 + run * 86_400_000_000;

@@ -6,7 +6,11 @@ export type {
   DecisionReason,
   PolicyDecision,
 } from './engine/decision.js';
-export { SluiceEngine, type ConsumeOptions, type SluiceEngineOptions } from './engine/sluice.engine.js';
+export {
+  SluiceEngine,
+  type ConsumeOptions,
+  type SluiceEngineOptions,
+} from './engine/sluice.engine.js';
 export { InvalidIdentifierError, type Identifier } from './keys/identifier.js';
 export { identifierKey, toIdentifier } from './keys/key.builder.js';
 export { PolicyRegistry, UnknownPolicyError } from './policy/policy.registry.js';

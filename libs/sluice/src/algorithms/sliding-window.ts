@@ -38,7 +38,11 @@ function open(state: SlidingWindowState | undefined, now: number, p: RateParams)
   return window;
 }
 
-function close(window: Window, now: number, p: RateParams): { state: SlidingWindowState; ttl: number } {
+function close(
+  window: Window,
+  now: number,
+  p: RateParams,
+): { state: SlidingWindowState; ttl: number } {
   const counts = new Array<number>(p.segments).fill(0);
   let newest: number | undefined;
   for (const [segment, count] of window.bySegment) {

@@ -19,7 +19,9 @@ function refill(state: TokenBucketState | undefined, now: number, p: RateParams)
 
 /** Until the bucket is full again, µs. */
 function untilFull(bucket: TokenBucketState, now: number, p: RateParams): number {
-  return bucket.tokens >= p.burst ? 0 : (p.burst - bucket.tokens) * p.interval - (now - bucket.stamp);
+  return bucket.tokens >= p.burst
+    ? 0
+    : (p.burst - bucket.tokens) * p.interval - (now - bucket.stamp);
 }
 
 export function decide(
@@ -32,7 +34,15 @@ export function decide(
   if (bucket.tokens >= cost) {
     const next = { tokens: bucket.tokens - cost, stamp: bucket.stamp };
     const reset = untilFull(next, now, p);
-    return { allowed: true, remaining: next.tokens, reset, retry: 0, delay: 0, state: next, ttl: reset };
+    return {
+      allowed: true,
+      remaining: next.tokens,
+      reset,
+      retry: 0,
+      delay: 0,
+      state: next,
+      ttl: reset,
+    };
   }
   const reset = untilFull(bucket, now, p);
   return {

@@ -1,13 +1,7 @@
 import type { AlgorithmName } from '../algorithms/algorithm.types.js';
 
 export type DecisionReason =
-  | 'ok'
-  | 'limit'
-  | 'blocked'
-  | 'cache-block'
-  | 'denylist'
-  | 'shadow'
-  | 'store-error';
+  'ok' | 'limit' | 'blocked' | 'cache-block' | 'denylist' | 'shadow' | 'store-error';
 
 export interface AppliedOverride {
   identifier: string;
@@ -46,7 +40,10 @@ export function summarize(policies: PolicyDecision[], admitted: boolean): Decisi
   for (const candidate of policies) {
     if (admitted) {
       const shadowed = candidate.reason === 'shadow' && deciding.reason !== 'shadow';
-      if (shadowed || (candidate.reason === deciding.reason && candidate.remaining < deciding.remaining)) {
+      if (
+        shadowed ||
+        (candidate.reason === deciding.reason && candidate.remaining < deciding.remaining)
+      ) {
         deciding = candidate;
       }
     } else if (

@@ -92,7 +92,9 @@ export class SluiceEngine {
     options: Pick<ConsumeOptions, 'keyKind'> = {},
   ): Promise<{ untilMs: number }> {
     if (!Number.isSafeInteger(durationMs) || durationMs < 1 || durationMs > 365 * 86_400_000) {
-      throw new RangeError(`durationMs: must be an integer from 1 to 31536000000, got ${durationMs}`);
+      throw new RangeError(
+        `durationMs: must be an integer from 1 to 31536000000, got ${durationMs}`,
+      );
     }
     const target = this.target(policy, identifier, options);
     const result = await this.run('block', target, this.specs(target, undefined), durationMs);
@@ -121,7 +123,9 @@ export class SluiceEngine {
     maxCount: number,
   ): Promise<boolean> {
     if (!ACTION_KEY.test(actionKey)) {
-      throw new RangeError(`actionKey: must be 1-32 letters, digits, '_' or '-', got ${JSON.stringify(actionKey)}`);
+      throw new RangeError(
+        `actionKey: must be 1-32 letters, digits, '_' or '-', got ${JSON.stringify(actionKey)}`,
+      );
     }
     const periodMs = Math.round(periodSec * 1000);
     const name = `action.${actionKey}.${periodMs}.${maxCount}`;
@@ -166,7 +170,9 @@ export class SluiceEngine {
       const charge = cost ?? policy.cost;
       const room = capacity(policy.algorithm, limit, policy.burst);
       if (!Number.isSafeInteger(charge) || charge < 1 || charge > room) {
-        throw new RangeError(`cost: must be an integer from 1 to ${room} for policy ${policy.name}, got ${charge}`);
+        throw new RangeError(
+          `cost: must be an integer from 1 to ${room} for policy ${policy.name}, got ${charge}`,
+        );
       }
       return {
         name: policy.name,

@@ -16,7 +16,10 @@ export interface Identifier {
 }
 
 export class InvalidIdentifierError extends Error {
-  constructor(readonly field: string, reason: string) {
+  constructor(
+    readonly field: string,
+    reason: string,
+  ) {
     super(`${field}: ${reason}`);
     this.name = 'InvalidIdentifierError';
   }

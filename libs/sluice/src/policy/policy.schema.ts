@@ -49,7 +49,8 @@ const overrideSchema = z.strictObject({
 
 const policySchema = z.strictObject({
   name: z.string({ error: 'must be a string' }).regex(POLICY_NAME, {
-    error: "must be 1-64 characters of letters, digits, '_', '.' or '-', starting with a letter or digit",
+    error:
+      "must be 1-64 characters of letters, digits, '_', '.' or '-', starting with a letter or digit",
   }),
   algorithm: z.enum(ALGORITHMS, { error: `must be one of ${ALGORITHMS.join(', ')}` }),
   limit: integer(1, MAX_LIMIT),
@@ -75,7 +76,9 @@ const policySchema = z.strictObject({
     .optional(),
   count: z.enum(['all', 'failures'], { error: "must be 'all' or 'failures'" }).optional(),
   penalty: penaltySchema.nullable().optional(),
-  mode: z.enum(['enforce', 'shadow', 'off'], { error: "must be 'enforce', 'shadow' or 'off'" }).optional(),
+  mode: z
+    .enum(['enforce', 'shadow', 'off'], { error: "must be 'enforce', 'shadow' or 'off'" })
+    .optional(),
   onStoreError: z
     .enum(['allow', 'deny', 'local'], { error: "must be 'allow', 'deny' or 'local'" })
     .optional(),
@@ -110,7 +113,10 @@ function rateIssues(
   const issues: PolicyIssue[] = [];
   const period = policy.periodMs * 1000;
   if (limit > period) {
-    issues.push({ field, message: `must not exceed periodMs × 1000 (one per microsecond), got ${limit}` });
+    issues.push({
+      field,
+      message: `must not exceed periodMs × 1000 (one per microsecond), got ${limit}`,
+    });
     return issues;
   }
   if (policy.algorithm === 'sliding-log' && limit > MAX_SLIDING_LOG_LIMIT) {
@@ -121,7 +127,10 @@ function rateIssues(
   }
   const room = capacity(policy.algorithm, limit, policy.burst);
   if (policy.cost > room) {
-    issues.push({ field: 'cost', message: `must not exceed the capacity (${room}), got ${policy.cost}` });
+    issues.push({
+      field: 'cost',
+      message: `must not exceed the capacity (${room}), got ${policy.cost}`,
+    });
   }
   if (!WINDOWS.includes(policy.algorithm) && room * idiv(period, limit) > MAX_PERIOD_MS * 1000) {
     issues.push({
@@ -166,11 +175,17 @@ export function parsePolicy(input: unknown): Policy {
     issues.push({ field: 'segments', message: `applies only to sliding-window; leave it null` });
   }
   if (raw.algorithm !== 'leaky-bucket' && raw.maxDelayMs != null && raw.maxDelayMs !== 0) {
-    issues.push({ field: 'maxDelayMs', message: 'applies only to leaky-bucket; leave it null or 0' });
+    issues.push({
+      field: 'maxDelayMs',
+      message: 'applies only to leaky-bucket; leave it null or 0',
+    });
   }
   const segments = raw.algorithm === 'sliding-window' ? (raw.segments ?? 10) : null;
   if (segments !== null && (raw.periodMs * 1000) % segments !== 0) {
-    issues.push({ field: 'segments', message: `must divide periodMs × 1000 (${raw.periodMs * 1000}) evenly` });
+    issues.push({
+      field: 'segments',
+      message: `must divide periodMs × 1000 (${raw.periodMs * 1000}) evenly`,
+    });
   }
   const penalty = raw.penalty
     ? {

@@ -8,7 +8,13 @@ import * as slidingWindow from '../algorithms/sliding-window.js';
 import * as tokenBucket from '../algorithms/token-bucket.js';
 import * as penalty from '../penalty/penalty.js';
 import type { PenaltyParams, PenaltyState } from '../penalty/penalty.js';
-import type { OutcomeReason, PolicyOutcome, PolicySpec, StoreCall, StoreResult } from './store.types.js';
+import type {
+  OutcomeReason,
+  PolicyOutcome,
+  PolicySpec,
+  StoreCall,
+  StoreResult,
+} from './store.types.js';
 
 /** The TypeScript twin of operations.lua, over any keyed state with TTLs. */
 export interface StateAccess {
@@ -29,12 +35,12 @@ interface AlgorithmTwin {
 }
 
 const TWINS: Record<PolicySpec['algorithm'], AlgorithmTwin> = {
-  'fixed-window': fixedWindow as AlgorithmTwin,
-  'sliding-log': slidingLog as AlgorithmTwin,
-  'sliding-window': slidingWindow as AlgorithmTwin,
-  'token-bucket': tokenBucket as AlgorithmTwin,
-  'leaky-bucket': leakyBucket as AlgorithmTwin,
-  gcra: gcra as AlgorithmTwin,
+  'fixed-window': fixedWindow,
+  'sliding-log': slidingLog,
+  'sliding-window': slidingWindow,
+  'token-bucket': tokenBucket,
+  'leaky-bucket': leakyBucket,
+  gcra,
 };
 
 interface Entry {

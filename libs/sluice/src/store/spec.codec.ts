@@ -30,7 +30,13 @@ export function encodeSpec(spec: PolicySpec): string {
   ];
   const rule = spec.penalty;
   if (rule !== null) {
-    words.push(rule.afterViolations, rule.blockMs, rule.escalation, rule.maxBlockMs, rule.forgetAfterMs);
+    words.push(
+      rule.afterViolations,
+      rule.blockMs,
+      rule.escalation,
+      rule.maxBlockMs,
+      rule.forgetAfterMs,
+    );
   }
   return words.join(' ');
 }
