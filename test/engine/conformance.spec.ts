@@ -13,7 +13,7 @@ import {
 } from '../../libs/sluice/src/index.js';
 import { capacity } from '../../libs/sluice/src/policy/policy.schema.js';
 import { runOperation } from '../../libs/sluice/src/store/operations.js';
-import { loadOperationsScript } from '../../libs/sluice/src/store/script.source.js';
+import { loadLuaLibrary } from '../../libs/sluice/src/store/script.source.js';
 import { decodeReply, encodeSpec } from '../../libs/sluice/src/store/spec.codec.js';
 import { closeAll, connectCluster, connectRedis } from '../support/redis.clients.js';
 
@@ -126,14 +126,12 @@ function specFor(policy: Policy, identifier: string, costShare: number): PolicyS
 }
 
 /**
- * The production script, wrapped so that the same script call also returns the state of every
- * key it may touch before and after: Redis freezes expiry while a script runs, so the twin can be
- * given exactly the state the script saw, whatever Redis expired in real time meanwhile.
+ * The production library, run through EVAL so that the same script call also returns the state
+ * of every key it may touch before and after: Redis freezes expiry while a script runs, so the
+ * twin can be given exactly the state the script saw, whatever Redis expired in real time.
  */
 function snapshotScript(): string {
-  const { source } = loadOperationsScript();
-  const body = source.slice(source.indexOf(OPERATIONS_START));
-  return `${source.slice(0, source.indexOf(OPERATIONS_START))}
+  return `${loadLuaLibrary().definitions}
 local function snapshot()
   local keys = {}
   for i = 4, #ARGV do
@@ -155,14 +153,10 @@ local function snapshot()
   return keys
 end
 local before = snapshot()
-local function operate()
-${body}
-end
-local result = operate()
+local result = operate(KEYS, ARGV)
 return { before, result, snapshot() }`;
 }
 
-const OPERATIONS_START = '-- The one script every store call runs';
 type Snapshot = Array<[key: string, kind: string, value: string[], pttl: number]>;
 
 /** Redis's representation of a key, in the shape the TypeScript twin keeps it. */

@@ -1,4 +1,4 @@
--- The one script every store call runs: KEYS[1] is `<prefix>:{<keyKind>:<identifier>}` and every
+-- Every store call runs operate(): KEYS[1] is `<prefix>:{<keyKind>:<identifier>}` and every
 -- key touched is derived from it, so one call stays in one Redis Cluster slot.
 -- ARGV: operation, now in µs ('' = Redis TIME), block duration in ms, then one spec per policy:
 -- "name algorithm limit periodMs burst segments maxDelayMs mode cost
@@ -33,6 +33,8 @@ local function parseSpec(text)
   end
   local spec = {
     name = f[1],
+    stateSuffix = ':' .. f[1] .. ':s',
+    penaltySuffix = ':' .. f[1] .. ':p',
     algorithm = algorithm,
     limit = tonumber(f[3]),
     periodMs = tonumber(f[4]),
@@ -55,29 +57,30 @@ local function parseSpec(text)
   return spec
 end
 
-local base = KEYS[1]
-local op = ARGV[1]
-local now = tonumber(ARGV[2])
-if not now then
-  local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-end
-local durationMs = tonumber(ARGV[3])
-local specs = {}
-for i = 4, #ARGV do
-  local spec = parseSpec(ARGV[i])
-  if spec.err then
+-- Parsing is a pure function of the spec's text, and a few specs serve most calls. A function
+-- library's locals outlive a call, so parsed specs are kept, up to a bound.
+local parsedSpecs, parsedCount = {}, 0
+local function specOf(text)
+  local spec = parsedSpecs[text]
+  if spec then
     return spec
   end
-  specs[#specs + 1] = spec
+  spec = parseSpec(text)
+  if not spec.err then
+    if parsedCount >= 1000 then
+      parsedSpecs, parsedCount = {}, 0
+    end
+    parsedSpecs[text], parsedCount = spec, parsedCount + 1
+  end
+  return spec
 end
 
-local function stateKey(spec)
-  return base .. ':' .. spec.name .. ':s'
+local function stateKey(base, spec)
+  return base .. spec.stateSuffix
 end
 
-local function penaltyKey(spec)
-  return base .. ':' .. spec.name .. ':p'
+local function penaltyKey(base, spec)
+  return base .. spec.penaltySuffix
 end
 
 local function forgetAfter(spec)
@@ -87,20 +90,20 @@ local function forgetAfter(spec)
   return 0
 end
 
-local function writePenalty(spec, state)
-  penalty.write(penaltyKey(spec), state, penalty.ttl(state, now, spec.rate.period, forgetAfter(spec)))
+local function writePenalty(base, spec, state, now)
+  penalty.write(penaltyKey(base, spec), state, penalty.ttl(state, now, spec.rate.period, forgetAfter(spec)))
 end
 
 -- Every policy decided on the state as it is; nothing written yet.
-local function evaluate()
+local function evaluate(base, specs, now)
   local entries = {}
   local admitted = true
   for i, spec in ipairs(specs) do
-    local entry = { spec = spec, penalty = penalty.read(penaltyKey(spec)), started = false }
+    local entry = { spec = spec, penalty = penalty.read(penaltyKey(base, spec)), started = false }
     if penalty.isBlocked(entry.penalty, now) then
       entry.reason = 'blocked'
     else
-      entry.state = spec.algorithm.read(stateKey(spec))
+      entry.state = spec.algorithm.read(stateKey(base, spec))
       entry.verdict = spec.algorithm.decide(entry.state, now, spec.rate, spec.cost)
       entry.reason = entry.verdict.allowed and 'ok' or 'limit'
     end
@@ -115,7 +118,7 @@ local function evaluate()
   return entries, admitted
 end
 
-local function reply(entries, admitted, charged)
+local function reply(entries, admitted, charged, now)
   local out = { admitted and 1 or 0 }
   for _, entry in ipairs(entries) do
     local allowed = (entry.reason == 'ok' or entry.reason == 'shadow') and 1 or 0
@@ -149,59 +152,79 @@ local function reply(entries, admitted, charged)
   return out
 end
 
-if op == 'consume' then
-  local entries, admitted = evaluate()
-  for _, entry in ipairs(entries) do
-    local spec = entry.spec
-    if admitted and entry.reason == 'ok' then
-      spec.algorithm.write(stateKey(spec), entry.verdict.state, entry.verdict.ttl)
-    elseif not admitted and entry.reason == 'limit' and spec.rule then
-      entry.penalty, entry.started = penalty.violate(entry.penalty, now, spec.rate.period, spec.rule)
-      writePenalty(spec, entry.penalty)
-    end
+-- One call: KEYS and ARGV as described at the top of this file.
+local function operate(KEYS, ARGV)
+  local base = KEYS[1]
+  local op = ARGV[1]
+  local now = tonumber(ARGV[2])
+  if not now then
+    local time = redis.call('TIME')
+    now = tonumber(time[1]) * 1000000 + tonumber(time[2])
   end
-  return reply(entries, admitted, admitted)
-end
-
-if op == 'peek' then
-  local entries, admitted = evaluate()
-  return reply(entries, admitted, false)
-end
-
-local out = { 1 }
-for _, spec in ipairs(specs) do
-  local state = penalty.read(penaltyKey(spec))
-  local lifted = 0
-  if op == 'refund' then
-    local refunded, ttl = spec.algorithm.refund(spec.algorithm.read(stateKey(spec)), now, spec.rate, spec.cost)
-    if refunded then
-      spec.algorithm.write(stateKey(spec), refunded, ttl)
+  local durationMs = tonumber(ARGV[3])
+  local specs = {}
+  for i = 4, #ARGV do
+    local spec = specOf(ARGV[i])
+    if spec.err then
+      return spec
     end
-  elseif op == 'reset' then
-    redis.call('DEL', stateKey(spec))
-  elseif op == 'block' then
-    state = penalty.block(state, now, durationMs * 1000)
-    writePenalty(spec, state)
-  elseif op == 'unblock' then
+    specs[#specs + 1] = spec
+  end
+
+  if op == 'consume' then
+    local entries, admitted = evaluate(base, specs, now)
+    for _, entry in ipairs(entries) do
+      local spec = entry.spec
+      if admitted and entry.reason == 'ok' then
+        spec.algorithm.write(stateKey(base, spec), entry.verdict.state, entry.verdict.ttl)
+      elseif not admitted and entry.reason == 'limit' and spec.rule then
+        entry.penalty, entry.started = penalty.violate(entry.penalty, now, spec.rate.period, spec.rule)
+        writePenalty(base, spec, entry.penalty, now)
+      end
+    end
+    return reply(entries, admitted, admitted, now)
+  end
+
+  if op == 'peek' then
+    local entries, admitted = evaluate(base, specs, now)
+    return reply(entries, admitted, false, now)
+  end
+
+  local out = { 1 }
+  for _, spec in ipairs(specs) do
+    local state = penalty.read(penaltyKey(base, spec))
+    local lifted = 0
+    if op == 'refund' then
+      local refunded, ttl = spec.algorithm.refund(spec.algorithm.read(stateKey(base, spec)), now, spec.rate, spec.cost)
+      if refunded then
+        spec.algorithm.write(stateKey(base, spec), refunded, ttl)
+      end
+    elseif op == 'reset' then
+      redis.call('DEL', stateKey(base, spec))
+    elseif op == 'block' then
+      state = penalty.block(state, now, durationMs * 1000)
+      writePenalty(base, spec, state, now)
+    elseif op == 'unblock' then
+      if state.blockedUntil > now then
+        lifted = state.blockedUntil
+      end
+      if state.blockedUntil > now or state.violations > 0 then
+        state = penalty.unblock(state, now)
+        writePenalty(base, spec, state, now)
+      end
+    else
+      return redis.error_reply('ERR sluice: unknown operation ' .. tostring(op))
+    end
+    local blockedUntil = 0
     if state.blockedUntil > now then
-      lifted = state.blockedUntil
+      blockedUntil = state.blockedUntil
     end
-    if state.blockedUntil > now or state.violations > 0 then
-      state = penalty.unblock(state, now)
-      writePenalty(spec, state)
+    if op == 'unblock' then
+      blockedUntil = lifted
     end
-  else
-    return redis.error_reply('ERR sluice: unknown operation ' .. tostring(op))
+    for _, value in ipairs({ 1, 0, 0, 0, 0, 0, blockedUntil, state.offence, 0 }) do
+      out[#out + 1] = value
+    end
   end
-  local blockedUntil = 0
-  if state.blockedUntil > now then
-    blockedUntil = state.blockedUntil
-  end
-  if op == 'unblock' then
-    blockedUntil = lifted
-  end
-  for _, value in ipairs({ 1, 0, 0, 0, 0, 0, blockedUntil, state.offence, 0 }) do
-    out[#out + 1] = value
-  end
+  return out
 end
-return out

@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Clock } from '../clock/clock.js';
-import { loadOperationsScript, type LuaScript } from './script.source.js';
+import { loadLuaLibrary, type LuaLibrary } from './script.source.js';
 import { decodeReply, encodeSpec } from './spec.codec.js';
 import type { SluiceStore, StoreCall, StoreResult } from './store.types.js';
 
@@ -12,11 +12,15 @@ export interface RedisStoreOptions {
   clock?: Clock;
 }
 
-let script: LuaScript | undefined;
+let library: LuaLibrary | undefined;
 
-/** Decides in Redis (a single server or a Cluster): one EVALSHA per call. */
+/**
+ * Decides in Redis 7 or later (a single server or a Cluster): one FCALL per call. The Lua is a
+ * Redis function library, so its definitions run once when loaded rather than on every call.
+ */
 export class RedisStore implements SluiceStore {
-  private readonly script = (script ??= loadOperationsScript());
+  private readonly library = (library ??= loadLuaLibrary());
+  private loading: Promise<void> | undefined;
 
   constructor(
     private readonly client: Redis | Cluster,
@@ -34,17 +38,24 @@ export class RedisStore implements SluiceStore {
   }
 
   /**
-   * EVALSHA, and EVAL only on an explicit NOSCRIPT: that reply means the script did not run.
-   * Any other failure, a timeout above all, is never retried here, since it may have counted.
+   * FCALL, and FUNCTION LOAD only on an explicit "Function not found": that reply means nothing
+   * ran. Any other failure, a timeout above all, is never retried here, since it may have counted.
    */
   private async evaluate(key: string, args: string[]): Promise<unknown> {
     try {
-      return await this.client.evalsha(this.script.sha, 1, key, ...args);
+      return await this.client.fcall(this.library.name, 1, key, ...args);
     } catch (error) {
-      if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
-        return this.client.eval(this.script.source, 1, key, ...args);
-      }
-      throw error;
+      if (!(error instanceof Error) || !error.message.includes('Function not found')) throw error;
+      await (this.loading ??= this.load().finally(() => (this.loading = undefined)));
+      return this.client.fcall(this.library.name, 1, key, ...args);
     }
+  }
+
+  /** Loads the library on the server, or on every master of a cluster. */
+  private async load(): Promise<void> {
+    const servers = 'nodes' in this.client ? this.client.nodes('master') : [this.client];
+    await Promise.all(
+      servers.map((server) => server.function('LOAD', 'REPLACE', this.library.functionSource)),
+    );
   }
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
-/** The Lua files that make up the one script, in the order their definitions are needed. */
+/** The Lua files that make up the library, in the order their definitions are needed. */
 const PARTS = [
   '../algorithms/integer-math.lua',
   '../algorithms/storage.lua',
@@ -16,14 +16,20 @@ const PARTS = [
   './operations.lua',
 ];
 
-export interface LuaScript {
-  source: string;
-  sha: string;
+export interface LuaLibrary {
+  /** Every definition, ending with the local function operate(KEYS, ARGV). */
+  definitions: string;
+  /** Library and function name: changes whenever the Lua changes, so versions coexist. */
+  name: string;
+  /** The Redis function library: the definitions run once at FUNCTION LOAD. */
+  functionSource: string;
 }
 
-export function loadOperationsScript(): LuaScript {
-  const source = PARTS.map((part) => readFileSync(new URL(part, import.meta.url), 'utf8')).join(
-    '\n',
-  );
-  return { source, sha: createHash('sha1').update(source).digest('hex') };
+export function loadLuaLibrary(): LuaLibrary {
+  const definitions = PARTS.map((part) =>
+    readFileSync(new URL(part, import.meta.url), 'utf8'),
+  ).join('\n');
+  const name = `sluice_${createHash('sha1').update(definitions).digest('hex').slice(0, 12)}`;
+  const functionSource = `#!lua name=${name}\n${definitions}\nredis.register_function('${name}', operate)\n`;
+  return { definitions, name, functionSource };
 }

@@ -1,0 +1,139 @@
+// One load-generating process for test/engine/exactness.spec.ts, run with `node --import tsx`.
+// Per run: 'prepare' (build its own client, store and engine) → 'prepared'; 'go' → `concurrency`
+// async callers loop `consume` on one identifier until durationMs pass → 'result'.
+import { Cluster, Redis } from 'ioredis';
+import { RedisStore, SluiceEngine, type PolicyInput } from '../../../libs/sluice/src/index.js';
+
+export type HammerTarget = { kind: 'single'; url: string } | { kind: 'cluster'; nodes: string };
+
+export interface HammerRun {
+  target: HammerTarget;
+  prefix: string;
+  policy: PolicyInput;
+  identifier: string;
+  concurrency: number;
+  /**
+   * How long to call. Should the limit not be reached by then (a very slow machine), calls go on
+   * until the first rejection, for at most 4 × durationMs, so the count never depends on speed.
+   */
+  durationMs: number;
+  /**
+   * sliding-window only: the segment length, ms. Each admission is then filed under the segment
+   * it was counted in, recovered from its resetMs (the end of the window it opened).
+   */
+  segmentMs?: number;
+}
+
+export interface HammerResult {
+  type: 'result';
+  calls: number;
+  admitted: number;
+  rejected: number;
+  errors: number;
+  errorSamples: string[];
+  /** `remaining` of every admitted decision. */
+  remaining: number[];
+  /** sliding-window: admissions by (segment index + segments), when segmentMs was given. */
+  bySegmentEnd: Record<string, number>;
+  elapsedMs: number;
+}
+
+type Message = { type: 'prepare'; run: HammerRun } | { type: 'go' };
+
+const send = (message: object): void => {
+  process.send?.(message);
+};
+
+let prepared: { run: HammerRun; client: Redis | Cluster; engine: SluiceEngine } | undefined;
+
+async function connect(target: HammerTarget): Promise<Redis | Cluster> {
+  const client =
+    target.kind === 'single'
+      ? new Redis(target.url, { maxRetriesPerRequest: 1 })
+      : new Cluster(
+          target.nodes.split(',').map((entry) => {
+            const at = entry.lastIndexOf(':');
+            return { host: entry.slice(0, at), port: Number(entry.slice(at + 1)) };
+          }),
+          { scaleReads: 'master' },
+        );
+  if (client.status !== 'ready') {
+    await new Promise<void>((resolve, reject) => {
+      client.once('ready', resolve);
+      client.once('error', reject);
+    });
+  }
+  return client;
+}
+
+async function prepare(run: HammerRun): Promise<void> {
+  const client = await connect(run.target);
+  const engine = new SluiceEngine({
+    store: new RedisStore(client),
+    prefix: run.prefix,
+    policies: [run.policy],
+  });
+  prepared = { run, client, engine };
+  send({ type: 'prepared' });
+}
+
+async function go(): Promise<void> {
+  if (!prepared) throw new Error("'go' before 'prepare'");
+  const { run, client, engine } = prepared;
+  prepared = undefined;
+  const result: HammerResult = {
+    type: 'result',
+    calls: 0,
+    admitted: 0,
+    rejected: 0,
+    errors: 0,
+    errorSamples: [],
+    remaining: [],
+    bySegmentEnd: {},
+    elapsedMs: 0,
+  };
+  const started = performance.now();
+  const deadline = started + run.durationMs;
+  const hardDeadline = started + 4 * run.durationMs;
+  const more = (): boolean => {
+    const now = performance.now();
+    return now < deadline || (result.rejected === 0 && now < hardDeadline);
+  };
+  const caller = async (): Promise<void> => {
+    while (more()) {
+      result.calls++;
+      try {
+        const decision = await engine.consume(run.policy.name, run.identifier);
+        if (decision.allowed) {
+          result.admitted++;
+          result.remaining.push(decision.remaining);
+          if (run.segmentMs !== undefined) {
+            const end = Math.round((Date.now() + decision.resetMs) / run.segmentMs);
+            result.bySegmentEnd[end] = (result.bySegmentEnd[end] ?? 0) + 1;
+          }
+        } else {
+          result.rejected++;
+        }
+      } catch (error) {
+        result.errors++;
+        if (result.errorSamples.length < 5) result.errorSamples.push(String(error));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: run.concurrency }, caller));
+  result.elapsedMs = performance.now() - started;
+  await client.quit().catch(() => client.disconnect());
+  send(result);
+}
+
+process.on('message', (message: Message) => {
+  const work = message.type === 'prepare' ? prepare(message.run) : go();
+  work.catch((error: unknown) => {
+    send({
+      type: 'error',
+      message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+  });
+});
+process.on('disconnect', () => process.exit(0));
+send({ type: 'started', pid: process.pid });
