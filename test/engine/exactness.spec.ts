@@ -168,11 +168,11 @@ const BUCKETS: Case[] = [
     expected: 2_500,
   },
   {
-    // Default maxDelay = burst × interval, so burst + 1 at once (the last one waits burst intervals).
+    // Default maxDelay = (burst - 1) × interval: exactly a burst at once (the last waits burst - 1 intervals).
     label: 'leaky-bucket, default maxDelay',
     algorithm: 'leaky-bucket',
     policy: { limit: LIMIT, periodMs: DAY_MS },
-    expected: leakyCapacity(LIMIT, DAY_MS, LIMIT * INTERVAL_US),
+    expected: leakyCapacity(LIMIT, DAY_MS, (LIMIT - 1) * INTERVAL_US),
   },
   {
     label: 'leaky-bucket, maxDelay 2000 intervals + 1.234 s',

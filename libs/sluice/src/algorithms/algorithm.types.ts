@@ -21,7 +21,7 @@ export interface RateParams {
   segments: number;
   /** µs per sliding-window segment: period / segments. */
   segment: number;
-  /** leaky-bucket: the longest a request may be held before it leaves, µs. */
+  /** leaky-bucket: the longest a request may be held before it leaves, µs; default (burst - 1) × interval. */
   maxDelay: number;
 }
 

@@ -4,7 +4,7 @@ local function rateParams(spec)
   local interval = ceilDiv(period, spec.limit)
   local burst = spec.burst or spec.limit
   local segments = spec.segments or 1
-  local maxDelay = burst * interval
+  local maxDelay = (burst - 1) * interval
   if spec.maxDelayMs then
     maxDelay = spec.maxDelayMs * 1000
   end

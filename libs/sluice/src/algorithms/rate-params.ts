@@ -15,6 +15,7 @@ export function rateParams(spec: PolicySpec): RateParams {
     interval,
     segments,
     segment: idiv(period, segments),
-    maxDelay: spec.maxDelayMs === null ? burst * interval : spec.maxDelayMs * 1000,
+    // By default a burst of exactly `burst` passes at once: the last of it waits burst - 1 intervals.
+    maxDelay: spec.maxDelayMs === null ? (burst - 1) * interval : spec.maxDelayMs * 1000,
   };
 }
