@@ -5,9 +5,16 @@ local function int(n)
   return string.format('%d', n)
 end
 
+-- The time of the current call. When it came from Redis TIME, expiries are set as absolute
+-- times (PEXPIREAT, PXAT), so a pause inside the call cannot stretch a key's life; an injected
+-- test clock has nothing to do with Redis's, so then they are relative.
+local callTime = { now = 0, fromRedis = false }
+
 local function expireIn(key, ttl)
   if ttl <= 0 then
     redis.call('DEL', key)
+  elseif callTime.fromRedis then
+    redis.call('PEXPIREAT', key, ceilDiv(callTime.now + ttl, 1000))
   else
     redis.call('PEXPIRE', key, ceilDiv(ttl, 1000))
   end
@@ -16,6 +23,8 @@ end
 local function setNumber(key, value, ttl)
   if ttl <= 0 then
     redis.call('DEL', key)
+  elseif callTime.fromRedis then
+    redis.call('SET', key, value, 'PXAT', ceilDiv(callTime.now + ttl, 1000))
   else
     redis.call('SET', key, value, 'PX', ceilDiv(ttl, 1000))
   end

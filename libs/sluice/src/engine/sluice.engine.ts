@@ -210,16 +210,18 @@ export class SluiceEngine {
     const counted: Policy[] = [];
     for (const policy of target.policies) {
       const override = this.override(policy, identifier);
-      if (override?.limit === 0) {
-        return summarize([this.fixed(policy, 'denylist', override)], false);
-      }
       if (policy.mode === 'off' || override?.unlimited) {
         settled.push(this.fixed(policy, 'ok', override));
+      } else if (override?.limit === 0) {
+        settled.push(
+          this.fixed(policy, policy.mode === 'shadow' ? 'shadow' : 'denylist', override),
+        );
       } else {
         counted.push(policy);
       }
     }
-    if (counted.length === 0) return summarize(settled, true);
+    const denied = settled.some((decision) => decision.reason === 'denylist');
+    if (counted.length === 0 || denied) return summarize(settled, !denied);
     const specs = this.specs({ ...target, policies: counted }, options.cost);
     const result = await this.store.run({ op, key: target.key, specs });
     const decided = result.outcomes.map((outcome, index) =>
@@ -253,13 +255,17 @@ export class SluiceEngine {
     return decision;
   }
 
-  /** A decision made without the store: a policy that is off, or an override that settles it. */
+  /**
+   * A decision made without the store: a policy that is off, or an override that settles it
+   * (a denylist entry under a shadow policy only reports what it would have done).
+   */
   private fixed(
     policy: Policy,
-    reason: 'ok' | 'denylist',
+    reason: 'ok' | 'denylist' | 'shadow',
     override: AppliedOverride | undefined,
   ): PolicyDecision {
-    const allowed = reason === 'ok';
+    const allowed = reason !== 'denylist';
+    const open = reason === 'ok';
     const retryAfterMs = allowed
       ? 0
       : override?.expiresAt != null
@@ -269,8 +275,8 @@ export class SluiceEngine {
       allowed,
       policy: policy.name,
       algorithm: policy.algorithm,
-      limit: allowed ? policy.limit : 0,
-      remaining: allowed ? policy.limit : 0,
+      limit: open ? policy.limit : 0,
+      remaining: open ? policy.limit : 0,
       resetMs: 0,
       retryAfterMs,
       delayMs: 0,

@@ -6,6 +6,8 @@ const MAX_DISPLAY_LENGTH = 256;
 const HASHED_MARK = '#h:';
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /[{}\s\u0000-\u001f\u007f-\u009f]/u;
+/** A UTF-16 surrogate without its pair: it has no UTF-8 form, so distinct ones would collide. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export interface Identifier {
   /** What goes into Redis keys: the identifier itself, or a hash of it. */
@@ -34,6 +36,12 @@ export function toIdentifier(raw: unknown, field = 'identifier'): Identifier {
     throw new InvalidIdentifierError(field, `must be a string, got ${typeof raw}`);
   }
   if (raw.length === 0) throw new InvalidIdentifierError(field, 'must not be empty');
+  if (LONE_SURROGATE.test(raw)) {
+    throw new InvalidIdentifierError(
+      field,
+      'must be well-formed Unicode (it holds a lone surrogate)',
+    );
+  }
   const display = raw.length > MAX_DISPLAY_LENGTH ? raw.slice(0, MAX_DISPLAY_LENGTH) : raw;
   if (raw.length <= MAX_RAW_LENGTH && !UNSAFE.test(raw) && !raw.startsWith(HASHED_MARK)) {
     return { stored: raw, display, hashed: false };

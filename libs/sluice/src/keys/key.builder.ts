@@ -1,7 +1,12 @@
 import { toIdentifier, type Identifier } from './identifier.js';
 
 const PREFIX = /^[A-Za-z0-9_.:-]{1,64}$/;
-const KEY_KIND = /^[A-Za-z0-9_.:-]{1,64}$/;
+/**
+ * What an identifier is: 'ip', 'user', 'header:<name>' or a tracker's name. Only 'header:' may
+ * hold a colon, and a tracker may not be called 'header', so `{<keyKind>:<identifier>}` reads back
+ * one way only.
+ */
+export const KEY_KIND = /^(ip|user|header:[A-Za-z0-9-]{1,64}|(?!header$)[a-z][A-Za-z0-9_-]{0,63})$/;
 
 /**
  * `<prefix>:{<keyKind>:<identifier>}`: the part every key of one identifier starts with. The
@@ -22,7 +27,7 @@ export function assertPrefix(prefix: string): void {
 export function assertKeyKind(keyKind: string): void {
   if (!KEY_KIND.test(keyKind)) {
     throw new RangeError(
-      `keyKind: must be 1-64 characters of letters, digits, '_', '.', ':' or '-', got ${JSON.stringify(keyKind)}`,
+      `keyKind: must be 'ip', 'user', 'header:<name>' or a tracker's name, got ${JSON.stringify(keyKind.slice(0, 80))}`,
     );
   }
 }

@@ -9,7 +9,8 @@ export class PolicyValidationError extends Error {
     readonly policyName: string | undefined,
     readonly issues: PolicyIssue[],
   ) {
-    const subject = policyName === undefined ? 'policy' : `policy ${JSON.stringify(policyName)}`;
+    const shown = policyName && policyName.length > 64 ? `${policyName.slice(0, 64)}…` : policyName;
+    const subject = shown === undefined ? 'policy' : `policy ${JSON.stringify(shown)}`;
     super(`Invalid ${subject}: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`);
     this.name = 'PolicyValidationError';
   }

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { ALGORITHMS, type AlgorithmName } from '../algorithms/algorithm.types.js';
 import { idiv } from '../algorithms/integer-math.js';
+import { KEY_KIND } from '../keys/key.builder.js';
 import { PolicyValidationError, type PolicyIssue } from './policy-validation.error.js';
 import type { Policy, PolicyInput } from './policy.types.js';
 
 export const POLICY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-const KEY = /^(ip|user|header:[A-Za-z0-9-]{1,64}|[a-z][A-Za-z0-9_-]{0,63})$/;
 export const MAX_PERIOD_MS = 365 * 24 * 3_600_000;
 const MAX_LIMIT = 1_000_000_000;
 const MAX_SLIDING_LOG_LIMIT = 100_000;
@@ -61,7 +61,7 @@ const policySchema = z.strictObject({
   cost: integer(1, MAX_LIMIT).optional(),
   key: z
     .string({ error: 'must be a string' })
-    .regex(KEY, { error: "must be 'ip', 'user', 'header:<name>' or a tracker's name" })
+    .regex(KEY_KIND, { error: "must be 'ip', 'user', 'header:<name>' or a tracker's name" })
     .optional(),
   match: z
     .strictObject({
@@ -141,6 +141,27 @@ function rateIssues(
   return issues;
 }
 
+/** Parameters that exist for some algorithms only; checked even when other fields are bad. */
+function applicabilityIssues(input: Record<string, unknown>): PolicyIssue[] {
+  const algorithm = input.algorithm as AlgorithmName;
+  if (!ALGORITHMS.includes(algorithm)) return [];
+  const set = (field: string) => input[field] !== undefined && input[field] !== null;
+  const issues: PolicyIssue[] = [];
+  if (WINDOWS.includes(algorithm) && set('burst')) {
+    issues.push({ field: 'burst', message: `does not apply to ${algorithm}; leave it null` });
+  }
+  if (algorithm !== 'sliding-window' && set('segments')) {
+    issues.push({ field: 'segments', message: 'applies only to sliding-window; leave it null' });
+  }
+  if (algorithm !== 'leaky-bucket' && set('maxDelayMs') && input.maxDelayMs !== 0) {
+    issues.push({
+      field: 'maxDelayMs',
+      message: 'applies only to leaky-bucket; leave it null or 0',
+    });
+  }
+  return issues;
+}
+
 function fieldOf(issue: z.core.$ZodIssue): string[] {
   const path = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
@@ -156,6 +177,10 @@ export function parsePolicy(input: unknown): Policy {
       ? (input as PolicyInput).name
       : undefined;
   const parsed = policySchema.safeParse(input);
+  const applicability =
+    typeof input === 'object' && input !== null
+      ? applicabilityIssues(input as Record<string, unknown>)
+      : [];
   if (!parsed.success) {
     const issues = parsed.error.issues.flatMap((issue) =>
       fieldOf(issue).map((field) => ({
@@ -163,23 +188,13 @@ export function parsePolicy(input: unknown): Policy {
         message: issue.code === 'unrecognized_keys' ? 'is not a policy field' : issue.message,
       })),
     );
+    const named = new Set(issues.map((issue) => issue.field));
+    issues.push(...applicability.filter((issue) => !named.has(issue.field)));
     throw new PolicyValidationError(name, issues);
   }
   const raw = parsed.data;
-  const issues: PolicyIssue[] = [];
+  const issues: PolicyIssue[] = [...applicability];
   const isWindow = WINDOWS.includes(raw.algorithm);
-  if (isWindow && raw.burst != null) {
-    issues.push({ field: 'burst', message: `does not apply to ${raw.algorithm}; leave it null` });
-  }
-  if (raw.algorithm !== 'sliding-window' && raw.segments != null) {
-    issues.push({ field: 'segments', message: `applies only to sliding-window; leave it null` });
-  }
-  if (raw.algorithm !== 'leaky-bucket' && raw.maxDelayMs != null && raw.maxDelayMs !== 0) {
-    issues.push({
-      field: 'maxDelayMs',
-      message: 'applies only to leaky-bucket; leave it null or 0',
-    });
-  }
   const segments = raw.algorithm === 'sliding-window' ? (raw.segments ?? 10) : null;
   if (segments !== null && (raw.periodMs * 1000) % segments !== 0) {
     issues.push({

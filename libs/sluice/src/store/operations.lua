@@ -157,10 +157,12 @@ local function operate(KEYS, ARGV)
   local base = KEYS[1]
   local op = ARGV[1]
   local now = tonumber(ARGV[2])
+  callTime.fromRedis = not now
   if not now then
     local time = redis.call('TIME')
     now = tonumber(time[1]) * 1000000 + tonumber(time[2])
   end
+  callTime.now = now
   local durationMs = tonumber(ARGV[3])
   local specs = {}
   for i = 4, #ARGV do
