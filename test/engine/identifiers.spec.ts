@@ -11,7 +11,6 @@ import {
   SluiceEngine,
   identifierKey,
   toIdentifier,
-  type Decision,
 } from '../../libs/sluice/src/index.js';
 import { closeAll, connectCluster } from '../support/redis.clients.js';
 
