@@ -135,8 +135,8 @@ function snapshotScript(): string {
 local function snapshot()
   local keys = {}
   for i = 4, #ARGV do
-    local name = string.match(ARGV[i], '^(%S+)')
-    for _, part in ipairs({ ':s', ':p' }) do
+    local name, code = string.match(ARGV[i], '^(%S+) (%S+)')
+    for _, part in ipairs({ ':' .. code, ':p' }) do
       local key = KEYS[1] .. ':' .. name .. part
       local kind = redis.call('TYPE', key).ok
       local value = {}
@@ -162,31 +162,31 @@ type Snapshot = Array<[key: string, kind: string, value: string[], pttl: number]
 /** Redis's representation of a key, in the shape the TypeScript twin keeps it. */
 function decode(spec: PolicySpec, key: string, kind: string, value: string[]): unknown {
   if (kind === 'none') return undefined;
-  const fields = new Map<string, number>();
-  for (let i = 0; i < value.length; i += 2) fields.set(value[i] as string, Number(value[i + 1]));
+  if (spec.algorithm === 'sliding-log' && !key.endsWith(':p')) {
+    return value.filter((_, i) => i % 2 === 1).map(Number);
+  }
+  const words = (value[0] as string).split(' ');
+  const numbers = words.map(Number);
   if (key.endsWith(':p')) {
-    return {
-      blockedUntil: fields.get('u'),
-      offence: fields.get('o'),
-      violations: fields.get('v'),
-      since: fields.get('f'),
-    };
+    const [blockedUntil, offence, violations, since] = numbers;
+    return { blockedUntil, offence, violations, since };
   }
   switch (spec.algorithm) {
     case 'gcra':
     case 'leaky-bucket':
-      return Number(value[0]);
+      return numbers[0];
     case 'fixed-window':
-      return { window: fields.get('w'), count: fields.get('n') };
+      return { window: numbers[0], count: numbers[1] };
     case 'token-bucket':
-      return { tokens: fields.get('t'), stamp: fields.get('s') };
-    case 'sliding-window': {
+      return { tokens: numbers[0], stamp: numbers[1] };
+    default: {
       const counts = new Array<number>(spec.segments ?? 1).fill(0);
-      for (const [field, count] of fields) if (field !== 'k') counts[Number(field)] = count;
-      return { latest: fields.get('k'), counts };
+      for (const word of words.slice(1)) {
+        const [slot, count] = word.split(':').map(Number);
+        counts[slot as number] = count as number;
+      }
+      return { latest: numbers[0], counts };
     }
-    case 'sliding-log':
-      return value.filter((_, i) => i % 2 === 1).map(Number);
   }
 }
 

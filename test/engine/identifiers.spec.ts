@@ -182,7 +182,7 @@ describe('hostile identifiers on a 3-master Redis Cluster', () => {
       const keys = await keysOnMasters(prefix);
       expect([...keys.keys()].sort()).toEqual(
         // log's :p went with the unblock: a lifted block without offences is a fresh state
-        [`${base}:one:s`, `${base}:log:s`, `${base}:pen:s`, `${base}:pen:p`].sort(),
+        [`${base}:one:fw`, `${base}:log:sl`, `${base}:pen:gc`, `${base}:pen:p`].sort(),
       );
       const slots = new Set<number>();
       const masters = new Set<number>();

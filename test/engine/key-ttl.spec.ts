@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ALGORITHM_CODES,
   ALGORITHMS,
   RedisStore,
   SluiceEngine,
@@ -148,20 +149,23 @@ async function inspect(prefix: string, policies: Map<string, Policy>): Promise<K
     cursor = next;
   } while (cursor !== '0');
   const parsed = [...new Set(keys)].map((key) => {
-    const match = /^[^{]*\{[^}]*\}:([^:]+):([sp])$/.exec(key);
+    const match = /^[^{]*\{[^}]*\}:([^:]+):([a-z]+)$/.exec(key);
     if (!match) throw new Error(`unexpected key ${key}`);
     const policy = policies.get(match[1] as string);
     if (!policy) throw new Error(`key ${key} names no known policy`);
-    return { key, policy, part: match[2] as 's' | 'p' };
+    const part = match[2] === 'p' ? 'p' : 's';
+    if (part === 's') expect(match[2], key).toBe(ALGORITHM_CODES[policy.algorithm]);
+    return { key, policy, part };
   });
 
   const multi = redis.multi();
   for (const { key, policy, part } of parsed) {
     multi.pttl(key).call('PEXPIRETIME', key).type(key);
-    if (part === 'p') multi.hgetall(key);
-    else if (policy.algorithm === 'sliding-log') multi.zrange(key, -1, -1, 'WITHSCORES');
-    else if (policy.algorithm === 'gcra' || policy.algorithm === 'leaky-bucket') multi.get(key);
-    else multi.hgetall(key);
+    if (part === 's' && policy.algorithm === 'sliding-log') {
+      multi.zrange(key, -1, -1, 'WITHSCORES');
+    } else {
+      multi.get(key);
+    }
   }
   const replies = ((await multi.exec()) ?? []).map(([error, value]) => {
     if (error) throw error;
@@ -181,25 +185,27 @@ async function inspect(prefix: string, policies: Map<string, Policy>): Promise<K
     const kind = part === 'p' ? 'penalty' : policy.algorithm;
     // A state that is already fresh should not be stored at all: freshAt 0.
     let freshAt = 0;
-    const hash = content as Record<string, string>;
+    const words = typeof content === 'string' ? content.split(' ') : [];
+    const numbers = words.map(Number);
     if (part === 'p') {
-      expect(type, key).toBe('hash');
-      const [u, o, v, f] = [Number(hash.u), Number(hash.o), Number(hash.v), Number(hash.f)];
+      expect(type, key).toBe('string');
+      const [u, o, v, f] = numbers as [number, number, number, number];
       const forgetAfter = (policy.penalty?.forgetAfterMs ?? 0) * 1000;
       freshAt = u;
       if (o > 0) freshAt = Math.max(freshAt, u + forgetAfter);
       if (v > 0) freshAt = Math.max(freshAt, f + period);
     } else if (policy.algorithm === 'fixed-window') {
-      expect(type, key).toBe('hash');
-      if (Number(hash.n) > 0) freshAt = (Number(hash.w) + 1) * period;
+      expect(type, key).toBe('string');
+      const [window, count] = numbers as [number, number];
+      if (count > 0) freshAt = (window + 1) * period;
     } else if (policy.algorithm === 'sliding-window') {
-      expect(type, key).toBe('hash');
+      expect(type, key).toBe('string');
       const segments = policy.segments as number;
-      const latest = Number(hash.k);
+      const latest = numbers[0] as number;
       let newest: number | undefined;
-      for (const [slot, count] of Object.entries(hash)) {
-        if (slot === 'k' || !(Number(count) > 0)) continue;
-        const segment = latest - mod(latest - Number(slot), segments);
+      for (const [slot, count] of words.slice(1).map((word) => word.split(':').map(Number))) {
+        if (!((count as number) > 0)) continue;
+        const segment = latest - mod(latest - (slot as number), segments);
         newest = Math.max(newest ?? segment, segment);
       }
       if (newest !== undefined) freshAt = (newest + segments) * (period / segments);
@@ -207,13 +213,14 @@ async function inspect(prefix: string, policies: Map<string, Policy>): Promise<K
       expect(type, key).toBe('zset');
       freshAt = Number((content as [string, string])[1]) + period;
     } else if (policy.algorithm === 'token-bucket') {
-      expect(type, key).toBe('hash');
+      expect(type, key).toBe('string');
+      const [tokens, stamp] = numbers as [number, number];
       const interval = Math.ceil(period / policy.limit); // rate-params: rounded up
       const burst = policy.burst ?? policy.limit;
-      freshAt = Number(hash.s) + (burst - Number(hash.t)) * interval;
+      freshAt = stamp + (burst - tokens) * interval;
     } else {
       expect(type, key).toBe('string'); // gcra's TAT, leaky-bucket's drain time
-      freshAt = Number(content);
+      freshAt = numbers[0] as number;
     }
     reports.push({ key, kind, pttl, expiresAt, freshAt });
   });

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ALGORITHM_CODES,
   ALGORITHMS,
   RedisStore,
   SluiceEngine,
@@ -130,7 +131,7 @@ describe('a rejected request leaves Redis byte-identical', () => {
       expect(await fill(engine, 'only', 'alice')).toBeGreaterThanOrEqual(4);
 
       const before = await snapshot(base);
-      expect([...before.keys.keys()]).toEqual([`${base}:only:s`]);
+      expect([...before.keys.keys()]).toEqual([`${base}:only:${ALGORITHM_CODES[algorithm]}`]);
       for (let i = 0; i < 3; i++) {
         const decision = await engine.consume('only', 'alice');
         expect(decision.allowed).toBe(false);
@@ -206,7 +207,7 @@ describe('a rejected request leaves Redis byte-identical', () => {
     expect((await engine.consume('tight', 'erin')).allowed).toBe(true);
 
     const before = await snapshot(base);
-    expect([...before.keys.keys()]).toEqual([`${base}:tight:s`]);
+    expect([...before.keys.keys()]).toEqual([`${base}:tight:gc`]);
     const decision = await engine.consume([...fresh.map((p) => p.name), 'tight'], 'erin');
     expect(decision.allowed).toBe(false);
     expectUnchanged(before, await snapshot(base));
@@ -230,9 +231,9 @@ describe('a rejected request leaves Redis byte-identical', () => {
     expect(await fill(engine, names, 'frank')).toBe(2);
     let before = await snapshot(base);
     expect([...before.keys.keys()]).toEqual([
-      `${base}:plain:s`,
-      `${base}:roomy:s`,
-      `${base}:strict:s`,
+      `${base}:plain:fw`,
+      `${base}:roomy:tb`,
+      `${base}:strict:sl`,
     ]);
 
     // Two violations: counted in :p, nothing else moves.
@@ -250,7 +251,8 @@ describe('a rejected request leaves Redis byte-identical', () => {
       before = after;
     }
     expect(dumps[0]?.equals(dumps[1] as Buffer), 'the second violation is counted').toBe(false);
-    expect(await redis.hget(penaltyKey, 'v')).toBe('2');
+    // "<blockedUntil> <offence> <violations> <since>"
+    expect(String(await redis.get(penaltyKey)).split(' ')[2]).toBe('2');
     // The roomy policy admitted, so its own penalty was not touched.
     expect(before.keys.has(`${base}:roomy:p`)).toBe(false);
 

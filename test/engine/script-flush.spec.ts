@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  ALGORITHM_CODES,
   identifierKey,
   RedisStore,
   SluiceEngine,
@@ -165,15 +166,15 @@ function expectExactAndUnharmed(outcome: Outcome): void {
   expect(outcome.traffic.admittedAfterReload).toBeGreaterThan(0);
 }
 
-const stateKey = (prefix: string) =>
-  `${identifierKey(prefix, 'user', toIdentifier('one'))}:flushed:s`;
+const stateKey = (prefix: string, algorithm: AlgorithmName) =>
+  `${identifierKey(prefix, 'user', toIdentifier('one'))}:flushed:${ALGORITHM_CODES[algorithm]}`;
 
 const storedCount = async (client: Redis | Cluster, algorithm: AlgorithmName, prefix: string) =>
   algorithm === 'token-bucket'
     ? // tokens left
-      CAPACITY - Number(await client.hget(stateKey(prefix), 't'))
+      CAPACITY - Number(String(await client.get(stateKey(prefix, algorithm))).split(' ')[0])
     : // admitted in this window
-      Number(await client.hget(stateKey(prefix), 'n'));
+      Number(String(await client.get(stateKey(prefix, algorithm))).split(' ')[1]);
 
 const flushEverything = (server: Redis) =>
   Promise.all([server.script('FLUSH'), server.function('FLUSH')]);

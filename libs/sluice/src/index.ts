@@ -1,4 +1,4 @@
-export { ALGORITHMS, type AlgorithmName } from './algorithms/algorithm.types.js';
+export { ALGORITHM_CODES, ALGORITHMS, type AlgorithmName } from './algorithms/algorithm.types.js';
 export { ManualClock, systemClock, type Clock } from './clock/clock.js';
 export type {
   AppliedOverride,

@@ -9,6 +9,19 @@ export const ALGORITHMS = [
 
 export type AlgorithmName = (typeof ALGORITHMS)[number];
 
+/**
+ * Each algorithm's short name on the wire and in its state key, `…:<policy>:<code>`: a policy
+ * whose algorithm changes starts from a fresh state instead of misreading the old one.
+ */
+export const ALGORITHM_CODES: Record<AlgorithmName, string> = {
+  'fixed-window': 'fw',
+  'sliding-log': 'sl',
+  'sliding-window': 'sw',
+  'token-bucket': 'tb',
+  'leaky-bucket': 'lb',
+  gcra: 'gc',
+};
+
 /** A policy's rate in integer microseconds, as both twins compute it from the same spec. */
 export interface RateParams {
   limit: number;

@@ -1,12 +1,12 @@
--- fixed-window: the window index floor(now / period) and what it has admitted, in a hash {w, n}.
+-- fixed-window: the window index floor(now / period) and what it has admitted: "<window> <count>".
 local fixedWindow = {}
 
-function fixedWindow.read(key)
-  local fields = redis.call('HMGET', key, 'w', 'n')
-  if not fields[1] then
+function fixedWindow.decode(value)
+  if not value then
     return nil
   end
-  return { window = tonumber(fields[1]), count = tonumber(fields[2]) }
+  local window, count = string.match(value, '^(%-?%d+) (%d+)$')
+  return { window = tonumber(window), count = tonumber(count) }
 end
 
 function fixedWindow.decide(state, now, p, cost)
@@ -53,10 +53,5 @@ function fixedWindow.refund(state, now, p, cost)
 end
 
 function fixedWindow.write(key, state, ttl)
-  if ttl <= 0 then
-    redis.call('DEL', key)
-    return
-  end
-  redis.call('HSET', key, 'w', state.window, 'n', state.count)
-  expireIn(key, ttl)
+  store(key, string.format('%d %d', state.window, state.count), ttl)
 end

@@ -1,8 +1,8 @@
 -- gcra: one theoretical arrival time (tat), as redis-cell's CL.THROTTLE keeps it.
 local gcra = {}
 
-function gcra.read(key)
-  return tonumber(redis.call('GET', key))
+function gcra.decode(value)
+  return tonumber(value)
 end
 
 function gcra.decide(tat, now, p, cost)
@@ -38,5 +38,7 @@ function gcra.refund(tat, now, p, cost)
   return nextTat, nextTat - now
 end
 
-gcra.write = setNumber
+function gcra.write(key, tat, ttl)
+  store(key, int(tat), ttl)
+end
 

@@ -8,8 +8,8 @@ local function room(queued, p)
   return idiv(p.maxDelay - queued, p.interval) + 1
 end
 
-function leakyBucket.read(key)
-  return tonumber(redis.call('GET', key))
+function leakyBucket.decode(value)
+  return tonumber(value)
 end
 
 function leakyBucket.decide(drainAt, now, p, cost)
@@ -45,5 +45,7 @@ function leakyBucket.refund(drainAt, now, p, cost)
   return nextDrainAt, nextDrainAt - now
 end
 
-leakyBucket.write = setNumber
+function leakyBucket.write(key, drainAt, ttl)
+  store(key, int(drainAt), ttl)
+end
 

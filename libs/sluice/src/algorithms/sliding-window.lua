@@ -1,5 +1,6 @@
--- sliding-window: `segments` counters, one per segment of period / segments µs, kept in hash field
--- (segment mod segments), and the newest segment written in field k, which tells each slot's age.
+-- sliding-window: `segments` counters, one per segment of period / segments µs, kept in slot
+-- (segment mod segments), and the newest segment written, which tells each slot's age:
+-- "<latest> <slot>:<count> …" (slots with a count only).
 local slidingWindow = {}
 
 local function openWindow(state, now, p)
@@ -35,18 +36,13 @@ local function closeWindow(window, now, p)
   return { latest = window.current, counts = counts }, ttl
 end
 
-function slidingWindow.read(key)
-  local fields = redis.call('HGETALL', key)
-  if #fields == 0 then
+function slidingWindow.decode(value)
+  if not value then
     return nil
   end
-  local state = { latest = nil, counts = {} }
-  for i = 1, #fields, 2 do
-    if fields[i] == 'k' then
-      state.latest = tonumber(fields[i + 1])
-    else
-      state.counts[tonumber(fields[i])] = tonumber(fields[i + 1])
-    end
+  local state = { latest = tonumber(string.match(value, '^(%-?%d+)')), counts = {} }
+  for slot, count in string.gmatch(value, ' (%d+):(%d+)') do
+    state.counts[tonumber(slot)] = tonumber(count)
   end
   return state
 end
@@ -106,15 +102,14 @@ function slidingWindow.refund(state, now, p, cost)
 end
 
 function slidingWindow.write(key, state, ttl)
-  redis.call('DEL', key)
-  if ttl <= 0 then
-    return
+  local slots = {}
+  for slot in pairs(state.counts) do
+    slots[#slots + 1] = slot
   end
-  local fields = { 'k', state.latest }
-  for slot, count in pairs(state.counts) do
-    fields[#fields + 1] = slot
-    fields[#fields + 1] = count
+  table.sort(slots)
+  local words = { int(state.latest) }
+  for _, slot in ipairs(slots) do
+    words[#words + 1] = string.format('%d:%d', slot, state.counts[slot])
   end
-  redis.call('HSET', key, unpack(fields))
-  expireIn(key, ttl)
+  store(key, table.concat(words, ' '), ttl)
 end

@@ -20,7 +20,8 @@ local function expireIn(key, ttl)
   end
 end
 
-local function setNumber(key, value, ttl)
+-- Every state but sliding-log's is one string, so one MGET reads a policy's state and penalty.
+local function store(key, value, ttl)
   if ttl <= 0 then
     redis.call('DEL', key)
   elseif callTime.fromRedis then

@@ -1,4 +1,4 @@
--- token-bucket: whole tokens and the time they were counted at, in a hash {t, s}.
+-- token-bucket: whole tokens and the time they were counted at: "<tokens> <stamp>".
 -- The stamp advances by whole intervals only, so partial progress towards the next token is kept.
 local tokenBucket = {}
 
@@ -21,12 +21,12 @@ local function untilFull(bucket, now, p)
   return (p.burst - bucket.tokens) * p.interval - (now - bucket.stamp)
 end
 
-function tokenBucket.read(key)
-  local fields = redis.call('HMGET', key, 't', 's')
-  if not fields[1] then
+function tokenBucket.decode(value)
+  if not value then
     return nil
   end
-  return { tokens = tonumber(fields[1]), stamp = tonumber(fields[2]) }
+  local tokens, stamp = string.match(value, '^(%d+) (%d+)$')
+  return { tokens = tonumber(tokens), stamp = tonumber(stamp) }
 end
 
 function tokenBucket.decide(state, now, p, cost)
@@ -69,10 +69,5 @@ function tokenBucket.refund(state, now, p, cost)
 end
 
 function tokenBucket.write(key, state, ttl)
-  if ttl <= 0 then
-    redis.call('DEL', key)
-    return
-  end
-  redis.call('HSET', key, 't', state.tokens, 's', state.stamp)
-  expireIn(key, ttl)
+  store(key, string.format('%d %d', state.tokens, state.stamp), ttl)
 end

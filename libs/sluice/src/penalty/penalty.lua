@@ -1,20 +1,20 @@
--- Penalty state per identifier and policy, in a hash {u, o, v, f}: the end of the current or last
--- block (blockedUntil), how many blocks so far (offence), and the rejections counted towards the
--- next one (violations, since). See penalty.ts.
+-- Penalty state per identifier and policy: the end of the current or last block (blockedUntil),
+-- how many blocks so far (offence), and the rejections counted towards the next one (violations,
+-- since), as "<blockedUntil> <offence> <violations> <since>". See penalty.ts.
 local penalty = {}
 
 local NO_PENALTY = { blockedUntil = 0, offence = 0, violations = 0, since = 0 }
 
-function penalty.read(key)
-  local fields = redis.call('HMGET', key, 'u', 'o', 'v', 'f')
-  if not fields[1] then
+function penalty.decode(value)
+  if not value then
     return NO_PENALTY
   end
+  local blockedUntil, offence, violations, since = string.match(value, '^(%d+) (%d+) (%d+) (%d+)$')
   return {
-    blockedUntil = tonumber(fields[1]),
-    offence = tonumber(fields[2]),
-    violations = tonumber(fields[3]),
-    since = tonumber(fields[4]),
+    blockedUntil = tonumber(blockedUntil),
+    offence = tonumber(offence),
+    violations = tonumber(violations),
+    since = tonumber(since),
   }
 end
 
@@ -89,10 +89,6 @@ function penalty.ttl(state, now, period, forgetAfter)
 end
 
 function penalty.write(key, state, ttl)
-  if ttl <= 0 then
-    redis.call('DEL', key)
-    return
-  end
-  redis.call('HSET', key, 'u', state.blockedUntil, 'o', state.offence, 'v', state.violations, 'f', state.since)
-  expireIn(key, ttl)
+  local value = string.format('%d %d %d %d', state.blockedUntil, state.offence, state.violations, state.since)
+  store(key, value, ttl)
 end

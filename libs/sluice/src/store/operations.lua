@@ -33,7 +33,7 @@ local function parseSpec(text)
   end
   local spec = {
     name = f[1],
-    stateSuffix = ':' .. f[1] .. ':s',
+    stateSuffix = ':' .. f[1] .. ':' .. f[2],
     penaltySuffix = ':' .. f[1] .. ':p',
     algorithm = algorithm,
     limit = tonumber(f[3]),
@@ -94,16 +94,36 @@ local function writePenalty(base, spec, state, now)
   penalty.write(penaltyKey(base, spec), state, penalty.ttl(state, now, spec.rate.period, forgetAfter(spec)))
 end
 
+local function readPenalty(base, spec)
+  return penalty.decode(redis.call('GET', penaltyKey(base, spec)))
+end
+
+local function readState(base, spec)
+  if spec.algorithm.inPlace then
+    return stateKey(base, spec)
+  end
+  return spec.algorithm.decode(redis.call('GET', stateKey(base, spec)))
+end
+
+-- A policy's penalty and state, in one command when the state is a string.
+local function readBoth(base, spec)
+  if spec.algorithm.inPlace then
+    return readPenalty(base, spec), stateKey(base, spec)
+  end
+  local values = redis.call('MGET', penaltyKey(base, spec), stateKey(base, spec))
+  return penalty.decode(values[1]), spec.algorithm.decode(values[2])
+end
+
 -- Every policy decided on the state as it is; nothing written yet.
 local function evaluate(base, specs, now)
   local entries = {}
   local admitted = true
   for i, spec in ipairs(specs) do
-    local entry = { spec = spec, penalty = penalty.read(penaltyKey(base, spec)), started = false }
+    local entry = { spec = spec, started = false }
+    entry.penalty, entry.state = readBoth(base, spec)
     if penalty.isBlocked(entry.penalty, now) then
       entry.reason = 'blocked'
     else
-      entry.state = spec.algorithm.read(stateKey(base, spec))
       entry.verdict = spec.algorithm.decide(entry.state, now, spec.rate, spec.cost)
       entry.reason = entry.verdict.allowed and 'ok' or 'limit'
     end
@@ -194,10 +214,10 @@ local function operate(KEYS, ARGV)
 
   local out = { 1 }
   for _, spec in ipairs(specs) do
-    local state = penalty.read(penaltyKey(base, spec))
+    local state = readPenalty(base, spec)
     local lifted = 0
     if op == 'refund' then
-      local refunded, ttl = spec.algorithm.refund(spec.algorithm.read(stateKey(base, spec)), now, spec.rate, spec.cost)
+      local refunded, ttl = spec.algorithm.refund(readState(base, spec), now, spec.rate, spec.cost)
       if refunded then
         spec.algorithm.write(stateKey(base, spec), refunded, ttl)
       end

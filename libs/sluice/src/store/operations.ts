@@ -1,4 +1,4 @@
-import type { RateParams, Verdict } from '../algorithms/algorithm.types.js';
+import { ALGORITHM_CODES, type RateParams, type Verdict } from '../algorithms/algorithm.types.js';
 import * as fixedWindow from '../algorithms/fixed-window.js';
 import * as gcra from '../algorithms/gcra.js';
 import * as leakyBucket from '../algorithms/leaky-bucket.js';
@@ -68,7 +68,8 @@ function penaltyParams(spec: PolicySpec): PenaltyParams | undefined {
 }
 
 export function runOperation(access: StateAccess, call: StoreCall, now: number): StoreResult {
-  const stateKey = (spec: PolicySpec) => `${call.key}:${spec.name}:s`;
+  const stateKey = (spec: PolicySpec) =>
+    `${call.key}:${spec.name}:${ALGORITHM_CODES[spec.algorithm]}`;
   const penaltyKey = (spec: PolicySpec) => `${call.key}:${spec.name}:p`;
   const readPenalty = (spec: PolicySpec) =>
     access.get<PenaltyState>(penaltyKey(spec)) ?? penalty.NO_PENALTY;

@@ -1,14 +1,5 @@
-import type { AlgorithmName } from '../algorithms/algorithm.types.js';
+import { ALGORITHM_CODES } from '../algorithms/algorithm.types.js';
 import type { OutcomeReason, PolicySpec, StoreResult } from './store.types.js';
-
-const CODES: Record<AlgorithmName, string> = {
-  'fixed-window': 'fw',
-  'sliding-log': 'sl',
-  'sliding-window': 'sw',
-  'token-bucket': 'tb',
-  'leaky-bucket': 'lb',
-  gcra: 'gc',
-};
 
 const REASONS: OutcomeReason[] = ['ok', 'limit', 'blocked', 'shadow'];
 const FIELDS_PER_OUTCOME = 9;
@@ -19,7 +10,7 @@ const optional = (value: number | null) => (value === null ? '-' : String(value)
 export function encodeSpec(spec: PolicySpec): string {
   const words = [
     spec.name,
-    CODES[spec.algorithm],
+    ALGORITHM_CODES[spec.algorithm],
     spec.limit,
     spec.periodMs,
     optional(spec.burst),
