@@ -53,6 +53,7 @@ export function summarize(policies: PolicyDecision[], admitted: boolean): Decisi
       deciding = candidate;
     }
   }
-  const delayMs = admitted ? Math.max(...policies.map((p) => p.delayMs)) : 0;
+  let delayMs = 0;
+  if (admitted) for (const policy of policies) delayMs = Math.max(delayMs, policy.delayMs);
   return { ...deciding, allowed: admitted, delayMs, policies };
 }

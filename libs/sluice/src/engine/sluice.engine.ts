@@ -24,6 +24,7 @@ export interface ConsumeOptions {
 }
 
 const ACTION_KEY = /^[A-Za-z0-9_-]{1,32}$/;
+const SPECS_PER_POLICY = 64;
 
 interface Target {
   key: string;
@@ -34,6 +35,7 @@ interface Target {
 /** The framework-free API: policies by name, decided by one store call per request. */
 export class SluiceEngine {
   readonly policies = new PolicyRegistry();
+  private readonly specCache = new WeakMap<Policy, Map<string, PolicySpec>>();
   private readonly store: SluiceStore;
   private readonly prefix: string;
   private readonly now: () => number;
@@ -158,6 +160,7 @@ export class SluiceEngine {
   }
 
   private override(policy: Policy, identifier: string): AppliedOverride | undefined {
+    if (policy.overrides.length === 0) return undefined;
     const now = this.now();
     return policy.overrides.find(
       (o) => o.identifier === identifier && (o.expiresAt === null || o.expiresAt > now),
@@ -165,28 +168,50 @@ export class SluiceEngine {
   }
 
   private specs(target: Target, cost: number | undefined): PolicySpec[] {
-    return target.policies.map((policy) => {
-      const limit = this.override(policy, target.identifier)?.limit || policy.limit;
-      const charge = cost ?? policy.cost;
-      const room = capacity(policy.algorithm, limit, policy.burst);
-      if (!Number.isSafeInteger(charge) || charge < 1 || charge > room) {
-        throw new RangeError(
-          `cost: must be an integer from 1 to ${room} for policy ${policy.name}, got ${charge}`,
-        );
-      }
-      return {
-        name: policy.name,
-        algorithm: policy.algorithm,
-        limit,
-        periodMs: policy.periodMs,
-        burst: policy.burst,
-        segments: policy.segments,
-        maxDelayMs: policy.maxDelayMs,
-        mode: policy.mode === 'shadow' ? 'shadow' : 'enforce',
-        cost: charge,
-        penalty: policy.penalty,
-      };
-    });
+    return target.policies.map((policy) =>
+      this.spec(policy, this.override(policy, target.identifier), cost),
+    );
+  }
+
+  /**
+   * The policy as the store needs it for this request: its override's limit and the request's
+   * cost. A policy serves few distinct (limit, cost) pairs, so each is built once and reused.
+   */
+  private spec(
+    policy: Policy,
+    override: AppliedOverride | undefined,
+    cost: number | undefined,
+  ): PolicySpec {
+    const limit = override?.limit || policy.limit;
+    const charge = cost ?? policy.cost;
+    let byRate = this.specCache.get(policy);
+    const cacheKey = `${limit} ${charge}`;
+    const cached = byRate?.get(cacheKey);
+    if (cached !== undefined) return cached;
+    const room = capacity(policy.algorithm, limit, policy.burst);
+    if (!Number.isSafeInteger(charge) || charge < 1 || charge > room) {
+      throw new RangeError(
+        `cost: must be an integer from 1 to ${room} for policy ${policy.name}, got ${charge}`,
+      );
+    }
+    const spec: PolicySpec = {
+      name: policy.name,
+      algorithm: policy.algorithm,
+      limit,
+      periodMs: policy.periodMs,
+      burst: policy.burst,
+      segments: policy.segments,
+      maxDelayMs: policy.maxDelayMs,
+      mode: policy.mode === 'shadow' ? 'shadow' : 'enforce',
+      cost: charge,
+      penalty: policy.penalty,
+    };
+    if (byRate === undefined || byRate.size >= SPECS_PER_POLICY) {
+      byRate = new Map();
+      this.specCache.set(policy, byRate);
+    }
+    byRate.set(cacheKey, spec);
+    return spec;
   }
 
   private async run(
@@ -207,7 +232,7 @@ export class SluiceEngine {
   ): Promise<Decision> {
     const target = this.target(names, identifier, options);
     const settled: PolicyDecision[] = [];
-    const counted: Policy[] = [];
+    const counted: Array<{ policy: Policy; override: AppliedOverride | undefined }> = [];
     for (const policy of target.policies) {
       const override = this.override(policy, identifier);
       if (policy.mode === 'off' || override?.unlimited) {
@@ -217,24 +242,25 @@ export class SluiceEngine {
           this.fixed(policy, policy.mode === 'shadow' ? 'shadow' : 'denylist', override),
         );
       } else {
-        counted.push(policy);
+        counted.push({ policy, override });
       }
     }
     const denied = settled.some((decision) => decision.reason === 'denylist');
     if (counted.length === 0 || denied) return summarize(settled, !denied);
-    const specs = this.specs({ ...target, policies: counted }, options.cost);
+    const specs = counted.map(({ policy, override }) => this.spec(policy, override, options.cost));
     const result = await this.store.run({ op, key: target.key, specs });
-    const decided = result.outcomes.map((outcome, index) =>
-      this.toDecision(counted[index] as Policy, specs[index] as PolicySpec, outcome, identifier),
-    );
-    return summarize([...decided, ...settled], result.admitted);
+    const decided = result.outcomes.map((outcome, index) => {
+      const { policy, override } = counted[index] as (typeof counted)[number];
+      return this.toDecision(policy, specs[index] as PolicySpec, outcome, override);
+    });
+    return summarize(settled.length === 0 ? decided : [...decided, ...settled], result.admitted);
   }
 
   private toDecision(
     policy: Policy,
     spec: PolicySpec,
     outcome: PolicyOutcome,
-    identifier: string,
+    override: AppliedOverride | undefined,
   ): PolicyDecision {
     const decision: PolicyDecision = {
       allowed: outcome.allowed,
@@ -250,7 +276,6 @@ export class SluiceEngine {
     if (outcome.blockedUntil > 0) {
       decision.blocked = { untilMs: ceilDiv(outcome.blockedUntil, 1000), offence: outcome.offence };
     }
-    const override = this.override(policy, identifier);
     if (override !== undefined) decision.override = override;
     return decision;
   }

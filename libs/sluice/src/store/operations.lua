@@ -3,8 +3,10 @@
 -- ARGV: operation, now in µs ('' = Redis TIME), block duration in ms, then one spec per policy:
 -- "name algorithm limit periodMs burst segments maxDelayMs mode cost
 --  [afterViolations blockMs escalation maxBlockMs forgetAfterMs]" ('-' = not set).
--- Reply: admitted, then per policy: allowed, reason, remaining, reset, retry, delay,
+-- Reply: one string of integers separated by spaces (cheaper to build and to send than an
+-- array): admitted, then per policy: allowed, reason, remaining, reset, retry, delay,
 -- blockedUntil, offence, blockStarted.
+local OUTCOME = ' %d %d %d %d %d %d %d %d %d'
 local BY_CODE = {
   fw = fixedWindow,
   sl = slidingLog,
@@ -139,7 +141,7 @@ local function evaluate(base, specs, now)
 end
 
 local function reply(entries, admitted, charged, now)
-  local out = { admitted and 1 or 0 }
+  local out = { admitted and '1' or '0' }
   for _, entry in ipairs(entries) do
     local allowed = (entry.reason == 'ok' or entry.reason == 'shadow') and 1 or 0
     local blockedUntil = 0
@@ -159,17 +161,20 @@ local function reply(entries, admitted, charged, now)
         retry = math.max(retry, verdict.retry)
       end
     end
-    out[#out + 1] = allowed
-    out[#out + 1] = REASON[entry.reason]
-    out[#out + 1] = remaining
-    out[#out + 1] = reset
-    out[#out + 1] = retry
-    out[#out + 1] = delay
-    out[#out + 1] = blockedUntil
-    out[#out + 1] = entry.penalty.offence
-    out[#out + 1] = entry.started and 1 or 0
+    out[#out + 1] = string.format(
+      OUTCOME,
+      allowed,
+      REASON[entry.reason],
+      remaining,
+      reset,
+      retry,
+      delay,
+      blockedUntil,
+      entry.penalty.offence,
+      entry.started and 1 or 0
+    )
   end
-  return out
+  return table.concat(out)
 end
 
 -- One call: KEYS and ARGV as described at the top of this file.
@@ -212,7 +217,7 @@ local function operate(KEYS, ARGV)
     return reply(entries, admitted, false, now)
   end
 
-  local out = { 1 }
+  local out = { '1' }
   for _, spec in ipairs(specs) do
     local state = readPenalty(base, spec)
     local lifted = 0
@@ -244,9 +249,7 @@ local function operate(KEYS, ARGV)
     if op == 'unblock' then
       blockedUntil = lifted
     end
-    for _, value in ipairs({ 1, 0, 0, 0, 0, 0, blockedUntil, state.offence, 0 }) do
-      out[#out + 1] = value
-    end
+    out[#out + 1] = string.format(OUTCOME, 1, 0, 0, 0, 0, 0, blockedUntil, state.offence, 0)
   end
-  return out
+  return table.concat(out)
 end

@@ -2,7 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { Clock } from '../clock/clock.js';
 import { loadLuaLibrary, type LuaLibrary } from './script.source.js';
 import { decodeReply, encodeSpec } from './spec.codec.js';
-import type { SluiceStore, StoreCall, StoreResult } from './store.types.js';
+import type { PolicySpec, SluiceStore, StoreCall, StoreResult } from './store.types.js';
 
 export interface RedisStoreOptions {
   /**
@@ -21,6 +21,8 @@ let library: LuaLibrary | undefined;
 export class RedisStore implements SluiceStore {
   private readonly library = (library ??= loadLuaLibrary());
   private loading: Promise<void> | undefined;
+  /** Engines reuse their spec objects, so each is encoded once. */
+  private readonly encodedSpecs = new WeakMap<PolicySpec, string>();
 
   constructor(
     private readonly client: Redis | Cluster,
@@ -32,9 +34,18 @@ export class RedisStore implements SluiceStore {
       call.op,
       this.options.clock ? String(this.options.clock()) : '',
       String(call.durationMs ?? 0),
-      ...call.specs.map(encodeSpec),
+      ...call.specs.map((spec) => this.encoded(spec)),
     ];
     return decodeReply(await this.evaluate(call.key, args), call.specs.length);
+  }
+
+  private encoded(spec: PolicySpec): string {
+    let text = this.encodedSpecs.get(spec);
+    if (text === undefined) {
+      text = encodeSpec(spec);
+      this.encodedSpecs.set(spec, text);
+    }
+    return text;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { ALGORITHM_CODES } from '../algorithms/algorithm.types.js';
-import type { OutcomeReason, PolicySpec, StoreResult } from './store.types.js';
+import type { OutcomeReason, PolicyOutcome, PolicySpec, StoreResult } from './store.types.js';
 
 const REASONS: OutcomeReason[] = ['ok', 'limit', 'blocked', 'shadow'];
 const FIELDS_PER_OUTCOME = 9;
@@ -33,24 +33,23 @@ export function encodeSpec(spec: PolicySpec): string {
 }
 
 export function decodeReply(reply: unknown, policies: number): StoreResult {
-  if (!Array.isArray(reply) || reply.length !== 1 + policies * FIELDS_PER_OUTCOME) {
-    throw new Error(`sluice: unexpected script reply ${JSON.stringify(reply)}`);
+  const numbers = typeof reply === 'string' ? reply.split(' ').map(Number) : [];
+  if (numbers.length !== 1 + policies * FIELDS_PER_OUTCOME || numbers.some(Number.isNaN)) {
+    throw new Error(`sluice: unexpected reply from Redis: ${JSON.stringify(reply)}`);
   }
-  const numbers = reply as number[];
-  const outcomes = [];
-  for (let offset = 1; offset < numbers.length; offset += FIELDS_PER_OUTCOME) {
-    const [allowed, reason, remaining, reset, retry, delay, blockedUntil, offence, started] =
-      numbers.slice(offset, offset + FIELDS_PER_OUTCOME) as number[] & { length: 9 };
+  const outcomes: PolicyOutcome[] = [];
+  for (let at = 1; at < numbers.length; at += FIELDS_PER_OUTCOME) {
+    const field = (offset: number) => numbers[at + offset] as number;
     outcomes.push({
-      allowed: allowed === 1,
-      reason: REASONS[reason as number] as OutcomeReason,
-      remaining: remaining as number,
-      reset: reset as number,
-      retry: retry as number,
-      delay: delay as number,
-      blockedUntil: blockedUntil as number,
-      offence: offence as number,
-      blockStarted: started === 1,
+      allowed: field(0) === 1,
+      reason: REASONS[field(1)] as OutcomeReason,
+      remaining: field(2),
+      reset: field(3),
+      retry: field(4),
+      delay: field(5),
+      blockedUntil: field(6),
+      offence: field(7),
+      blockStarted: field(8) === 1,
     });
   }
   return { admitted: numbers[0] === 1, outcomes };
