@@ -12,6 +12,7 @@ import {
   type StoreCall,
 } from '../../libs/sluice/src/index.js';
 import { capacity } from '../../libs/sluice/src/policy/policy.schema.js';
+import { toPolicySpec } from '../../libs/sluice/src/engine/policy-spec.js';
 import { runOperation } from '../../libs/sluice/src/store/operations.js';
 import { loadLuaLibrary } from '../../libs/sluice/src/store/script.source.js';
 import { decodeReply, encodeSpec } from '../../libs/sluice/src/store/spec.codec.js';
@@ -111,18 +112,8 @@ type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
 /** The spec the engine would send for this identifier: its override's limit, the request's cost. */
 function specFor(policy: Policy, identifier: string, costShare: number): PolicySpec {
   const limit = policy.overrides.find((o) => o.identifier === identifier)?.limit ?? policy.limit;
-  return {
-    name: policy.name,
-    algorithm: policy.algorithm,
-    limit,
-    periodMs: policy.periodMs,
-    burst: policy.burst,
-    segments: policy.segments,
-    maxDelayMs: policy.maxDelayMs,
-    mode: policy.mode === 'shadow' ? 'shadow' : 'enforce',
-    cost: 1 + Math.floor(costShare * (capacity(policy.algorithm, limit, policy.burst) - 1)),
-    penalty: policy.penalty,
-  };
+  const room = capacity(policy.algorithm, limit, policy.burst);
+  return toPolicySpec(policy, limit, 1 + Math.floor(costShare * (room - 1)));
 }
 
 /**

@@ -1,6 +1,5 @@
 // The framework-free API (SluiceEngine), the same suite on a real single Redis server and on the
 // in-memory store.
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,25 +11,15 @@ import {
   UnknownPolicyError,
   type PolicyInput,
 } from '../../libs/sluice/src/index.js';
-import { closeAll, connectRedis } from '../support/redis.clients.js';
+import { closeAll, connectRedis, filePrefixes } from '../support/redis.clients.js';
 
-const FILE_PREFIX = `api-${randomUUID().slice(0, 8)}-`;
-let prefixes = 0;
+const prefixes = filePrefixes('api');
 let redis: Redis;
 beforeAll(() => {
   redis = connectRedis();
 });
-/** This file's keys all start with `${FILE_PREFIX}`; they are removed when it ends. */
-async function removeOwnKeys(): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${FILE_PREFIX}*`, 'COUNT', 1000);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-}
 afterAll(async () => {
-  await removeOwnKeys();
+  await prefixes.removeAll(redis);
   await closeAll();
 });
 
@@ -44,7 +33,7 @@ const STORES: Array<[string, Make]> = [
     ({ clock, now, policies } = {}) =>
       new SluiceEngine({
         store: new RedisStore(redis, clock ? { clock: clock.now } : {}),
-        prefix: `${FILE_PREFIX}${++prefixes}`,
+        prefix: prefixes.next(),
         ...(now ? { now } : {}),
         ...(policies ? { policies } : {}),
       }),

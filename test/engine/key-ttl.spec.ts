@@ -2,7 +2,6 @@
 // no sequence of calls leaves a key without one (sub-second periods included)."
 // A seeded fuzz run against the single server, on Redis's own clock (no injected clock). Set
 // SLUICE_FUZZ_SEED to replay a run.
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +14,7 @@ import {
   type Policy,
   type PolicyInput,
 } from '../../libs/sluice/src/index.js';
-import { closeAll, connectRedis } from '../support/redis.clients.js';
+import { closeAll, connectRedis, filePrefixes } from '../support/redis.clients.js';
 
 const DAY_MS = 86_400_000;
 const PERIODS_MS = [1, 2, 3, 5, 10, 25, 100, 500, 1000, 3000, 60_000, 3_600_000, DAY_MS];
@@ -23,23 +22,13 @@ const IDENTIFIERS = ['u0', 'u1', 'u2', 'u3', 'u4'];
 const ROUNDS = 8;
 const OPS_PER_ROUND = 500;
 
-const FILE_PREFIX = `ttl-${randomUUID().slice(0, 8)}-`;
-let prefixes = 0;
+const prefixes = filePrefixes('ttl');
 let redis: Redis;
 beforeAll(() => {
   redis = connectRedis();
 });
-/** This file's keys all start with `${FILE_PREFIX}`; they are removed when it ends. */
-async function removeOwnKeys(): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${FILE_PREFIX}*`, 'COUNT', 1000);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-}
 afterAll(async () => {
-  await removeOwnKeys();
+  await prefixes.removeAll(redis);
   await closeAll();
 });
 
@@ -73,15 +62,6 @@ function rng(seed: number): Rng {
   };
 }
 
-const SHORT: Record<AlgorithmName, string> = {
-  'fixed-window': 'fw',
-  'sliding-log': 'sl',
-  'sliding-window': 'sw',
-  'token-bucket': 'tb',
-  'leaky-bucket': 'lb',
-  gcra: 'gc',
-};
-
 function randomPolicy(r: Rng, algorithm: AlgorithmName, index: number): PolicyInput {
   // Each algorithm gets one long period (its keys are sure to be there to inspect) and one
   // sub-30 ms period (its keys come and go during the run); the others are drawn at random.
@@ -93,7 +73,7 @@ function randomPolicy(r: Rng, algorithm: AlgorithmName, index: number): PolicyIn
         : r.pick(PERIODS_MS);
   const limit = Math.min(periodMs * 1000, r.pick([1, 2, 3, 5, 7, 10, 50, 300]));
   const input: PolicyInput = {
-    name: `${SHORT[algorithm]}${index}`,
+    name: `${ALGORITHM_CODES[algorithm]}${index}`,
     algorithm,
     limit,
     periodMs,
@@ -255,7 +235,7 @@ describe('no immortal keys, no key outlives its state', () => {
   it('fuzz: six algorithms, 1 ms to 1 day, costs, refunds, blocks, resets, penalties', async () => {
     const seed = Number(process.env.SLUICE_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
     const r = rng(seed);
-    const prefix = `${FILE_PREFIX}${++prefixes}`;
+    const prefix = prefixes.next();
     const engine = new SluiceEngine({ store: new RedisStore(redis), prefix });
     const inputs = ALGORITHMS.flatMap((algorithm) =>
       [0, 1, 2, 3].map((i) => randomPolicy(r, algorithm, i)),
@@ -338,12 +318,12 @@ describe('no immortal keys, no key outlives its state', () => {
   });
 
   it('sub-millisecond states: a 1 ms period leaves nothing behind once it has passed', async () => {
-    const prefix = `${FILE_PREFIX}${++prefixes}`;
+    const prefix = prefixes.next();
     const engine = new SluiceEngine({
       store: new RedisStore(redis),
       prefix,
       policies: ALGORITHMS.map((algorithm) => ({
-        name: SHORT[algorithm],
+        name: ALGORITHM_CODES[algorithm],
         algorithm,
         limit: 3,
         periodMs: 1,
@@ -364,12 +344,12 @@ describe('no immortal keys, no key outlives its state', () => {
   });
 
   it('long states: a day-long period with a week-long penalty memory', async () => {
-    const prefix = `${FILE_PREFIX}${++prefixes}`;
+    const prefix = prefixes.next();
     const engine = new SluiceEngine({
       store: new RedisStore(redis),
       prefix,
       policies: ALGORITHMS.map((algorithm) => ({
-        name: SHORT[algorithm],
+        name: ALGORITHM_CODES[algorithm],
         algorithm,
         limit: 2,
         periodMs: DAY_MS,

@@ -1,6 +1,5 @@
 // DESIGN §3: "A rejected request costs nothing: the only state it may change is the violation
 // count of a policy that has a `penalty`." Checked byte for byte with DUMP on a real Redis.
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,7 +10,7 @@ import {
   type AlgorithmName,
   type PolicyInput,
 } from '../../libs/sluice/src/index.js';
-import { closeAll, connectRedis } from '../support/redis.clients.js';
+import { closeAll, connectRedis, filePrefixes } from '../support/redis.clients.js';
 
 interface KeyState {
   dump: Buffer;
@@ -24,24 +23,14 @@ interface Snapshot {
   takenAt: number;
 }
 
-const FILE_PREFIX = `rif-${randomUUID().slice(0, 8)}-`;
-let prefixes = 0;
+const prefixes = filePrefixes('rif');
 let redis: Redis;
 
 beforeAll(() => {
   redis = connectRedis();
 });
-/** This file's keys all start with `${FILE_PREFIX}`; they are removed when it ends. */
-async function removeOwnKeys(): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${FILE_PREFIX}*`, 'COUNT', 1000);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-}
 afterAll(async () => {
-  await removeOwnKeys();
+  await prefixes.removeAll(redis);
   await closeAll();
 });
 
@@ -97,7 +86,7 @@ function expectUnchanged(
 }
 
 function setup(policies: PolicyInput[]): { engine: SluiceEngine; prefix: string } {
-  const prefix = `${FILE_PREFIX}${++prefixes}`;
+  const prefix = prefixes.next();
   const engine = new SluiceEngine({ store: new RedisStore(redis), prefix, policies });
   return { engine, prefix };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { inject } from 'vitest';
@@ -54,4 +55,27 @@ export async function flushAll(client: Redis | Cluster): Promise<void> {
   // The master list is only known once the cluster client has loaded the slot map.
   if (client.status !== 'ready') await once(client, 'ready');
   await Promise.all(client.nodes('master').map((master) => master.flushall()));
+}
+
+/**
+ * Fresh key prefixes for one test file on the shared server, all under one random root, and the
+ * removal of every key under that root when the file is done.
+ */
+export function filePrefixes(label: string): {
+  next(): string;
+  removeAll(client: Redis): Promise<void>;
+} {
+  const root = `${label}-${randomUUID().slice(0, 8)}-`;
+  let count = 0;
+  return {
+    next: () => `${root}${++count}`,
+    async removeAll(client) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await client.scan(cursor, 'MATCH', `${root}*`, 'COUNT', 1000);
+        if (keys.length > 0) await client.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    },
+  };
 }

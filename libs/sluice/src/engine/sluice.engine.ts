@@ -4,6 +4,7 @@ import { PolicyRegistry } from '../policy/policy.registry.js';
 import { capacity } from '../policy/policy.schema.js';
 import type { Policy } from '../policy/policy.types.js';
 import type { Operation, PolicyOutcome, PolicySpec, SluiceStore } from '../store/store.types.js';
+import { toPolicySpec } from './policy-spec.js';
 import { summarize, type AppliedOverride, type Decision, type PolicyDecision } from './decision.js';
 
 export interface SluiceEngineOptions {
@@ -194,18 +195,7 @@ export class SluiceEngine {
         `cost: must be an integer from 1 to ${room} for policy ${policy.name}, got ${charge}`,
       );
     }
-    const spec: PolicySpec = {
-      name: policy.name,
-      algorithm: policy.algorithm,
-      limit,
-      periodMs: policy.periodMs,
-      burst: policy.burst,
-      segments: policy.segments,
-      maxDelayMs: policy.maxDelayMs,
-      mode: policy.mode === 'shadow' ? 'shadow' : 'enforce',
-      cost: charge,
-      penalty: policy.penalty,
-    };
+    const spec = toPolicySpec(policy, limit, charge);
     if (byRate === undefined || byRate.size >= SPECS_PER_POLICY) {
       byRate = new Map();
       this.specCache.set(policy, byRate);

@@ -13,6 +13,8 @@ export interface RedisStoreOptions {
 }
 
 let library: LuaLibrary | undefined;
+/** A flush can land between a load and the call after it; each "not found" means nothing ran. */
+const LOAD_ATTEMPTS = 3;
 
 /**
  * Decides in Redis 7 or later (a single server or a Cluster): one FCALL per call. The Lua is a
@@ -53,12 +55,14 @@ export class RedisStore implements SluiceStore {
    * ran. Any other failure, a timeout above all, is never retried here, since it may have counted.
    */
   private async evaluate(key: string, args: string[]): Promise<unknown> {
-    try {
-      return await this.client.fcall(this.library.name, 1, key, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.includes('Function not found')) throw error;
-      await (this.loading ??= this.load().finally(() => (this.loading = undefined)));
-      return this.client.fcall(this.library.name, 1, key, ...args);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.client.fcall(this.library.name, 1, key, ...args);
+      } catch (error) {
+        const missing = error instanceof Error && error.message.includes('Function not found');
+        if (!missing || attempt === LOAD_ATTEMPTS) throw error;
+        await (this.loading ??= this.load().finally(() => (this.loading = undefined)));
+      }
     }
   }
 
