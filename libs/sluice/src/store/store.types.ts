@@ -1,28 +1,27 @@
-import type { AlgorithmName } from '../algorithms/algorithm.types.js';
+import type { Policy } from '../policy/policy.types.js';
 
 export type Operation = 'consume' | 'peek' | 'refund' | 'reset' | 'block' | 'unblock';
 
-/** A penalty rule in milliseconds, as a policy states it. */
-export interface PenaltyRule {
-  afterViolations: number;
-  blockMs: number;
-  escalation: number;
-  maxBlockMs: number;
-  forgetAfterMs: number;
-}
+/** A penalty rule in milliseconds, as a validated policy states it. */
+export type PenaltyRule = NonNullable<Policy['penalty']>;
 
-/** What a store needs of one policy for one call: the policy with its override applied. */
-export interface PolicySpec {
-  name: string;
-  algorithm: AlgorithmName;
-  limit: number;
-  periodMs: number;
-  burst: number | null;
-  segments: number | null;
-  maxDelayMs: number | null;
+/**
+ * What a store needs of one policy for one call: the policy with its override's limit, the
+ * request's cost, and 'off' already settled by the engine.
+ */
+export interface PolicySpec extends Pick<
+  Policy,
+  | 'name'
+  | 'algorithm'
+  | 'limit'
+  | 'periodMs'
+  | 'burst'
+  | 'segments'
+  | 'maxDelayMs'
+  | 'cost'
+  | 'penalty'
+> {
   mode: 'enforce' | 'shadow';
-  cost: number;
-  penalty: PenaltyRule | null;
 }
 
 export interface StoreCall {
