@@ -89,6 +89,20 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
         expect(error.message).toMatch(/^actionKey/);
       }
     });
+
+    it('refuses a bad period or count, naming the argument', async () => {
+      const engine = make();
+      for (const periodSec of [0, -1, Number.NaN, Infinity, 0.0001, 1e9]) {
+        const error = await rejection(engine.isActionAllowed('Harry', 'reply', periodSec, 5));
+        expect(error).toBeInstanceOf(RangeError);
+        expect(error.message).toMatch(/^periodSec/);
+      }
+      for (const maxCount of [0, -1, 1.5, Number.NaN, 100_001]) {
+        const error = await rejection(engine.isActionAllowed('Harry', 'reply', 60, maxCount));
+        expect(error).toBeInstanceOf(RangeError);
+        expect(error.message).toMatch(/^maxCount/);
+      }
+    });
   });
 
   describe('consume and peek', () => {

@@ -1,7 +1,7 @@
 import { ceilDiv } from '../algorithms/integer-math.js';
 import { assertKeyKind, assertPrefix, identifierKey, toIdentifier } from '../keys/key.builder.js';
 import { PolicyRegistry } from '../policy/policy.registry.js';
-import { capacity } from '../policy/policy.schema.js';
+import { capacity, MAX_PERIOD_MS } from '../policy/policy.schema.js';
 import type { Policy } from '../policy/policy.types.js';
 import type { Operation, PolicyOutcome, PolicySpec, SluiceStore } from '../store/store.types.js';
 import { toPolicySpec } from './policy-spec.js';
@@ -26,6 +26,8 @@ export interface ConsumeOptions {
 
 const ACTION_KEY = /^[A-Za-z0-9_-]{1,32}$/;
 const SPECS_PER_POLICY = 64;
+/** isActionAllowed counts in a sliding log, one entry per action. */
+const MAX_ACTION_COUNT = 100_000;
 
 interface Target {
   key: string;
@@ -131,6 +133,12 @@ export class SluiceEngine {
       );
     }
     const periodMs = Math.round(periodSec * 1000);
+    if (!Number.isFinite(periodSec) || periodMs < 1 || periodMs > MAX_PERIOD_MS) {
+      throw new RangeError(`periodSec: must be from 0.001 to 31536000 seconds, got ${periodSec}`);
+    }
+    if (!Number.isSafeInteger(maxCount) || maxCount < 1 || maxCount > MAX_ACTION_COUNT) {
+      throw new RangeError(`maxCount: must be an integer from 1 to 100000, got ${maxCount}`);
+    }
     const name = `action.${actionKey}.${periodMs}.${maxCount}`;
     if (this.policies.get(name) === undefined) {
       this.policies.set({ name, algorithm: 'sliding-log', limit: maxCount, periodMs, key: 'user' });
