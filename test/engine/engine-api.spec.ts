@@ -557,6 +557,16 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
       expect(none).toBeInstanceOf(RangeError);
     });
 
+    it('a policy named twice in one call is refused: it would be charged once for two', async () => {
+      const engine = make({
+        policies: [{ name: 'defined', algorithm: 'gcra', limit: 5, periodMs: MINUTE }],
+      });
+      const error = await rejection(engine.consume(['defined', 'defined'], 'quinn'));
+      expect(error).toBeInstanceOf(RangeError);
+      expect(error.message).toBe('policies: "defined" is named twice');
+      expect((await engine.peek('defined', 'quinn')).remaining).toBe(5);
+    });
+
     it('a bad cost is a RangeError naming cost', async () => {
       const engine = make({
         policies: [

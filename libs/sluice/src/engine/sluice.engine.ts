@@ -151,8 +151,13 @@ export class SluiceEngine {
     identifier: string,
     options: Pick<ConsumeOptions, 'keyKind'>,
   ): Target {
-    const policies = this.policies.resolve(typeof names === 'string' ? [names] : names);
-    if (policies.length === 0) throw new RangeError('policies: name at least one policy');
+    const list = typeof names === 'string' ? [names] : names;
+    if (list.length === 0) throw new RangeError('policies: name at least one policy');
+    const repeated = list.find((name, index) => list.indexOf(name) !== index);
+    if (repeated !== undefined) {
+      throw new RangeError(`policies: ${JSON.stringify(repeated)} is named twice`);
+    }
+    const policies = this.policies.resolve(list);
     const keyKind = options.keyKind ?? (policies[0] as Policy).key;
     const differing = policies.filter((policy) => policy.key !== keyKind);
     if (options.keyKind === undefined && differing.length > 0) {
