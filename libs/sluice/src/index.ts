@@ -36,3 +36,30 @@ export type {
   StoreCall,
   StoreResult,
 } from './store/store.types.js';
+export { BlockCache, type CachedBlock } from './nest/block.cache.js';
+export { RouteRegistry, type ThrottledRoute } from './nest/route.registry.js';
+export { SluiceConnection } from './nest/sluice.connection.js';
+export { SluiceGuard, type RequestResponse } from './nest/sluice.guard.js';
+export { SluiceModule } from './nest/sluice.module.js';
+export {
+  SLUICE_ASYNC_OPTIONS_TYPE,
+  SLUICE_OPTIONS,
+  SLUICE_OPTIONS_TYPE,
+} from './nest/sluice.module-definition.js';
+export type {
+  HeaderStyle,
+  SluiceModuleExtras,
+  SluiceModuleOptions,
+  Tracker,
+} from './nest/sluice-options.interface.js';
+export { SluiceService } from './nest/sluice.service.js';
+export { SKIP_THROTTLE_METADATA, SLUICE_CLOCK, THROTTLE_METADATA } from './nest/sluice.tokens.js';
+export {
+  SkipThrottle,
+  Throttle,
+  type PolicyDefaults,
+  type ThrottleMetadata,
+} from './nest/throttle.decorator.js';
+export { TooManyRequestsException } from './nest/too-many-requests.exception.js';
+export { type TrustProxy } from './trackers/client-address.js';
+export { TrackerResolver, UNKNOWN_ADDRESS, type Tracked } from './trackers/tracker.resolver.js';

@@ -1,0 +1,49 @@
+import type { Decision, PolicyDecision } from '../engine/decision.js';
+import type { HeaderStyle } from './sluice-options.interface.js';
+
+type Headers = Array<[name: string, value: string]>;
+
+const seconds = (ms: number): number => Math.ceil(ms / 1000);
+
+/**
+ * The headers a guarded response carries: the IETF draft's `RateLimit-Policy` and `RateLimit`
+ * (one item per enforced policy) and/or the legacy `X-RateLimit-*` of the deciding policy.
+ */
+export function rateLimitHeaders(
+  style: HeaderStyle,
+  decision: Decision,
+  enforced: readonly PolicyDecision[],
+  periodMsOf: (policy: string) => number,
+): Headers {
+  const headers: Headers = [];
+  if (style === false) return headers;
+  if ((style === 'draft' || style === 'both') && enforced.length > 0) {
+    headers.push(
+      [
+        'RateLimit-Policy',
+        enforced
+          .map((part) => `"${part.policy}";q=${part.limit};w=${seconds(periodMsOf(part.policy))}`)
+          .join(', '),
+      ],
+      [
+        'RateLimit',
+        enforced
+          .map((part) => `"${part.policy}";r=${part.remaining};t=${seconds(untilReset(part))}`)
+          .join(', '),
+      ],
+    );
+  }
+  if (style === 'legacy' || style === 'both') {
+    headers.push(
+      ['X-RateLimit-Limit', String(decision.limit)],
+      ['X-RateLimit-Remaining', String(decision.remaining)],
+      ['X-RateLimit-Reset', String(seconds(untilReset(decision)))],
+    );
+  }
+  if (!decision.allowed) headers.push(['Retry-After', String(seconds(decision.retryAfterMs))]);
+  return headers;
+}
+
+/** A refused policy's quota comes back when its caller may retry. */
+const untilReset = (part: PolicyDecision): number =>
+  part.allowed ? part.resetMs : Math.max(part.retryAfterMs, 0);

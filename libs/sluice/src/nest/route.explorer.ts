@@ -1,0 +1,168 @@
+import { Inject, Injectable, RequestMethod, type OnModuleInit } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { SluiceEngine } from '../engine/sluice.engine.js';
+import { parsePolicy } from '../policy/policy.schema.js';
+import { PolicyValidationError } from '../policy/policy-validation.error.js';
+import { TrackerResolver } from '../trackers/tracker.resolver.js';
+import { RouteRegistry, type ThrottledRoute } from './route.registry.js';
+import { SLUICE_OPTIONS } from './sluice.module-definition.js';
+import type { SluiceModuleOptions } from './sluice-options.interface.js';
+import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from './sluice.tokens.js';
+import type { PolicyDefaults, ThrottleMetadata } from './throttle.decorator.js';
+
+interface CodeDefault {
+  defaults: PolicyDefaults;
+  where: string;
+}
+
+/**
+ * At start-up: finds every handler under @Throttle() or @SkipThrottle(), registers the policy
+ * defaults the decorators carry, and refuses to start when a named policy is defined nowhere.
+ */
+@Injectable()
+export class RouteExplorer implements OnModuleInit {
+  constructor(
+    @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
+    @Inject(MetadataScanner) private readonly scanner: MetadataScanner,
+    @Inject(Reflector) private readonly reflector: Reflector,
+    @Inject(SluiceEngine) private readonly engine: SluiceEngine,
+    @Inject(RouteRegistry) private readonly routes: RouteRegistry,
+    @Inject(SLUICE_OPTIONS) private readonly options: SluiceModuleOptions,
+  ) {}
+
+  onModuleInit(): void {
+    const routes: ThrottledRoute[] = [];
+    const defaults = new Map<string, CodeDefault>();
+    const wrappers = [
+      ...this.discovery.getControllers().map((wrapper) => ({ wrapper, isController: true })),
+      ...this.discovery.getProviders().map((wrapper) => ({ wrapper, isController: false })),
+    ];
+    for (const { wrapper, isController } of wrappers) {
+      const instance: unknown = wrapper.instance;
+      if (typeof instance !== 'object' || instance === null) continue;
+      const prototype = Object.getPrototypeOf(instance) as object | null;
+      for (const handler of this.scanner.getAllMethodNames(prototype)) {
+        const route = this.route(instance.constructor, handler, isController, defaults);
+        if (route !== undefined) routes.push(route);
+      }
+    }
+    this.registerDefaults(defaults);
+    this.assertDefined(routes);
+    this.routes.replace(routes);
+  }
+
+  private route(
+    owner: Function, // eslint-disable-line @typescript-eslint/no-unsafe-function-type -- any class
+    handlerName: string,
+    isController: boolean,
+    defaults: Map<string, CodeDefault>,
+  ): ThrottledRoute | undefined {
+    const handler: unknown = (owner.prototype as Record<string, unknown>)[handlerName];
+    if (typeof handler !== 'function') return undefined;
+    const requestMethod = Reflect.getMetadata(METHOD_METADATA, handler) as
+      RequestMethod | undefined;
+    const own = this.reflector.get<ThrottleMetadata | undefined>(THROTTLE_METADATA, handler);
+    const ownSkip = this.reflector.get<boolean | undefined>(SKIP_THROTTLE_METADATA, handler);
+    const isHandler = isController
+      ? requestMethod !== undefined
+      : Reflect.getMetadataKeys(handler).length > 0;
+    if (!isHandler) return undefined;
+    const metadata =
+      own ?? this.reflector.get<ThrottleMetadata | undefined>(THROTTLE_METADATA, owner);
+    const skipped =
+      ownSkip ?? this.reflector.get<boolean | undefined>(SKIP_THROTTLE_METADATA, owner);
+    if (metadata === undefined && skipped === undefined) return undefined;
+    const where = `${owner.name}.${handlerName}`;
+    const [first] = metadata?.names ?? [];
+    if (metadata?.defaults !== undefined && first !== undefined) {
+      this.collectDefault(defaults, first, { defaults: metadata.defaults, where });
+    }
+    return {
+      owner: owner.name,
+      handler: handlerName,
+      method: requestMethod === undefined ? null : RequestMethod[requestMethod],
+      path: requestMethod === undefined ? null : routePath(owner, handler),
+      policies: [...(metadata?.names ?? [])],
+      skipped: skipped === true,
+    };
+  }
+
+  private collectDefault(
+    defaults: Map<string, CodeDefault>,
+    name: string,
+    found: CodeDefault,
+  ): void {
+    const known = defaults.get(name);
+    if (known === undefined) defaults.set(name, found);
+    else if (definition(name, known.defaults) !== definition(name, found.defaults)) {
+      throw new Error(
+        `Sluice: policy "${name}" has different code defaults on ${known.where} and ${found.where}`,
+      );
+    }
+  }
+
+  private registerDefaults(defaults: Map<string, CodeDefault>): void {
+    for (const [name, { defaults: input, where }] of defaults) {
+      const existing = this.engine.policies.get(name);
+      if (existing !== undefined) {
+        if (definition(name, input) !== JSON.stringify(existing)) {
+          throw new Error(
+            `Sluice: policy "${name}" is defined in SluiceModule options and differently by @Throttle() on ${where}`,
+          );
+        }
+        continue;
+      }
+      try {
+        this.engine.policies.set({ ...input, name, source: 'code' });
+      } catch (error) {
+        if (!(error instanceof PolicyValidationError)) throw error;
+        throw new Error(`Sluice: @Throttle("${name}") on ${where}: ${error.message}`, {
+          cause: error,
+        });
+      }
+    }
+  }
+
+  private assertDefined(routes: ThrottledRoute[]): void {
+    const missing = new Map<string, string[]>();
+    for (const route of routes) {
+      for (const name of route.policies) {
+        if (this.engine.policies.get(name) !== undefined) continue;
+        missing.set(name, [...(missing.get(name) ?? []), `${route.owner}.${route.handler}`]);
+      }
+    }
+    if (missing.size > 0) {
+      const list = [...missing].map(([name, users]) => `"${name}" (used by ${users.join(', ')})`);
+      throw new Error(
+        `Sluice: @Throttle() names policies defined nowhere: ${list.join('; ')}. Define them in SluiceModule.forRoot({ policies }) or give @Throttle() a default.`,
+      );
+    }
+    const trackers = new TrackerResolver(undefined, this.options.trackers);
+    const unknownKeys = this.engine.policies.all().filter((policy) => !trackers.knows(policy.key));
+    if (unknownKeys.length > 0) {
+      throw new Error(
+        `Sluice: policies count by trackers that are not registered: ${unknownKeys
+          .map((policy) => `"${policy.name}" (key "${policy.key}")`)
+          .join(', ')}. Add them to SluiceModule.forRoot({ trackers }).`,
+      );
+    }
+  }
+}
+
+const definition = (name: string, input: PolicyDefaults): string =>
+  JSON.stringify(parsePolicy({ ...input, name, source: 'code' }));
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- any class and handler
+function routePath(owner: Function, handler: Function): string {
+  const parts: unknown[] = [
+    Reflect.getMetadata(PATH_METADATA, owner),
+    Reflect.getMetadata(PATH_METADATA, handler),
+  ];
+  const segments = parts
+    .map((part) => (Array.isArray(part) ? (part[0] as unknown) : part))
+    .filter((part): part is string => typeof part === 'string')
+    .flatMap((part) => part.split('/'))
+    .filter((segment) => segment !== '');
+  return `/${segments.join('/')}`;
+}

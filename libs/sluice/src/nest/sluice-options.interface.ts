@@ -1,0 +1,41 @@
+import type { ExecutionContext } from '@nestjs/common';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import type { PolicyInput } from '../policy/policy.types.js';
+import type { TrustProxy } from '../trackers/client-address.js';
+
+/** Which rate-limit headers guarded responses carry. */
+export type HeaderStyle = 'draft' | 'legacy' | 'both' | false;
+
+/**
+ * A named tracker: what a policy with `key: '<name>'` counts. Returns the identifier, or
+ * undefined to count the request by its client address instead.
+ */
+export type Tracker = (
+  request: any, // eslint-disable-line @typescript-eslint/no-explicit-any -- Express, Fastify, GraphQL or socket request
+  context: ExecutionContext,
+) => string | undefined | Promise<string | undefined>;
+
+export interface SluiceModuleOptions {
+  /** A redis:// URL, ioredis options, or a connected `Redis` / `Cluster`. Absent: in-memory. */
+  redis?: string | RedisOptions | Redis | Cluster;
+  /** Start of every Redis key. Default 'sluice'. */
+  prefix?: string;
+  /** Policies defined in code. */
+  policies?: PolicyInput[];
+  /** Named trackers, used by policies whose `key` is the tracker's name. */
+  trackers?: Record<string, Tracker>;
+  /** Default 'draft': the IETF RateLimit-Policy / RateLimit headers. */
+  headers?: HeaderStyle;
+  /** Which proxies may set X-Forwarded-For. Default false: the socket address counts. */
+  trustProxy?: TrustProxy;
+  /** How long a Redis command may take, ms. Default 100. */
+  timeoutMs?: number;
+  /** How many blocked identifiers each instance remembers. Default 10000. */
+  blockCacheSize?: number;
+}
+
+/** Options fixed when the module is defined, beside forRoot's or forRootAsync's own. */
+export interface SluiceModuleExtras {
+  /** Register SluiceGuard as APP_GUARD, guarding every route. Default false. */
+  global?: boolean;
+}

@@ -1,0 +1,51 @@
+import { assertPrefix, KEY_KIND } from '../keys/key.builder.js';
+import { compileTrustProxy } from '../trackers/client-address.js';
+import type { SluiceModuleOptions } from './sluice-options.interface.js';
+
+const HEADER_STYLES = ['draft', 'legacy', 'both', false] as const;
+const BUILT_IN_KEYS = new Set(['ip', 'user']);
+
+/** Refuses module options that cannot work, naming the option. */
+export function assertOptions(options: SluiceModuleOptions): void {
+  const fail = (field: string, message: string): never => {
+    throw new RangeError(`SluiceModule options.${field}: ${message}`);
+  };
+  if (options.prefix !== undefined) {
+    try {
+      assertPrefix(options.prefix);
+    } catch (error) {
+      fail('prefix', (error as Error).message.replace(/^prefix: /, ''));
+    }
+  }
+  if (!HEADER_STYLES.includes(options.headers ?? 'draft')) {
+    fail('headers', `must be 'draft', 'legacy', 'both' or false, got ${String(options.headers)}`);
+  }
+  const timeout = options.timeoutMs;
+  if (
+    timeout !== undefined &&
+    (!Number.isSafeInteger(timeout) || timeout < 1 || timeout > 60_000)
+  ) {
+    fail('timeoutMs', `must be an integer from 1 to 60000, got ${String(timeout)}`);
+  }
+  const size = options.blockCacheSize;
+  if (size !== undefined && (!Number.isSafeInteger(size) || size < 0 || size > 10_000_000)) {
+    fail('blockCacheSize', `must be an integer from 0 to 10000000, got ${String(size)}`);
+  }
+  if (typeof options.redis === 'string' && !/^rediss?:\/\//.test(options.redis)) {
+    fail('redis', 'a URL must start with redis:// or rediss://');
+  }
+  for (const [name, tracker] of Object.entries(options.trackers ?? {})) {
+    if (!KEY_KIND.test(name) || BUILT_IN_KEYS.has(name) || name.startsWith('header:')) {
+      fail(
+        `trackers.${name}`,
+        "a tracker's name starts with a lower-case letter, then up to 63 letters, digits, '_' or '-', and is not 'ip', 'user' or 'header'",
+      );
+    }
+    if (typeof tracker !== 'function') fail(`trackers.${name}`, 'must be a function');
+  }
+  try {
+    compileTrustProxy(options.trustProxy);
+  } catch (error) {
+    fail('trustProxy', (error as Error).message.replace(/^trustProxy: /, ''));
+  }
+}

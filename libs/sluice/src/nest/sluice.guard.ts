@@ -1,0 +1,207 @@
+import {
+  BadRequestException,
+  Inject,
+  Injectable,
+  Logger,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { summarize, type Decision } from '../engine/decision.js';
+import { InvalidIdentifierError } from '../keys/identifier.js';
+import type { Policy } from '../policy/policy.types.js';
+import { TrackerResolver, type Tracked } from '../trackers/tracker.resolver.js';
+import { rateLimitHeaders } from './rate-limit.headers.js';
+import { onFinished, setHeader, userAgentOf } from './response.access.js';
+import { SLUICE_OPTIONS } from './sluice.module-definition.js';
+import type { SluiceModuleOptions } from './sluice-options.interface.js';
+import { SluiceService } from './sluice.service.js';
+import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from './sluice.tokens.js';
+import type { ThrottleMetadata } from './throttle.decorator.js';
+import { TooManyRequestsException } from './too-many-requests.exception.js';
+
+/** The adapter's request and response: Express, Fastify, a GraphQL context's, a socket. */
+export interface RequestResponse {
+  req: unknown;
+  res: unknown;
+}
+
+/** Long enough for any real User-Agent; bounds the work a hostile one can cause a pattern. */
+const MAX_USER_AGENT_TESTED = 512;
+
+/** One identifier's share of a request: the policies that count it, decided in one call. */
+interface Charge extends Tracked {
+  policies: Policy[];
+  decision?: Decision;
+}
+
+/**
+ * Decides each request under the policies its handler (else its class) names with @Throttle:
+ * resolve the policies in memory, one store call per identifier, headers, then 429 or pass
+ * (after the shaping delay). Subclass it and override the protected seams to adapt.
+ */
+@Injectable()
+export class SluiceGuard implements CanActivate {
+  private readonly logger = new Logger('Sluice');
+  private readonly trackers: TrackerResolver;
+  private readonly userAgentPatterns = new WeakMap<Policy, RegExp>();
+
+  constructor(
+    @Inject(SLUICE_OPTIONS) protected readonly options: SluiceModuleOptions,
+    @Inject(Reflector) protected readonly reflector: Reflector,
+    @Inject(SluiceService) protected readonly sluice: SluiceService,
+  ) {
+    this.trackers = new TrackerResolver(options.trustProxy, options.trackers);
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (await this.shouldSkip(context)) return true;
+    const targets = [context.getHandler(), context.getClass()];
+    const metadata = this.reflector.getAllAndOverride<ThrottleMetadata>(THROTTLE_METADATA, targets);
+    if (metadata === undefined || metadata.names.length === 0) return true;
+    const { req, res } = this.getRequestResponse(context);
+    const policies = this.sluice.engine.policies
+      .resolve(metadata.names)
+      .filter((policy) => this.applies(policy, req));
+    if (policies.length === 0) return true;
+    const charges = await this.charges(policies, req, context);
+    await Promise.all(
+      charges.map(async (charge) => {
+        charge.decision = await this.decide(charge);
+      }),
+    );
+    const decisions = charges.map((charge) => charge.decision as Decision);
+    const admitted = decisions.every((decision) => decision.allowed);
+    const decision = summarize(
+      decisions.flatMap((each) => each.policies),
+      admitted,
+    );
+    this.sendHeaders(res, decision, policies);
+    if (!admitted) {
+      this.giveBack(charges.filter((charge) => charge.decision?.allowed));
+      await this.throwThrottlingException(context, decision);
+      return false;
+    }
+    this.giveBackOnSuccess(res, charges);
+    if (decision.delayMs > 0) await sleep(decision.delayMs);
+    return true;
+  }
+
+  /** True to let the request through undecided. Default: @SkipThrottle() on handler or class. */
+  protected shouldSkip(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    const skip = this.reflector.getAllAndOverride<boolean>(SKIP_THROTTLE_METADATA, targets);
+    return Promise.resolve(skip === true);
+  }
+
+  /**
+   * The request and response of this context. HTTP on Express and Fastify; for GraphQL the
+   * resolver context's `req` and `res`; for WebSocket the client, with no response.
+   */
+  protected getRequestResponse(context: ExecutionContext): RequestResponse {
+    const type = context.getType<string>();
+    if (type === 'http') {
+      const http = context.switchToHttp();
+      return { req: http.getRequest(), res: http.getResponse() };
+    }
+    if (type === 'graphql') {
+      const resolverContext = context.getArgByIndex<
+        { req?: unknown; res?: unknown; reply?: unknown } | undefined
+      >(2);
+      return { req: resolverContext?.req, res: resolverContext?.res ?? resolverContext?.reply };
+    }
+    return { req: context.switchToWs().getClient<unknown>(), res: undefined };
+  }
+
+  /** Who the request counts as under a policy whose `key` is keyKind. */
+  protected getTracker(req: unknown, keyKind: string, context: ExecutionContext): Promise<Tracked> {
+    return this.trackers.track(req, keyKind, context);
+  }
+
+  /** Refuses the request. Default: a 429 TooManyRequestsException. */
+  protected throwThrottlingException(context: ExecutionContext, decision: Decision): Promise<void> {
+    throw new TooManyRequestsException(decision);
+  }
+
+  private applies(policy: Policy, req: unknown): boolean {
+    if (policy.match === null) return true;
+    let pattern = this.userAgentPatterns.get(policy);
+    if (pattern === undefined) {
+      pattern = new RegExp(policy.match.userAgent, 'i');
+      this.userAgentPatterns.set(policy, pattern);
+    }
+    const userAgent = userAgentOf(req);
+    return userAgent !== undefined && pattern.test(userAgent.slice(0, MAX_USER_AGENT_TESTED));
+  }
+
+  /** Groups the policies by who they count, so each identifier is decided in one call. */
+  private async charges(
+    policies: Policy[],
+    req: unknown,
+    context: ExecutionContext,
+  ): Promise<Charge[]> {
+    const charges = new Map<string, Charge>();
+    for (const policy of policies) {
+      const tracked = await this.getTracker(req, policy.key, context);
+      const id = `${tracked.keyKind}\u0000${tracked.identifier}`;
+      const charge = charges.get(id);
+      if (charge === undefined) charges.set(id, { ...tracked, policies: [policy] });
+      else charge.policies.push(policy);
+    }
+    return [...charges.values()];
+  }
+
+  private async decide(charge: Charge): Promise<Decision> {
+    const names = charge.policies.map((policy) => policy.name);
+    try {
+      return await this.sluice.consume(names, charge.identifier, { keyKind: charge.keyKind });
+    } catch (error) {
+      if (error instanceof InvalidIdentifierError) {
+        throw new BadRequestException(`${charge.keyKind}: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+
+  private sendHeaders(res: unknown, decision: Decision, policies: Policy[]): void {
+    const style = this.options.headers ?? 'draft';
+    const enforced = decision.policies.filter(
+      (part) => policies.find((policy) => policy.name === part.policy)?.mode === 'enforce',
+    );
+    const periodMsOf = (name: string): number =>
+      policies.find((policy) => policy.name === name)?.periodMs ?? 0;
+    for (const [name, value] of rateLimitHeaders(style, decision, enforced, periodMsOf)) {
+      setHeader(res, name, value);
+    }
+  }
+
+  /** What each charge's store call actually counted: not policies settled without the store. */
+  private charged(charge: Charge, only?: (policy: Policy) => boolean): string[] {
+    return (charge.decision?.policies ?? [])
+      .filter((part) => part.reason === 'ok' && !part.override?.unlimited)
+      .map((part) => charge.policies.find((policy) => policy.name === part.policy) as Policy)
+      .filter((policy) => policy.mode !== 'off' && (only === undefined || only(policy)))
+      .map((policy) => policy.name);
+  }
+
+  /** Another identifier refused the request, so what these charges took is given back. */
+  private giveBack(charges: Charge[], only?: (policy: Policy) => boolean): void {
+    for (const charge of charges) {
+      const names = this.charged(charge, only);
+      if (names.length === 0) continue;
+      this.sluice
+        .refund(names, charge.identifier, { keyKind: charge.keyKind })
+        .catch((error: unknown) => this.logger.warn(`Refund failed: ${String(error)}`));
+    }
+  }
+
+  /** `count: "failures"`: a response below 400 gives its charge back once it is sent. */
+  private giveBackOnSuccess(res: unknown, charges: Charge[]): void {
+    const countsFailures = (policy: Policy): boolean => policy.count === 'failures';
+    if (!charges.some((charge) => charge.policies.some(countsFailures))) return;
+    onFinished(res, (statusCode) => {
+      if (statusCode < 400) this.giveBack(charges, countsFailures);
+    });
+  }
+}

@@ -1,0 +1,72 @@
+import { Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { systemClock } from '../clock/clock.js';
+import { SluiceEngine } from '../engine/sluice.engine.js';
+import { BlockCache } from './block.cache.js';
+import { RouteExplorer } from './route.explorer.js';
+import { RouteRegistry } from './route.registry.js';
+import { SluiceConnection } from './sluice.connection.js';
+import { SluiceGuard } from './sluice.guard.js';
+import {
+  GLOBAL_GUARD,
+  SluiceConfigurableModule,
+  SLUICE_OPTIONS,
+} from './sluice.module-definition.js';
+import type { SluiceModuleOptions } from './sluice-options.interface.js';
+import { assertOptions } from './sluice-options.validation.js';
+import { SluiceService } from './sluice.service.js';
+import { SLUICE_CLOCK } from './sluice.tokens.js';
+
+const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
+
+/**
+ * `SluiceModule.forRoot(options)` or `.forRootAsync({ imports, inject, useFactory | useClass |
+ * useExisting })`; `global: true` on either guards every route with SluiceGuard.
+ */
+@Global()
+@Module({
+  imports: [DiscoveryModule],
+  providers: [
+    { provide: SLUICE_CLOCK, useValue: systemClock },
+    {
+      provide: SluiceConnection,
+      inject: [SLUICE_OPTIONS],
+      useFactory: (options: SluiceModuleOptions) => {
+        assertOptions(options);
+        return SluiceConnection.open(options);
+      },
+    },
+    {
+      provide: SluiceEngine,
+      inject: [SLUICE_OPTIONS, SluiceConnection],
+      useFactory: (options: SluiceModuleOptions, connection: SluiceConnection) =>
+        new SluiceEngine({
+          store: connection.store,
+          prefix: options.prefix,
+          policies: options.policies?.map((policy) => ({ source: 'code', ...policy })),
+        }),
+    },
+    {
+      provide: BlockCache,
+      inject: [SLUICE_OPTIONS],
+      useFactory: (options: SluiceModuleOptions) =>
+        new BlockCache(options.blockCacheSize ?? DEFAULT_BLOCK_CACHE_SIZE),
+    },
+    RouteRegistry,
+    RouteExplorer,
+    SluiceService,
+    SluiceGuard,
+    { provide: GLOBAL_GUARD, useExisting: SluiceGuard },
+  ],
+  exports: [
+    SLUICE_OPTIONS,
+    SLUICE_CLOCK,
+    SluiceConnection,
+    SluiceEngine,
+    BlockCache,
+    RouteRegistry,
+    SluiceService,
+    SluiceGuard,
+  ],
+})
+export class SluiceModule extends SluiceConfigurableModule {}

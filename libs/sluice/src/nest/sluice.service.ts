@@ -1,0 +1,177 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Clock } from '../clock/clock.js';
+import { summarize, type Decision, type PolicyDecision } from '../engine/decision.js';
+import { SluiceEngine, type ConsumeOptions } from '../engine/sluice.engine.js';
+import { InvalidIdentifierError } from '../keys/identifier.js';
+import { UnknownPolicyError } from '../policy/policy.registry.js';
+import { PolicyValidationError } from '../policy/policy-validation.error.js';
+import type { Policy } from '../policy/policy.types.js';
+import { BlockCache } from './block.cache.js';
+import { SLUICE_CLOCK } from './sluice.tokens.js';
+
+type PolicyNames = string | readonly string[];
+const STORE_ERROR_RETRY_MS = 1000;
+const STORE_ERROR_LOG_EVERY_MS = 10_000;
+
+/**
+ * Sluice for application code: the engine's operations, with the instance's cache of blocks in
+ * front, so a blocked identifier is refused without a store call.
+ */
+@Injectable()
+export class SluiceService {
+  private readonly logger = new Logger('Sluice');
+  private lastStoreErrorLog = 0;
+
+  constructor(
+    @Inject(SluiceEngine) readonly engine: SluiceEngine,
+    @Inject(BlockCache) private readonly blocks: BlockCache,
+    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async consume(
+    policies: PolicyNames,
+    identifier: string,
+    options: ConsumeOptions = {},
+  ): Promise<Decision> {
+    const resolved = this.engine.policies.resolve(list(policies));
+    const keyKind = options.keyKind ?? (resolved[0] as Policy).key;
+    const cached = this.cachedBlock(resolved, keyKind, identifier);
+    if (cached !== undefined) return cached;
+    let decision: Decision;
+    try {
+      decision = await this.engine.consume(policies, identifier, options);
+    } catch (error) {
+      if (isInputError(error)) throw error;
+      return this.storeFailure(resolved, error);
+    }
+    if (!decision.allowed) this.rememberBlocks(decision, resolved, keyKind, identifier);
+    return decision;
+  }
+
+  peek(policies: PolicyNames, identifier: string, options: ConsumeOptions = {}): Promise<Decision> {
+    return this.engine.peek(policies, identifier, options);
+  }
+
+  refund(policies: PolicyNames, identifier: string, options: ConsumeOptions = {}): Promise<void> {
+    return this.engine.refund(policies, identifier, options);
+  }
+
+  reset(policies: PolicyNames, identifier: string, options: ConsumeOptions = {}): Promise<void> {
+    return this.engine.reset(policies, identifier, options);
+  }
+
+  async block(
+    policy: string,
+    identifier: string,
+    durationMs: number,
+    options: Pick<ConsumeOptions, 'keyKind'> = {},
+  ): Promise<{ untilMs: number }> {
+    const result = await this.engine.block(policy, identifier, durationMs, options);
+    const keyKind = options.keyKind ?? this.engine.policies.resolve([policy])[0]?.key ?? 'user';
+    this.blocks.remember(policy, keyKind, identifier, { untilMs: result.untilMs, offence: 0 });
+    return result;
+  }
+
+  async unblock(
+    policy: string,
+    identifier: string,
+    options: Pick<ConsumeOptions, 'keyKind'> = {},
+  ): Promise<boolean> {
+    const keyKind = options.keyKind ?? this.engine.policies.resolve([policy])[0]?.key ?? 'user';
+    this.blocks.forget(policy, keyKind, identifier);
+    return this.engine.unblock(policy, identifier, options);
+  }
+
+  isActionAllowed(
+    userId: string,
+    actionKey: string,
+    periodSec: number,
+    maxCount: number,
+  ): Promise<boolean> {
+    return this.engine.isActionAllowed(userId, actionKey, periodSec, maxCount);
+  }
+
+  private cachedBlock(
+    policies: Policy[],
+    keyKind: string,
+    identifier: string,
+  ): Decision | undefined {
+    if (this.blocks.size === 0) return undefined;
+    const nowMs = Math.floor(this.clock() / 1000);
+    for (const policy of policies) {
+      if (policy.mode !== 'enforce') continue;
+      const block = this.blocks.find(policy.name, keyKind, identifier, nowMs);
+      if (block === undefined) continue;
+      const waitMs = block.untilMs - nowMs;
+      const decision: PolicyDecision = {
+        ...refusal(policy, 'cache-block', waitMs),
+        blocked: { untilMs: block.untilMs, offence: block.offence },
+      };
+      return summarize([decision], false);
+    }
+    return undefined;
+  }
+
+  private rememberBlocks(
+    decision: Decision,
+    policies: Policy[],
+    keyKind: string,
+    identifier: string,
+  ): void {
+    for (const part of decision.policies) {
+      const enforced = policies.find((policy) => policy.name === part.policy)?.mode === 'enforce';
+      if (enforced && part.blocked !== undefined && this.blocks.capacity > 0) {
+        this.blocks.remember(part.policy, keyKind, identifier, part.blocked);
+      }
+    }
+  }
+
+  /** The store failed: each policy's onStoreError says whether its requests pass meanwhile. */
+  private storeFailure(policies: Policy[], error: unknown): Decision {
+    const now = Date.now();
+    if (now - this.lastStoreErrorLog >= STORE_ERROR_LOG_EVERY_MS) {
+      this.lastStoreErrorLog = now;
+      this.logger.error(`Store unavailable, deciding by onStoreError: ${String(error)}`);
+    }
+    const decisions = policies.map((policy) =>
+      policy.onStoreError === 'deny' && policy.mode === 'enforce'
+        ? refusal(policy, 'store-error', STORE_ERROR_RETRY_MS)
+        : { ...refusal(policy, 'store-error', 0), allowed: true },
+    );
+    return summarize(
+      decisions,
+      decisions.every((decision) => decision.allowed),
+    );
+  }
+}
+
+function list(policies: PolicyNames): readonly string[] {
+  return typeof policies === 'string' ? [policies] : policies;
+}
+
+function refusal(
+  policy: Policy,
+  reason: 'cache-block' | 'store-error',
+  waitMs: number,
+): PolicyDecision {
+  return {
+    allowed: false,
+    policy: policy.name,
+    algorithm: policy.algorithm,
+    limit: policy.limit,
+    remaining: 0,
+    resetMs: waitMs,
+    retryAfterMs: waitMs,
+    delayMs: 0,
+    reason,
+  };
+}
+
+function isInputError(error: unknown): boolean {
+  return (
+    error instanceof RangeError ||
+    error instanceof UnknownPolicyError ||
+    error instanceof InvalidIdentifierError ||
+    error instanceof PolicyValidationError
+  );
+}

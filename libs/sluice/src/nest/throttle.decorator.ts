@@ -1,0 +1,37 @@
+import { SetMetadata } from '@nestjs/common';
+import type { PolicyInput } from '../policy/policy.types.js';
+import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from './sluice.tokens.js';
+
+/** A policy's definition in code, without its name (the decorator's first argument). */
+export type PolicyDefaults = Omit<PolicyInput, 'name'>;
+
+export interface ThrottleMetadata {
+  names: readonly string[];
+  /** Code default for the single policy named, when the decorator gives one. */
+  defaults?: PolicyDefaults;
+}
+
+/**
+ * Puts a handler or a controller under one or more policies, decided all-or-nothing per
+ * identifier. A method's @Throttle replaces its class's.
+ *
+ *   @Throttle('reply')
+ *   @Throttle(['reply', 'burst'])
+ *   @Throttle('reply', { algorithm: 'sliding-log', limit: 5, periodMs: 60_000 })
+ */
+export function Throttle(name: string, defaults?: PolicyDefaults): MethodDecorator & ClassDecorator;
+export function Throttle(names: readonly string[]): MethodDecorator & ClassDecorator;
+export function Throttle(
+  names: string | readonly string[],
+  defaults?: PolicyDefaults,
+): MethodDecorator & ClassDecorator {
+  const metadata: ThrottleMetadata = {
+    names: typeof names === 'string' ? [names] : names,
+    ...(defaults ? { defaults } : {}),
+  };
+  return SetMetadata(THROTTLE_METADATA, metadata);
+}
+
+/** Exempts a handler or a whole controller; `@SkipThrottle(false)` on a method undoes its class's. */
+export const SkipThrottle = (skip = true): MethodDecorator & ClassDecorator =>
+  SetMetadata(SKIP_THROTTLE_METADATA, skip);

@@ -1,0 +1,33 @@
+import { HttpException, HttpStatus } from '@nestjs/common';
+import type { Decision } from '../engine/decision.js';
+
+/** The 429 a refused request gets: `{ statusCode, error, message, policy, retryAfterMs }`. */
+export class TooManyRequestsException extends HttpException {
+  constructor(readonly decision: Decision) {
+    super(
+      {
+        statusCode: HttpStatus.TOO_MANY_REQUESTS,
+        error: 'Too Many Requests',
+        message: describe(decision),
+        policy: decision.policy,
+        retryAfterMs: decision.retryAfterMs,
+      },
+      HttpStatus.TOO_MANY_REQUESTS,
+    );
+  }
+}
+
+function describe(decision: Decision): string {
+  const wait = `retry in ${Math.ceil(decision.retryAfterMs / 1000)} s`;
+  switch (decision.reason) {
+    case 'blocked':
+    case 'cache-block':
+      return `Blocked by policy "${decision.policy}"; ${wait}`;
+    case 'denylist':
+      return `Denied by policy "${decision.policy}"`;
+    case 'store-error':
+      return `Rate limiter unavailable for policy "${decision.policy}"; ${wait}`;
+    default:
+      return `Rate limit of policy "${decision.policy}" exceeded; ${wait}`;
+  }
+}

@@ -1,0 +1,76 @@
+import type { ExecutionContext } from '@nestjs/common';
+import type { Tracker } from '../nest/sluice-options.interface.js';
+import { clientAddress, compileTrustProxy, type TrustProxy } from './client-address.js';
+
+/** Who a request is counted as: the key kind actually used and the identifier under it. */
+export interface Tracked {
+  keyKind: string;
+  identifier: string;
+}
+
+/** Stands for every caller whose address cannot be read (a test double, a unix socket). */
+export const UNKNOWN_ADDRESS = 'unknown';
+
+/**
+ * Reads what a policy's `key` counts from a request: its client address (`ip`), its user
+ * (`user`), a header (`header:<name>`) or a named tracker. A request without a user, the header
+ * or a tracker's answer is counted by its client address instead.
+ */
+export class TrackerResolver {
+  private readonly trust: (address: string, hop: number) => boolean;
+
+  constructor(
+    trustProxy: TrustProxy | undefined,
+    private readonly trackers: Readonly<Record<string, Tracker>> = {},
+  ) {
+    this.trust = compileTrustProxy(trustProxy);
+  }
+
+  knows(keyKind: string): boolean {
+    return (
+      keyKind === 'ip' ||
+      keyKind === 'user' ||
+      keyKind.startsWith('header:') ||
+      Object.hasOwn(this.trackers, keyKind)
+    );
+  }
+
+  async track(request: unknown, keyKind: string, context: ExecutionContext): Promise<Tracked> {
+    let identifier: string | undefined;
+    if (keyKind === 'user') identifier = userIdOf(request);
+    else if (keyKind.startsWith('header:')) identifier = headerOf(request, keyKind.slice(7));
+    else if (keyKind !== 'ip' && Object.hasOwn(this.trackers, keyKind)) {
+      identifier = text(await (this.trackers[keyKind] as Tracker)(request, context));
+    }
+    if (identifier !== undefined) return { keyKind, identifier };
+    return { keyKind: 'ip', identifier: this.address(request) };
+  }
+
+  address(request: unknown): string {
+    const raw = field(request, 'raw') ?? request;
+    if (typeof raw !== 'object' || raw === null || !('headers' in raw)) return UNKNOWN_ADDRESS;
+    return clientAddress(raw as Parameters<typeof clientAddress>[0], this.trust) ?? UNKNOWN_ADDRESS;
+  }
+}
+
+function field(value: unknown, name: string): unknown {
+  return typeof value === 'object' && value !== null
+    ? (value as Record<string, unknown>)[name]
+    : undefined;
+}
+
+function text(value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** The authenticated user's id as Passport and most auth guards leave it on `request.user`. */
+function userIdOf(request: unknown): string | undefined {
+  const user = field(request, 'user');
+  return text(field(user, 'id') ?? field(user, 'sub') ?? field(user, 'userId'));
+}
+
+function headerOf(request: unknown, name: string): string | undefined {
+  const value = field(field(request, 'headers'), name.toLowerCase());
+  return text(Array.isArray(value) ? value[0] : value);
+}
