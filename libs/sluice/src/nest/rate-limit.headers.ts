@@ -1,4 +1,4 @@
-import type { Decision, PolicyDecision } from '../engine/decision.js';
+import { summarize, type Decision, type PolicyDecision } from '../engine/decision.js';
 import type { HeaderStyle } from './sluice-options.interface.js';
 
 type Headers = Array<[name: string, value: string]>;
@@ -7,7 +7,8 @@ const seconds = (ms: number): number => Math.ceil(ms / 1000);
 
 /**
  * The headers a guarded response carries: the IETF draft's `RateLimit-Policy` and `RateLimit`
- * (one item per enforced policy) and/or the legacy `X-RateLimit-*` of the deciding policy.
+ * (one item per enforced policy) and/or the legacy `X-RateLimit-*` of the deciding enforced
+ * policy; and `Retry-After` on a refusal.
  */
 export function rateLimitHeaders(
   style: HeaderStyle,
@@ -15,8 +16,10 @@ export function rateLimitHeaders(
   enforced: readonly PolicyDecision[],
   periodMsOf: (policy: string) => number,
 ): Headers {
-  const headers: Headers = [];
-  if (style === false) return headers;
+  // A refusal always says when to come back, whatever the style.
+  const headers: Headers = decision.allowed
+    ? []
+    : [['Retry-After', String(seconds(decision.retryAfterMs))]];
   if ((style === 'draft' || style === 'both') && enforced.length > 0) {
     headers.push(
       [
@@ -33,14 +36,15 @@ export function rateLimitHeaders(
       ],
     );
   }
-  if (style === 'legacy' || style === 'both') {
+  if ((style === 'legacy' || style === 'both') && enforced.length > 0) {
+    // The deciding policy among the enforced ones: a shadow policy is never shown.
+    const deciding = summarize([...enforced], decision.allowed);
     headers.push(
-      ['X-RateLimit-Limit', String(decision.limit)],
-      ['X-RateLimit-Remaining', String(decision.remaining)],
-      ['X-RateLimit-Reset', String(seconds(untilReset(decision)))],
+      ['X-RateLimit-Limit', String(deciding.limit)],
+      ['X-RateLimit-Remaining', String(deciding.remaining)],
+      ['X-RateLimit-Reset', String(seconds(untilReset(deciding)))],
     );
   }
-  if (!decision.allowed) headers.push(['Retry-After', String(seconds(decision.retryAfterMs))]);
   return headers;
 }
 

@@ -1,0 +1,133 @@
+import type { INestApplication, ModuleMetadata } from '@nestjs/common';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
+import { RouteRegistry, type HeaderStyle } from '@sluice/nest';
+import {
+  ADAPTERS,
+  startApp,
+  uniquePrefix,
+  type AdapterName,
+  type RunningApp,
+} from '../../support/nest-app.js';
+import { closeAll, connectRedis } from '../../support/redis.clients.js';
+import { catalogApp, fromClass, fromFactory, plainApp, typosApp } from './app.module.js';
+
+const running: RunningApp[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((app) => app.close()));
+});
+afterAll(closeAll);
+
+async function statuses(url: string, times: number): Promise<number[]> {
+  const seen: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const response = await fetch(url);
+    await response.arrayBuffer();
+    seen.push(response.status);
+  }
+  return seen;
+}
+
+/** Builds and initialises the app, expecting start-up to fail: the error it failed with. */
+async function startupError(adapter: AdapterName, metadata: ModuleMetadata): Promise<Error> {
+  let app: INestApplication | undefined;
+  try {
+    const moduleRef = await Test.createTestingModule(metadata).compile();
+    app =
+      adapter === 'fastify'
+        ? moduleRef.createNestApplication(new FastifyAdapter())
+        : moduleRef.createNestApplication();
+    app.useLogger(false);
+    await app.init();
+  } catch (error) {
+    return error as Error;
+  } finally {
+    await app?.close();
+  }
+  throw new Error('the application started');
+}
+
+describe.each(ADAPTERS)('SluiceModule set-up on %s', (adapter) => {
+  async function start(metadata: ModuleMetadata): Promise<RunningApp> {
+    const app = await startApp(adapter, metadata);
+    running.push(app);
+    return app;
+  }
+
+  it.each([
+    ['forRootAsync({ useFactory, inject })', fromFactory],
+    ['forRootAsync({ useClass })', fromClass],
+  ])('takes its options from a config provider with %s', async (_, build) => {
+    const prefix = uniquePrefix('module-setup');
+    const { url } = await start(
+      build({ REDIS_URL: inject('redisUrl'), RATE_LIMIT_PREFIX: prefix }),
+    );
+    expect(await statuses(`${url}/guarded`, 2)).toEqual([200, 429]);
+    // Counted in the configured Redis, under the configured prefix.
+    expect(await connectRedis().keys(`${prefix}:*`)).not.toEqual([]);
+  });
+
+  it('limits a controller without @UseGuards when global: true', async () => {
+    const options = { redis: connectRedis(), prefix: uniquePrefix('module-setup') };
+    const { url } = await start(plainApp({ ...options, global: true }));
+    expect(await statuses(`${url}/plain`, 2)).toEqual([200, 429]);
+  });
+
+  it('leaves a controller without @UseGuards alone by default', async () => {
+    const options = { redis: connectRedis(), prefix: uniquePrefix('module-setup') };
+    const { url } = await start(plainApp(options));
+    expect(await statuses(`${url}/plain`, 3)).toEqual([200, 200, 200]);
+  });
+
+  it('refuses to start when @Throttle names policies defined nowhere, listing each', async () => {
+    const options = { redis: connectRedis(), prefix: uniquePrefix('module-setup') };
+    const error = await startupError(adapter, typosApp(options));
+    expect(error.message).toContain('"undefined-one" (used by TyposController.first)');
+    expect(error.message).toContain('"undefined-two" (used by TyposController.second)');
+    expect(error.message).not.toContain('"configured"');
+  });
+
+  it.each([
+    ['headers', { headers: 'nope' as unknown as HeaderStyle }],
+    ['prefix', { prefix: 'has space' }],
+    ['timeoutMs', { timeoutMs: 0 }],
+  ])('refuses bad module options, naming options.%s', async (field, bad) => {
+    const options = { redis: connectRedis(), prefix: uniquePrefix('module-setup'), ...bad };
+    const error = await startupError(adapter, plainApp(options));
+    expect(error.message).toContain(`SluiceModule options.${field}:`);
+  });
+
+  it('lists the decorated routes with their method, path and policies', async () => {
+    const options = { redis: connectRedis(), prefix: uniquePrefix('module-setup') };
+    const { app } = await start(catalogApp(options));
+    const byHandler = (a: { handler: string }, b: { handler: string }) =>
+      a.handler.localeCompare(b.handler);
+    expect([...app.get(RouteRegistry).all()].sort(byHandler)).toEqual([
+      {
+        owner: 'CatalogController',
+        handler: 'import',
+        method: 'POST',
+        path: '/catalog/import',
+        policies: ['browse', 'write'],
+        skipped: false,
+      },
+      {
+        owner: 'CatalogController',
+        handler: 'list',
+        method: 'GET',
+        path: '/catalog',
+        policies: ['browse'],
+        skipped: false,
+      },
+      {
+        owner: 'CatalogController',
+        handler: 'show',
+        method: 'GET',
+        path: '/catalog/:id',
+        policies: ['browse'],
+        skipped: true,
+      },
+    ]);
+  });
+});
