@@ -92,6 +92,15 @@ describe.each(ADAPTERS)('SluiceModule set-up on %s', (adapter) => {
     ['headers', { headers: 'nope' as unknown as HeaderStyle }],
     ['prefix', { prefix: 'has space' }],
     ['timeoutMs', { timeoutMs: 0 }],
+    [
+      'policies',
+      {
+        policies: [
+          { name: 'twin', algorithm: 'gcra' as const, limit: 1, periodMs: 1000 },
+          { name: 'twin', algorithm: 'gcra' as const, limit: 2, periodMs: 1000 },
+        ],
+      },
+    ],
   ])('refuses bad module options, naming options.%s', async (field, bad) => {
     const options = { redis: connectRedis(), prefix: uniquePrefix('module-setup'), ...bad };
     const error = await startupError(adapter, plainApp(options));

@@ -34,6 +34,9 @@ export function assertOptions(options: SluiceModuleOptions): void {
   if (typeof options.redis === 'string' && !/^rediss?:\/\//.test(options.redis)) {
     fail('redis', 'a URL must start with redis:// or rediss://');
   }
+  const names = (options.policies ?? []).map((policy) => (policy as { name?: unknown }).name);
+  const repeated = names.find((name, index) => names.indexOf(name) !== index);
+  if (repeated !== undefined) fail('policies', `${JSON.stringify(repeated)} is defined twice`);
   for (const [name, tracker] of Object.entries(options.trackers ?? {})) {
     if (!KEY_KIND.test(name) || BUILT_IN_KEYS.has(name) || name.startsWith('header:')) {
       fail(

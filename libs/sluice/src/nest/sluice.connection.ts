@@ -32,6 +32,7 @@ export class SluiceConnection implements OnApplicationShutdown {
       typeof redis === 'string'
         ? new Redis(redis, { commandTimeout })
         : new Redis({ commandTimeout, ...redis });
+    client.on('error', reportConnectionError);
     return new SluiceConnection(new RedisStore(client), client, true);
   }
 
@@ -40,6 +41,17 @@ export class SluiceConnection implements OnApplicationShutdown {
       await this.redis.quit().catch(() => this.redis?.disconnect());
     }
   }
+}
+
+const ERROR_REPORT_EVERY_MS = 10_000;
+let lastErrorReport = 0;
+
+/** ioredis emits an error on every failed reconnect; one line every few seconds is enough. */
+function reportConnectionError(error: Error): void {
+  const now = Date.now();
+  if (now - lastErrorReport < ERROR_REPORT_EVERY_MS) return;
+  lastErrorReport = now;
+  new Logger('Sluice').warn(`Redis connection: ${error.message}`);
 }
 
 function isClient(redis: NonNullable<SluiceModuleOptions['redis']>): redis is Redis | Cluster {

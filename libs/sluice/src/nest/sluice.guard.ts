@@ -166,8 +166,11 @@ export class SluiceGuard implements CanActivate {
 
   private sendHeaders(res: unknown, decision: Decision, policies: Policy[]): void {
     const style = this.options.headers ?? 'draft';
+    // A policy decided without the store has no figures worth showing.
     const enforced = decision.policies.filter(
-      (part) => policies.find((policy) => policy.name === part.policy)?.mode === 'enforce',
+      (part) =>
+        part.reason !== 'store-error' &&
+        policies.find((policy) => policy.name === part.policy)?.mode === 'enforce',
     );
     const periodMsOf = (name: string): number =>
       policies.find((policy) => policy.name === name)?.periodMs ?? 0;

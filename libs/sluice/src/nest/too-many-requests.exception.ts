@@ -28,6 +28,9 @@ function describe(decision: Decision): string {
     case 'store-error':
       return `Rate limiter unavailable for policy "${decision.policy}"; ${wait}`;
     default:
-      return `Rate limit of policy "${decision.policy}" exceeded; ${wait}`;
+      // A refusal that carries a block is the violation that started it.
+      return decision.blocked === undefined
+        ? `Rate limit of policy "${decision.policy}" exceeded; ${wait}`
+        : `Blocked by policy "${decision.policy}"; ${wait}`;
   }
 }

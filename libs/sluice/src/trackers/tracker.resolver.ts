@@ -64,9 +64,12 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** The authenticated user's id as Passport and most auth guards leave it on `request.user`. */
+/**
+ * The authenticated user's id as Passport and most auth guards leave it on `request.user`. On
+ * Fastify, Nest middleware sees the raw request, so a user set there is on `request.raw.user`.
+ */
 function userIdOf(request: unknown): string | undefined {
-  const user = field(request, 'user');
+  const user = field(request, 'user') ?? field(field(request, 'raw'), 'user');
   return text(field(user, 'id') ?? field(user, 'sub') ?? field(user, 'userId'));
 }
 
