@@ -166,10 +166,11 @@ export class SluiceGuard implements CanActivate {
 
   private sendHeaders(res: unknown, decision: Decision, policies: Policy[]): void {
     const style = this.options.headers ?? 'draft';
-    // A policy decided without the store has no figures worth showing.
+    // Without the store, or for an identifier allowed without limit, there are no figures to show.
     const enforced = decision.policies.filter(
       (part) =>
         part.reason !== 'store-error' &&
+        part.override?.unlimited !== true &&
         policies.find((policy) => policy.name === part.policy)?.mode === 'enforce',
     );
     const periodMsOf = (name: string): number =>

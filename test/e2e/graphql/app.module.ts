@@ -1,0 +1,75 @@
+import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
+import { Injectable, UseGuards, type ExecutionContext, type ModuleMetadata } from '@nestjs/common';
+import { GqlExecutionContext, GraphQLModule, Query, Resolver } from '@nestjs/graphql';
+import {
+  SluiceGuard,
+  SluiceModule,
+  Throttle,
+  type RequestResponse,
+  type SluiceModuleOptions,
+} from '../../../libs/sluice/src/index.js';
+
+export const LIMIT = 2;
+/** A sliding log: no window boundary can fall inside a test and reset the count. */
+const TWO_A_MINUTE = {
+  algorithm: 'sliding-log',
+  limit: LIMIT,
+  periodMs: 60_000,
+  key: 'ip',
+} as const;
+
+const typeDefs = /* GraphQL */ `
+  type Query {
+    news: String!
+    quote: String!
+  }
+`;
+
+/**
+ * The documented hook for a resolver context without a response (here `{ req }` only): the
+ * request from the GraphQL context, no response, so no headers are set.
+ */
+@Injectable()
+export class GqlRequestOnlyGuard extends SluiceGuard {
+  protected override getRequestResponse(context: ExecutionContext): RequestResponse {
+    const { req } = GqlExecutionContext.create(context).getContext<{ req: unknown }>();
+    return { req, res: undefined };
+  }
+}
+
+@Resolver()
+export class NewsResolver {
+  @Query('news')
+  @UseGuards(SluiceGuard)
+  @Throttle('graphql', TWO_A_MINUTE)
+  news(): string {
+    return 'all quiet';
+  }
+
+  @Query('quote')
+  @UseGuards(GqlRequestOnlyGuard)
+  @Throttle('graphql')
+  quote(): string {
+    return 'less is more';
+  }
+}
+
+/**
+ * A schema-first GraphQL app on Apollo. `withResponse`: the resolver context carries the HTTP
+ * response as well as the request.
+ */
+export function graphqlApp(options: SluiceModuleOptions, withResponse: boolean): ModuleMetadata {
+  return {
+    imports: [
+      SluiceModule.forRoot(options),
+      GraphQLModule.forRoot<ApolloDriverConfig>({
+        driver: ApolloDriver,
+        typeDefs,
+        context: withResponse
+          ? ({ req, res }: { req: unknown; res: unknown }) => ({ req, res })
+          : ({ req }: { req: unknown }) => ({ req }),
+      }),
+    ],
+    providers: [NewsResolver, GqlRequestOnlyGuard],
+  };
+}

@@ -1,0 +1,93 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import { closeAll, connectRedis } from '../../support/redis.clients.js';
+import { graphqlApp, LIMIT } from './app.module.js';
+
+const running: RunningApp[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((app) => app.close()));
+});
+afterAll(closeAll);
+
+interface GraphqlAnswer {
+  status: number;
+  headers: Headers;
+  body: {
+    data: Record<string, string> | null;
+    errors?: Array<{ message: string; path: string[]; extensions: Record<string, unknown> }>;
+  };
+}
+
+async function queryTimes(url: string, query: string, times: number): Promise<GraphqlAnswer[]> {
+  const answers: GraphqlAnswer[] = [];
+  for (let i = 0; i < times; i++) {
+    const response = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
+    answers.push({
+      status: response.status,
+      headers: response.headers,
+      body: (await response.json()) as GraphqlAnswer['body'],
+    });
+  }
+  return answers;
+}
+
+/** The first LIMIT answers carry data; the next is refused with the 429's details. */
+function expectLimitedAfter(answers: GraphqlAnswer[], field: string, data: string): void {
+  expect(answers.slice(0, LIMIT).map((answer) => answer.body)).toEqual(
+    Array(LIMIT).fill({ data: { [field]: data } }),
+  );
+  const refused = answers[LIMIT];
+  expect(refused?.status).toBe(200);
+  expect(refused?.body.data).toBeNull();
+  expect(refused?.body.errors).toHaveLength(1);
+  const [error] = refused?.body.errors ?? [];
+  expect(error?.message).toMatch(/^Rate limit of policy "graphql" exceeded; retry in \d+ s$/);
+  expect(error?.path).toEqual([field]);
+  // @nestjs/apollo reports an HttpException's status and body in the error's extensions.
+  expect(error?.extensions).toMatchObject({
+    status: 429,
+    originalError: { statusCode: 429, error: 'Too Many Requests', policy: 'graphql' },
+  });
+  const { retryAfterMs } = error?.extensions.originalError as { retryAfterMs: number };
+  expect(retryAfterMs).toBeGreaterThan(0);
+  expect(retryAfterMs).toBeLessThanOrEqual(60_000);
+}
+
+// Express only: @nestjs/apollo serves Fastify through @as-integrations/fastify, not installed.
+describe('GraphQL resolvers under @Throttle on express', () => {
+  async function start(withResponse: boolean): Promise<string> {
+    const options = { redis: connectRedis(), prefix: uniquePrefix('graphql') };
+    const app = await startApp('express', graphqlApp(options, withResponse));
+    running.push(app);
+    return app.url;
+  }
+
+  it('limits a resolver and refuses with a GraphQL error carrying the 429', async () => {
+    const answers = await queryTimes(await start(true), '{ news }', LIMIT + 1);
+    expectLimitedAfter(answers, 'news', 'all quiet');
+    expect(answers.map((answer) => answer.headers.get('ratelimit-policy'))).toEqual(
+      Array(LIMIT + 1).fill(`"graphql";q=${LIMIT};w=60`),
+    );
+    expect(answers[LIMIT]?.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
+  describe('with a resolver context holding only the request', () => {
+    it('limits through a guard whose getRequestResponse finds no response', async () => {
+      const answers = await queryTimes(await start(false), '{ quote }', LIMIT + 1);
+      expectLimitedAfter(answers, 'quote', 'less is more');
+      expect(answers.map((answer) => answer.headers.get('ratelimit'))).toEqual(
+        Array(LIMIT + 1).fill(null),
+      );
+    });
+
+    it('limits through the default guard too, without a crash', async () => {
+      const answers = await queryTimes(await start(false), '{ news }', LIMIT + 1);
+      expectLimitedAfter(answers, 'news', 'all quiet');
+      expect(answers[LIMIT]?.headers.get('retry-after')).toBeNull();
+    });
+  });
+});

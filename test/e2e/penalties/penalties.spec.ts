@@ -1,0 +1,131 @@
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SluiceService } from '../../../libs/sluice/src/index.js';
+import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import { startRedisServer, type RedisServer } from '../../support/redis-servers.js';
+import { closeAll, connectRedis } from '../../support/redis.clients.js';
+import { BLOCK_MS, LIMIT, penaltiesApp } from './app.module.js';
+
+// A server of this file's own: INFO commandstats counts every client's commands, and the shared
+// server serves test files running in parallel.
+let server: RedisServer;
+let stats: Redis;
+beforeAll(async () => {
+  server = await startRedisServer();
+  stats = connectRedis(server.url);
+});
+afterAll(async () => {
+  await closeAll();
+  await server.stop();
+});
+
+const running: RunningApp[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((app) => app.close()));
+});
+
+interface Seen {
+  status: number;
+  retryAfter: string | null;
+  message: string | undefined;
+}
+
+async function getAs(url: string, user: string, times: number): Promise<Seen[]> {
+  const seen: Seen[] = [];
+  for (let i = 0; i < times; i++) {
+    const response = await fetch(url, { headers: { 'x-user': user } });
+    const text = await response.text();
+    const body = response.status === 429 ? (JSON.parse(text) as { message: string }) : undefined;
+    seen.push({
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      message: body?.message,
+    });
+  }
+  return seen;
+}
+
+/** Calls per command since the server started, from INFO commandstats. */
+async function commandCalls(): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
+  for (const match of (await stats.info('commandstats')).matchAll(
+    /^cmdstat_(\S+?):calls=(\d+)/gm,
+  )) {
+    calls.set(match[1] as string, Number(match[2]));
+  }
+  return calls;
+}
+
+const statuses = (seen: Seen[]) => seen.map((each) => each.status);
+
+/** Retry-After of a block of `ms` that started at most a second ago. */
+function expectRetryAfterOfBlock(seen: Seen | undefined, ms: number): void {
+  expect([String(ms / 1000 - 1), String(ms / 1000)]).toContain(seen?.retryAfter);
+}
+
+describe.each(ADAPTERS)('penalties on %s', (adapter) => {
+  async function start(): Promise<{ url: string; sluice: SluiceService }> {
+    const options = { redis: connectRedis(server.url), prefix: uniquePrefix('penalties') };
+    const started = await startApp(adapter, penaltiesApp(options));
+    running.push(started);
+    return { url: `${started.url}/login`, sluice: started.app.get(SluiceService) };
+  }
+
+  /** Uses up the limit, then violates it twice: the second violation starts the block. */
+  async function getBlocked(url: string, user: string): Promise<Seen[]> {
+    return getAs(url, user, LIMIT + 2);
+  }
+
+  it('blocks after the second violation, for blockMs', async () => {
+    const { url } = await start();
+    const seen = [...(await getBlocked(url, 'mallory')), ...(await getAs(url, 'mallory', 1))];
+    expect(statuses(seen)).toEqual([200, 200, 429, 429, 429]);
+    expect(seen[2]?.message).toMatch(/^Rate limit of policy "login" exceeded/);
+    // The second violation starts the block, and says so; later requests meet the block.
+    for (const blocked of seen.slice(3)) {
+      expect(blocked.message).toMatch(/^Blocked by policy "login"/);
+      expectRetryAfterOfBlock(blocked, BLOCK_MS);
+    }
+    // The block is mallory's alone.
+    expect(statuses(await getAs(url, 'alice', 1))).toEqual([200]);
+  });
+
+  it('refuses a blocked identifier without a single Redis command', async () => {
+    const { url } = await start();
+    await getBlocked(url, 'mallory');
+    const before = await commandCalls();
+    const seen = await getAs(url, 'mallory', 20);
+    const after = await commandCalls();
+    expect(new Set(statuses(seen))).toEqual(new Set([429]));
+    expect(seen.every((each) => each.message?.startsWith('Blocked'))).toBe(true);
+    const added = [...after].flatMap(([command, calls]) => {
+      const more = calls - (before.get(command) ?? 0);
+      return more > 0 ? [[command, more] as const] : [];
+    });
+    // The only command in between is the first INFO itself.
+    expect(added).toEqual([['info', 1]]);
+  });
+
+  it('lets an identifier in again at once after SluiceService.unblock', async () => {
+    const { url, sluice } = await start();
+    await sluice.block('login', 'carol', BLOCK_MS);
+    const blocked = await getAs(url, 'carol', 1);
+    expect(statuses(blocked)).toEqual([429]);
+    expect(blocked[0]?.message).toMatch(/^Blocked/);
+    expect(await sluice.unblock('login', 'carol')).toBe(true);
+    expect(statuses(await getAs(url, 'carol', LIMIT + 1))).toEqual([200, 200, 429]);
+  });
+
+  it('doubles the block for the next offence after an unblock', async () => {
+    const { url, sluice } = await start();
+    await getBlocked(url, 'mallory');
+    await sluice.unblock('login', 'mallory');
+    // The window's count is still used up, so two requests are two new violations.
+    const seen = await getAs(url, 'mallory', 3);
+    expect(statuses(seen)).toEqual([429, 429, 429]);
+    expect(seen[0]?.message).toMatch(/exceeded/);
+    expect(seen[1]?.message).toMatch(/^Blocked/);
+    expectRetryAfterOfBlock(seen[1], 2 * BLOCK_MS);
+    expectRetryAfterOfBlock(seen[2], 2 * BLOCK_MS);
+  });
+});

@@ -1,0 +1,64 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import { closeAll, connectRedis } from '../../support/redis.clients.js';
+import { HandlerEntries, LIMIT, MAX_DELAY_MS, PERIOD_MS, shapingApp } from './app.module.js';
+
+const running: RunningApp[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((app) => app.close()));
+});
+afterAll(closeAll);
+
+const INTERVAL_MS = PERIOD_MS / LIMIT;
+
+/** `count` GETs sent at once: each response's status and Retry-After. */
+async function burst(url: string, count: number): Promise<Array<[number, string | null]>> {
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      return [response.status, response.headers.get('retry-after')] as [number, string | null];
+    }),
+  );
+}
+
+function median(values: number[]): number {
+  const sorted = values.toSorted((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+describe.each(ADAPTERS)('leaky-bucket shaping on %s', (adapter) => {
+  async function start(): Promise<{ url: string; entries: number[] }> {
+    const options = { redis: connectRedis(), prefix: uniquePrefix('shaping') };
+    const app = await startApp(adapter, shapingApp(options));
+    running.push(app);
+    return { url: `${app.url}/upload`, entries: app.app.get(HandlerEntries).times };
+  }
+
+  it(`lets ${LIMIT} simultaneous requests reach the handler ${INTERVAL_MS} ms apart`, async () => {
+    const { url, entries } = await start();
+    const answers = await burst(url, LIMIT);
+    expect(answers.map(([status]) => status)).toEqual(Array(LIMIT).fill(200));
+    const times = entries.toSorted((a, b) => a - b);
+    const gaps = times.slice(1).map((time, i) => time - (times[i] as number));
+    expect(median(gaps)).toBeGreaterThanOrEqual(INTERVAL_MS - 35);
+    expect(median(gaps)).toBeLessThanOrEqual(INTERVAL_MS + 35);
+    const span = (times.at(-1) as number) - (times[0] as number);
+    expect(span).toBeGreaterThanOrEqual((LIMIT - 1) * INTERVAL_MS - 60);
+    expect(span).toBeLessThanOrEqual((LIMIT - 1) * INTERVAL_MS + 60);
+  });
+
+  it('refuses with 429 the requests that would wait longer than maxDelayMs', async () => {
+    const { url, entries } = await start();
+    const answers = await burst(url, LIMIT + 4);
+    // Waits of 0, 100 … 1000 ms fit within maxDelayMs; the rest would wait longer.
+    const fits = MAX_DELAY_MS / INTERVAL_MS + 1;
+    const refused = answers.filter(([status]) => status === 429);
+    expect(answers.length - refused.length).toBe(fits);
+    expect(refused).toEqual(Array(LIMIT + 4 - fits).fill([429, '1']));
+    expect(entries).toHaveLength(fits);
+  });
+});

@@ -1,0 +1,78 @@
+import type { IncomingMessage } from 'node:http';
+import { Injectable, UseGuards, type ExecutionContext, type ModuleMetadata } from '@nestjs/common';
+import {
+  MessageBody,
+  SubscribeMessage,
+  WebSocketGateway,
+  WsException,
+  type OnGatewayConnection,
+  type WsResponse,
+} from '@nestjs/websockets';
+import type { WebSocket } from 'ws';
+import {
+  SluiceGuard,
+  SluiceModule,
+  Throttle,
+  TooManyRequestsException,
+  type Decision,
+  type RequestResponse,
+  type SluiceModuleOptions,
+} from '../../../libs/sluice/src/index.js';
+
+export const LIMIT = 2;
+
+/** A client socket that remembers the HTTP request it was upgraded from. */
+type ChatSocket = WebSocket & { upgradeRequest?: IncomingMessage };
+
+/**
+ * The documented hooks for WebSocket handlers: the upgrade request stands for the request (its
+ * address and headers are the client's), there is no response, and a refusal is a WsException,
+ * which Nest sends to the client as an `exception` message instead of dropping the connection.
+ */
+@Injectable()
+export class WsSluiceGuard extends SluiceGuard {
+  protected override getRequestResponse(context: ExecutionContext): RequestResponse {
+    const client = context.switchToWs().getClient<ChatSocket>();
+    return { req: client.upgradeRequest, res: undefined };
+  }
+
+  protected override throwThrottlingException(
+    _context: ExecutionContext,
+    decision: Decision,
+  ): Promise<void> {
+    throw new WsException(new TooManyRequestsException(decision).getResponse());
+  }
+}
+
+/** A sliding log: no window boundary can fall inside a test and reset the count. */
+const perMinute = (limit: number) =>
+  ({ algorithm: 'sliding-log', limit, periodMs: 60_000, key: 'header:x-client' }) as const;
+
+@WebSocketGateway({ path: '/chat' })
+export class ChatGateway implements OnGatewayConnection {
+  handleConnection(client: ChatSocket, request: IncomingMessage): void {
+    client.upgradeRequest = request;
+  }
+
+  @SubscribeMessage('reply')
+  @UseGuards(WsSluiceGuard)
+  @Throttle('ws-reply', perMinute(LIMIT))
+  reply(@MessageBody() text: string): WsResponse<string> {
+    return { event: 'replied', data: `re: ${text}` };
+  }
+
+  /** Under the default guard: the socket is the request, and there is no response. */
+  @SubscribeMessage('ping')
+  @UseGuards(SluiceGuard)
+  @Throttle('ws-ping', perMinute(LIMIT))
+  ping(): WsResponse<string> {
+    return { event: 'pong', data: 'pong' };
+  }
+}
+
+export function websocketApp(options: SluiceModuleOptions): ModuleMetadata {
+  return {
+    imports: [SluiceModule.forRoot(options)],
+    providers: [ChatGateway, WsSluiceGuard],
+  };
+}

@@ -1,0 +1,107 @@
+import { once } from 'node:events';
+import { WsAdapter } from '@nestjs/platform-ws';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import { closeAll, connectRedis } from '../../support/redis.clients.js';
+import { LIMIT, websocketApp } from './app.module.js';
+
+interface Message {
+  event: string;
+  data: unknown;
+}
+
+interface ChatClient {
+  socket: WebSocket;
+  /** Sends `{ event, data }` and resolves with the next message the server sends back. */
+  send(event: string, data?: unknown): Promise<Message>;
+}
+
+const running: RunningApp[] = [];
+const sockets: WebSocket[] = [];
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.terminate();
+  await Promise.all(running.splice(0).map((app) => app.close()));
+});
+afterAll(closeAll);
+
+async function connect(url: string, client: string): Promise<ChatClient> {
+  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/chat`, {
+    headers: { 'x-client': client },
+  });
+  sockets.push(socket);
+  const waiting: Array<(message: Message) => void> = [];
+  socket.on('message', (raw: Buffer) => waiting.shift()?.(JSON.parse(raw.toString()) as Message));
+  await once(socket, 'open');
+  return {
+    socket,
+    send: (event, data) =>
+      new Promise((resolve) => {
+        waiting.push(resolve);
+        socket.send(JSON.stringify({ event, data }));
+      }),
+  };
+}
+
+async function sendTimes(client: ChatClient, event: string, times: number): Promise<Message[]> {
+  const answers: Message[] = [];
+  for (let i = 0; i < times; i++) answers.push(await client.send(event, `message ${i}`));
+  return answers;
+}
+
+describe.each(ADAPTERS)('WebSocket gateway under @Throttle on %s', (adapter) => {
+  async function start(): Promise<string> {
+    const options = { redis: connectRedis(), prefix: uniquePrefix('websocket') };
+    const app = await startApp(adapter, websocketApp(options), (nest) =>
+      nest.useWebSocketAdapter(new WsAdapter(nest)),
+    );
+    running.push(app);
+    return app.url;
+  }
+
+  it('sends the refusal over the open socket as an exception message', async () => {
+    const alice = await connect(await start(), 'alice');
+    const answers = await sendTimes(alice, 'reply', LIMIT + 1);
+    expect(answers.slice(0, LIMIT)).toEqual(
+      Array.from({ length: LIMIT }, (_, i) => ({ event: 'replied', data: `re: message ${i}` })),
+    );
+    expect(answers[LIMIT]).toMatchObject({
+      event: 'exception',
+      data: {
+        statusCode: 429,
+        error: 'Too Many Requests',
+        policy: 'ws-reply',
+        message: expect.stringMatching(/^Rate limit of policy "ws-reply" exceeded/) as unknown,
+      },
+    });
+    // The connection survived the refusal: another policy's handler still answers on it.
+    expect(alice.socket.readyState).toBe(WebSocket.OPEN);
+    expect(await alice.send('ping')).toEqual({ event: 'pong', data: 'pong' });
+  });
+
+  it("counts by the upgrade request's headers: another client has its own count", async () => {
+    const url = await start();
+    const alice = await connect(url, 'alice');
+    const bob = await connect(url, 'bob');
+    expect((await sendTimes(alice, 'reply', LIMIT + 1)).map((m) => m.event)).toEqual([
+      ...Array<string>(LIMIT).fill('replied'),
+      'exception',
+    ]);
+    expect((await bob.send('reply', 'hi')).event).toBe('replied');
+  });
+
+  it('does not crash under the default guard, which has no response', async () => {
+    const alice = await connect(await start(), 'alice');
+    const answers = await sendTimes(alice, 'ping', LIMIT + 1);
+    expect(answers.slice(0, LIMIT)).toEqual(Array(LIMIT).fill({ event: 'pong', data: 'pong' }));
+    // Not a WsException, so Nest reports the 429 as an unknown error; the socket stays open.
+    expect(answers[LIMIT]).toMatchObject({
+      event: 'exception',
+      data: { status: 'error', message: 'Internal server error' },
+    });
+    expect(await alice.send('reply', 'still here')).toEqual({
+      event: 'replied',
+      data: 're: still here',
+    });
+  });
+});
