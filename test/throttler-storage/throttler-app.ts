@@ -9,7 +9,7 @@ import {
   ThrottlerModule,
   type ThrottlerModuleOptions,
 } from '@nestjs/throttler';
-import { SluiceEngine } from '../../libs/sluice/src/index.js';
+import { SluiceEngine } from '@sluice/nest';
 import { SluiceThrottlerStorage } from '../../libs/sluice/src/throttler/sluice-throttler.storage.js';
 
 const throttlers = [{ limit: 3, ttl: 60_000 }];

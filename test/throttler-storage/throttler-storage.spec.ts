@@ -2,7 +2,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock, RedisStore, SluiceEngine } from '../../libs/sluice/src/index.js';
+import { ManualClock, RedisStore, SluiceEngine } from '@sluice/nest';
 import { SluiceThrottlerStorage } from '../../libs/sluice/src/throttler/sluice-throttler.storage.js';
 import { closeAll, connectRedis, filePrefixes } from '../support/redis.clients.js';
 import { startApp } from './throttler-app.js';

@@ -7,7 +7,7 @@ import {
   Throttle,
   type RequestResponse,
   type SluiceModuleOptions,
-} from '../../../libs/sluice/src/index.js';
+} from '@sluice/nest';
 
 export const LIMIT = 2;
 /** A sliding log: no window boundary can fall inside a test and reset the count. */

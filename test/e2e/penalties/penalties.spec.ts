@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SluiceService } from '../../../libs/sluice/src/index.js';
+import { SluiceService } from '@sluice/nest';
 import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-servers.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';

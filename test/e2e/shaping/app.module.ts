@@ -1,11 +1,6 @@
 import { Controller, Get, Injectable, UseGuards, type ModuleMetadata } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import {
-  SluiceGuard,
-  SluiceModule,
-  Throttle,
-  type SluiceModuleOptions,
-} from '../../../libs/sluice/src/index.js';
+import { SluiceGuard, SluiceModule, Throttle, type SluiceModuleOptions } from '@sluice/nest';
 
 export const LIMIT = 10;
 export const PERIOD_MS = 1_000;

@@ -13,7 +13,7 @@ import {
   Throttle,
   type PolicyInput,
   type SluiceModuleOptions,
-} from '../../../libs/sluice/src/index.js';
+} from '@sluice/nest';
 
 /**
  * Two requests a minute per whatever the policy's key counts; a sliding log, so no window boundary

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { SluiceModuleOptions } from '../../../libs/sluice/src/index.js';
+import type { SluiceModuleOptions } from '@sluice/nest';
 import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { trackersApp } from './app.module.js';

@@ -1,10 +1,5 @@
 import { Controller, Get, UseGuards, type ModuleMetadata } from '@nestjs/common';
-import {
-  SluiceGuard,
-  SluiceModule,
-  Throttle,
-  type SluiceModuleOptions,
-} from '../../../libs/sluice/src/index.js';
+import { SluiceGuard, SluiceModule, Throttle, type SluiceModuleOptions } from '@sluice/nest';
 
 export const CRAWLER_LIMIT = 2;
 export const PEOPLE_LIMIT = 4;

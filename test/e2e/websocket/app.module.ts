@@ -4,7 +4,6 @@ import {
   MessageBody,
   SubscribeMessage,
   WebSocketGateway,
-  WsException,
   type OnGatewayConnection,
   type WsResponse,
 } from '@nestjs/websockets';
@@ -13,11 +12,9 @@ import {
   SluiceGuard,
   SluiceModule,
   Throttle,
-  TooManyRequestsException,
-  type Decision,
   type RequestResponse,
   type SluiceModuleOptions,
-} from '../../../libs/sluice/src/index.js';
+} from '@sluice/nest';
 
 export const LIMIT = 2;
 
@@ -25,22 +22,14 @@ export const LIMIT = 2;
 type ChatSocket = WebSocket & { upgradeRequest?: IncomingMessage };
 
 /**
- * The documented hooks for WebSocket handlers: the upgrade request stands for the request (its
- * address and headers are the client's), there is no response, and a refusal is a WsException,
- * which Nest sends to the client as an `exception` message instead of dropping the connection.
+ * The documented hook for WebSocket handlers: the upgrade request stands for the request (its
+ * address and headers are the client's); there is no response.
  */
 @Injectable()
 export class WsSluiceGuard extends SluiceGuard {
   protected override getRequestResponse(context: ExecutionContext): RequestResponse {
     const client = context.switchToWs().getClient<ChatSocket>();
     return { req: client.upgradeRequest, res: undefined };
-  }
-
-  protected override throwThrottlingException(
-    _context: ExecutionContext,
-    decision: Decision,
-  ): Promise<void> {
-    throw new WsException(new TooManyRequestsException(decision).getResponse());
   }
 }
 

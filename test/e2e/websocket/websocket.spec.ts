@@ -94,10 +94,10 @@ describe.each(ADAPTERS)('WebSocket gateway under @Throttle on %s', (adapter) => 
     const alice = await connect(await start(), 'alice');
     const answers = await sendTimes(alice, 'ping', LIMIT + 1);
     expect(answers.slice(0, LIMIT)).toEqual(Array(LIMIT).fill({ event: 'pong', data: 'pong' }));
-    // Not a WsException, so Nest reports the 429 as an unknown error; the socket stays open.
+    // The refusal still reaches the client as the 429 body; the socket stays open.
     expect(answers[LIMIT]).toMatchObject({
       event: 'exception',
-      data: { status: 'error', message: 'Internal server error' },
+      data: { statusCode: 429, error: 'Too Many Requests' },
     });
     expect(await alice.send('reply', 'still here')).toEqual({
       event: 'replied',

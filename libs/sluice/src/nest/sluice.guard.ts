@@ -119,9 +119,18 @@ export class SluiceGuard implements CanActivate {
     return this.trackers.track(req, keyKind, context);
   }
 
-  /** Refuses the request. Default: a 429 TooManyRequestsException. */
-  protected throwThrottlingException(context: ExecutionContext, decision: Decision): Promise<void> {
-    throw new TooManyRequestsException(decision);
+  /**
+   * Refuses the request: a 429 TooManyRequestsException, or for a WebSocket message a WsException
+   * with the same body, which Nest sends to the client as an `exception` event.
+   */
+  protected async throwThrottlingException(
+    context: ExecutionContext,
+    decision: Decision,
+  ): Promise<void> {
+    const refusal = new TooManyRequestsException(decision);
+    if (context.getType() !== 'ws') throw refusal;
+    const { WsException } = await loadWebSockets();
+    throw new WsException(refusal.getResponse());
   }
 
   private applies(policy: Policy, req: unknown): boolean {
@@ -207,5 +216,13 @@ export class SluiceGuard implements CanActivate {
     onFinished(res, (statusCode) => {
       if (statusCode < 400) this.giveBack(charges, countsFailures);
     });
+  }
+}
+
+async function loadWebSockets(): Promise<typeof import('@nestjs/websockets')> {
+  try {
+    return await import('@nestjs/websockets');
+  } catch {
+    throw new Error('SluiceGuard: WebSocket handlers need @nestjs/websockets; install it');
   }
 }
