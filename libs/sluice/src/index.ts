@@ -63,4 +63,7 @@ export {
 export { TooManyRequestsException } from './nest/too-many-requests.exception.js';
 export { type TrustProxy } from './trackers/client-address.js';
 export { TrackerResolver, UNKNOWN_ADDRESS, type Tracked } from './trackers/tracker.resolver.js';
-export { SluiceThrottlerStorage, THROTTLER_KEY_KIND } from './throttler/sluice-throttler.storage.js';
+export {
+  SluiceThrottlerStorage,
+  THROTTLER_KEY_KIND,
+} from './throttler/sluice-throttler.storage.js';

@@ -1,0 +1,186 @@
+import { TrackerResolver, type TrustProxy } from '@sluice/nest';
+import { z } from 'zod';
+
+export type NodeEnv = 'development' | 'production' | 'test';
+
+export interface LoginLimits {
+  /** Failed logins allowed per window before the block starts. */
+  maxFailures: number;
+  windowMs: number;
+  /** The first block; each further one is twice as long, up to maxBlockMs. */
+  blockMs: number;
+  maxBlockMs: number;
+}
+
+/** The demo's configuration, read from the environment as a container would get it. */
+export interface DemoConfig {
+  port: number;
+  /** Absent: limits are kept in this process's memory. */
+  redisUrl: string | undefined;
+  prefix: string;
+  trustProxy: TrustProxy;
+  nodeEnv: NodeEnv;
+  login: LoginLimits;
+}
+
+/** The environment held a bad value; the message names each variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid environment:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const MAX_BLOCK_MS = 365 * 24 * 3_600_000;
+const PREFIX = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/** Containers often set a variable to the empty string to mean "not set". */
+const unset = (raw: string | undefined): raw is undefined | '' => raw === undefined || raw === '';
+
+const shown = (raw: string): string =>
+  JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw);
+
+function integer(min: number, max: number, fallback: number) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, context) => {
+      if (unset(raw)) return fallback;
+      const value = Number(raw);
+      if (!/^\d+$/.test(raw) || value < min || value > max) {
+        context.addIssue({
+          code: 'custom',
+          message: `must be a whole number from ${min} to ${max}, got ${shown(raw)}`,
+        });
+        return z.NEVER;
+      }
+      return value;
+    });
+}
+
+const redisUrl = z
+  .string()
+  .optional()
+  .transform((raw, context) => {
+    if (unset(raw)) return undefined;
+    let url: URL | undefined;
+    try {
+      url = new URL(raw);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
+      // The value is not echoed: it may hold a password.
+      context.addIssue({
+        code: 'custom',
+        message: `must be a redis:// or rediss:// URL${url ? `, got one starting ${url.protocol}//` : ''}`,
+      });
+      return z.NEVER;
+    }
+    return raw;
+  });
+
+const prefix = z
+  .string()
+  .optional()
+  .transform((raw, context) => {
+    if (unset(raw)) return 'sluice-demo';
+    if (!PREFIX.test(raw)) {
+      context.addIssue({
+        code: 'custom',
+        message: `must be 1 to 64 letters, digits, '_', '.', ':' or '-', got ${shown(raw)}`,
+      });
+      return z.NEVER;
+    }
+    return raw;
+  });
+
+/**
+ * Express's conventions: unset or "false" trusts no proxy, "true" every hop, a number that many
+ * hops, anything else a comma-separated list of addresses, CIDR ranges or loopback, linklocal,
+ * uniquelocal.
+ */
+const trustProxy = z
+  .string()
+  .optional()
+  .transform((raw, context): TrustProxy => {
+    if (unset(raw) || raw === 'false') return false;
+    if (raw === 'true') return true;
+    const value: TrustProxy = /^\d+$/.test(raw) ? Number(raw) : raw;
+    try {
+      new TrackerResolver(value);
+    } catch (error) {
+      context.addIssue({
+        code: 'custom',
+        message: (error as Error).message.replace(/^trustProxy: /, ''),
+      });
+      return z.NEVER;
+    }
+    return value;
+  });
+
+const nodeEnv = z
+  .string()
+  .optional()
+  .transform((raw, context): NodeEnv => {
+    if (unset(raw)) return 'development';
+    if (raw === 'development' || raw === 'production' || raw === 'test') return raw;
+    context.addIssue({
+      code: 'custom',
+      message: `must be development, production or test, got ${shown(raw)}`,
+    });
+    return z.NEVER;
+  });
+
+const environment = z
+  .object({
+    PORT: integer(0, 65_535, 3000),
+    REDIS_URL: redisUrl,
+    SLUICE_PREFIX: prefix,
+    TRUST_PROXY: trustProxy,
+    NODE_ENV: nodeEnv,
+    DEMO_LOGIN_MAX_FAILURES: integer(1, 1000, 5),
+    DEMO_LOGIN_WINDOW_MS: integer(1, MAX_BLOCK_MS, 60_000),
+    DEMO_LOGIN_BLOCK_MS: integer(1, MAX_BLOCK_MS, 60_000),
+    DEMO_LOGIN_MAX_BLOCK_MS: integer(1, MAX_BLOCK_MS, 3_600_000),
+  })
+  .superRefine((env, context) => {
+    if (env.DEMO_LOGIN_MAX_BLOCK_MS < env.DEMO_LOGIN_BLOCK_MS) {
+      context.addIssue({
+        code: 'custom',
+        path: ['DEMO_LOGIN_MAX_BLOCK_MS'],
+        message: `must be at least DEMO_LOGIN_BLOCK_MS (${env.DEMO_LOGIN_BLOCK_MS}), got ${env.DEMO_LOGIN_MAX_BLOCK_MS}`,
+      });
+    }
+  });
+
+/** Reads and checks the environment; throws ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv): DemoConfig {
+  const parsed = environment.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    );
+  }
+  const vars = parsed.data;
+  return {
+    port: vars.PORT,
+    redisUrl: vars.REDIS_URL,
+    prefix: vars.SLUICE_PREFIX,
+    trustProxy: vars.TRUST_PROXY,
+    nodeEnv: vars.NODE_ENV,
+    login: {
+      maxFailures: vars.DEMO_LOGIN_MAX_FAILURES,
+      windowMs: vars.DEMO_LOGIN_WINDOW_MS,
+      blockMs: vars.DEMO_LOGIN_BLOCK_MS,
+      maxBlockMs: vars.DEMO_LOGIN_MAX_BLOCK_MS,
+    },
+  };
+}
+
+/** The Redis URL without its password, fit for a log line. */
+export function redactedUrl(raw: string): string {
+  const url = new URL(raw);
+  if (url.password !== '') url.password = '***';
+  return url.toString();
+}
