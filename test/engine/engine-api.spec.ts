@@ -456,10 +456,14 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
         clock.advance((expected - 1) * 1000);
         const during = await engine.consume('login', 'nina');
         expect(during).toMatchObject({ allowed: false, reason: 'blocked' });
-        expect(during.retryAfterMs).toBe(1);
+        expect((during.blocked?.untilMs ?? 0) - nowMs()).toBe(1);
         clock.advance(1000);
         // the block is over; the sliding log still holds the first request, so the limit rejects
-        expect((await engine.peek('login', 'nina')).reason).toBe('limit');
+        const after = await engine.peek('login', 'nina');
+        expect(after.reason).toBe('limit');
+        // so the wait given during the block was the log's, not the block's: a caller who
+        // honours it is not refused again, which would be a new offence
+        expect(during.retryAfterMs).toBe(after.retryAfterMs + 1);
       }
       expect(blocks).toEqual([1000, 2000, 3000, 3000]);
     });

@@ -4,15 +4,26 @@ import { BlockCache } from './block.cache.js';
 describe('BlockCache', () => {
   it('answers until the block ends, then forgets it', () => {
     const cache = new BlockCache(10);
-    cache.remember('login', 'ip', '10.0.0.1', { untilMs: 2_000, offence: 1 });
-    expect(cache.find('login', 'ip', '10.0.0.1', 1_999)).toEqual({ untilMs: 2_000, offence: 1 });
+    cache.remember('login', 'ip', '10.0.0.1', { untilMs: 2_000, retryAtMs: 2_000, offence: 1 });
+    expect(cache.find('login', 'ip', '10.0.0.1', 1_999)).toEqual({
+      untilMs: 2_000,
+      retryAtMs: 2_000,
+      offence: 1,
+    });
     expect(cache.find('login', 'ip', '10.0.0.1', 2_000)).toBeUndefined();
     expect(cache.size).toBe(0);
   });
 
+  it('keeps refusing past the block while the limit itself would still refuse', () => {
+    const cache = new BlockCache(10);
+    cache.remember('login', 'ip', '10.0.0.1', { untilMs: 2_000, retryAtMs: 5_000, offence: 1 });
+    expect(cache.find('login', 'ip', '10.0.0.1', 4_999)?.untilMs).toBe(2_000);
+    expect(cache.find('login', 'ip', '10.0.0.1', 5_000)).toBeUndefined();
+  });
+
   it('keeps policies, key kinds and identifiers apart', () => {
     const cache = new BlockCache(10);
-    cache.remember('login', 'ip', '42', { untilMs: 5_000, offence: 1 });
+    cache.remember('login', 'ip', '42', { untilMs: 5_000, retryAtMs: 5_000, offence: 1 });
     expect(cache.find('reply', 'ip', '42', 0)).toBeUndefined();
     expect(cache.find('login', 'user', '42', 0)).toBeUndefined();
     expect(cache.find('login', 'ip', '4', 0)).toBeUndefined();
@@ -21,9 +32,10 @@ describe('BlockCache', () => {
 
   it('holds at most its capacity, dropping the least recently used block', () => {
     const cache = new BlockCache(3);
-    for (const id of ['a', 'b', 'c']) cache.remember('p', 'ip', id, { untilMs: 9_000, offence: 1 });
+    for (const id of ['a', 'b', 'c'])
+      cache.remember('p', 'ip', id, { untilMs: 9_000, retryAtMs: 9_000, offence: 1 });
     cache.find('p', 'ip', 'a', 0);
-    cache.remember('p', 'ip', 'd', { untilMs: 9_000, offence: 1 });
+    cache.remember('p', 'ip', 'd', { untilMs: 9_000, retryAtMs: 9_000, offence: 1 });
     expect(cache.size).toBe(3);
     expect(cache.find('p', 'ip', 'b', 0)).toBeUndefined();
     for (const id of ['a', 'c', 'd']) expect(cache.find('p', 'ip', id, 0)).toBeDefined();
@@ -31,7 +43,7 @@ describe('BlockCache', () => {
 
   it('lets an operator lift a block at once', () => {
     const cache = new BlockCache(3);
-    cache.remember('p', 'ip', 'a', { untilMs: 9_000, offence: 2 });
+    cache.remember('p', 'ip', 'a', { untilMs: 9_000, retryAtMs: 9_000, offence: 2 });
     cache.forget('p', 'ip', 'a');
     expect(cache.find('p', 'ip', 'a', 0)).toBeUndefined();
   });

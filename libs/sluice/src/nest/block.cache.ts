@@ -1,12 +1,14 @@
 export interface CachedBlock {
   /** Epoch ms the block ends. */
   untilMs: number;
+  /** Epoch ms the caller may retry: the block's end, or later when its limit still refuses. */
+  retryAtMs: number;
   offence: number;
 }
 
 /**
  * The blocks this instance has seen, so a blocked identifier's requests are refused without a
- * Redis call until the block ends. Bounded: the least recently used entry goes first.
+ * Redis call until it may retry. Bounded: the least recently used entry goes first.
  */
 export class BlockCache {
   private readonly entries = new Map<string, CachedBlock>();
@@ -27,7 +29,7 @@ export class BlockCache {
     const block = this.entries.get(key);
     if (block === undefined) return undefined;
     this.entries.delete(key);
-    if (block.untilMs <= nowMs) return undefined;
+    if (block.retryAtMs <= nowMs) return undefined;
     this.entries.set(key, block);
     return block;
   }

@@ -44,7 +44,10 @@ export class SluiceService {
       if (isInputError(error)) throw error;
       return this.storeFailure(resolved, error);
     }
-    if (!decision.allowed) this.rememberBlocks(decision, resolved, keyKind, identifier);
+    if (!decision.allowed) {
+      const nowMs = Math.floor(this.clock() / 1000);
+      this.rememberBlocks(decision, resolved, keyKind, identifier, nowMs);
+    }
     return decision;
   }
 
@@ -68,7 +71,8 @@ export class SluiceService {
   ): Promise<{ untilMs: number }> {
     const result = await this.engine.block(policy, identifier, durationMs, options);
     const keyKind = options.keyKind ?? this.engine.policies.resolve([policy])[0]?.key ?? 'user';
-    this.blocks.remember(policy, keyKind, identifier, { untilMs: result.untilMs, offence: 0 });
+    const { untilMs } = result;
+    this.blocks.remember(policy, keyKind, identifier, { untilMs, retryAtMs: untilMs, offence: 0 });
     return result;
   }
 
@@ -102,7 +106,7 @@ export class SluiceService {
       if (policy.mode !== 'enforce') continue;
       const block = this.blocks.find(policy.name, keyKind, identifier, nowMs);
       if (block === undefined) continue;
-      const waitMs = block.untilMs - nowMs;
+      const waitMs = block.retryAtMs - nowMs;
       const decision: PolicyDecision = {
         ...refusal(policy, 'cache-block', waitMs),
         blocked: { untilMs: block.untilMs, offence: block.offence },
@@ -117,11 +121,15 @@ export class SluiceService {
     policies: Policy[],
     keyKind: string,
     identifier: string,
+    nowMs: number,
   ): void {
     for (const part of decision.policies) {
       const enforced = policies.find((policy) => policy.name === part.policy)?.mode === 'enforce';
       if (enforced && part.blocked !== undefined && this.blocks.capacity > 0) {
-        this.blocks.remember(part.policy, keyKind, identifier, part.blocked);
+        this.blocks.remember(part.policy, keyKind, identifier, {
+          ...part.blocked,
+          retryAtMs: nowMs + part.retryAfterMs,
+        });
       }
     }
   }

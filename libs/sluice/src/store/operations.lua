@@ -123,10 +123,11 @@ local function evaluate(base, specs, now)
   for i, spec in ipairs(specs) do
     local entry = { spec = spec, started = false }
     entry.penalty, entry.state = readBoth(base, spec)
+    -- Decided even while blocked: a refusal must also wait for the rate state to admit it.
+    entry.verdict = spec.algorithm.decide(entry.state, now, spec.rate, spec.cost)
     if penalty.isBlocked(entry.penalty, now) then
       entry.reason = 'blocked'
     else
-      entry.verdict = spec.algorithm.decide(entry.state, now, spec.rate, spec.cost)
       entry.reason = entry.verdict.allowed and 'ok' or 'limit'
     end
     if entry.reason ~= 'ok' and spec.shadow then
@@ -146,13 +147,16 @@ local function reply(entries, admitted, charged, now)
     local allowed = (entry.reason == 'ok' or entry.reason == 'shadow') and 1 or 0
     local blockedUntil = 0
     local remaining, reset, retry, delay = 0, 0, 0, 0
+    local verdict = entry.verdict
     if penalty.isBlocked(entry.penalty, now) then
       blockedUntil = entry.penalty.blockedUntil
       reset = blockedUntil - now
       retry = reset
-    end
-    if entry.verdict then
-      local verdict = entry.verdict
+      if verdict and not verdict.allowed then
+        retry = math.max(retry, verdict.retry)
+        reset = math.max(reset, verdict.reset)
+      end
+    elseif verdict then
       if verdict.allowed and not charged then
         local unchanged = entry.spec.algorithm.decide(entry.state, now, entry.spec.rate, 0)
         remaining, reset, delay = unchanged.remaining, unchanged.reset, verdict.delay

@@ -93,13 +93,11 @@ export function runOperation(access: StateAccess, call: StoreCall, now: number):
   if (call.op === 'consume' || call.op === 'peek') {
     let admitted = true;
     for (const entry of entries) {
-      if (penalty.isBlocked(entry.penalty, now)) {
-        entry.reason = 'blocked';
-      } else {
-        entry.state = access.get(stateKey(entry.spec));
-        entry.verdict = entry.twin.decide(entry.state, now, entry.rate, entry.spec.cost);
-        entry.reason = entry.verdict.allowed ? 'ok' : 'limit';
-      }
+      // Decided even while blocked: a refusal must also wait for the rate state to admit it.
+      entry.state = access.get(stateKey(entry.spec));
+      entry.verdict = entry.twin.decide(entry.state, now, entry.rate, entry.spec.cost);
+      if (penalty.isBlocked(entry.penalty, now)) entry.reason = 'blocked';
+      else entry.reason = entry.verdict.allowed ? 'ok' : 'limit';
       if (entry.reason !== 'ok' && entry.spec.mode === 'shadow') entry.reason = 'shadow';
       if (entry.reason === 'limit' || entry.reason === 'blocked') admitted = false;
     }
@@ -172,12 +170,15 @@ function outcome(entry: Entry, now: number, charged: boolean): PolicyOutcome {
     offence: entry.penalty.offence,
     blockStarted: entry.started,
   };
+  const verdict = entry.verdict;
   if (penalty.isBlocked(entry.penalty, now)) {
     result.blockedUntil = entry.penalty.blockedUntil;
     result.reset = result.retry = entry.penalty.blockedUntil - now;
-  }
-  const verdict = entry.verdict;
-  if (verdict !== undefined) {
+    if (verdict !== undefined && !verdict.allowed) {
+      result.retry = Math.max(result.retry, verdict.retry);
+      result.reset = Math.max(result.reset, verdict.reset);
+    }
+  } else if (verdict !== undefined) {
     if (verdict.allowed && !charged) {
       const unchanged = entry.twin.decide(entry.state, now, entry.rate, 0);
       result.remaining = unchanged.remaining;
