@@ -1,9 +1,7 @@
 import { ConfigurableModuleBuilder, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { SluiceModuleExtras, SluiceModuleOptions } from './sluice-options.interface.js';
-
-/** Set by the module so the guard class is known here without an import cycle. */
-export const GLOBAL_GUARD = Symbol('SLUICE_GLOBAL_GUARD');
+import { GLOBAL_GUARD } from './sluice.tokens.js';
 
 export const {
   ConfigurableModuleClass: SluiceConfigurableModule,

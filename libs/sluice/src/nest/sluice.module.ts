@@ -7,15 +7,11 @@ import { RouteExplorer } from './route.explorer.js';
 import { RouteRegistry } from './route.registry.js';
 import { SluiceConnection } from './sluice.connection.js';
 import { SluiceGuard } from './sluice.guard.js';
-import {
-  GLOBAL_GUARD,
-  SluiceConfigurableModule,
-  SLUICE_OPTIONS,
-} from './sluice.module-definition.js';
+import { SluiceConfigurableModule, SLUICE_OPTIONS } from './sluice.module-definition.js';
 import type { SluiceModuleOptions } from './sluice-options.interface.js';
 import { assertOptions } from './sluice-options.validation.js';
 import { SluiceService } from './sluice.service.js';
-import { SLUICE_CLOCK } from './sluice.tokens.js';
+import { GLOBAL_GUARD, SLUICE_CLOCK } from './sluice.tokens.js';
 
 const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
 
