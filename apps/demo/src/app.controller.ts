@@ -1,5 +1,21 @@
 import { Controller, Get } from '@nestjs/common';
-import { SluiceService } from '@sluice/nest';
+import { SluiceService, type Policy } from '@sluice/nest';
+
+/** What /limits shows of a policy: its rule, not its overrides (they name customers). */
+const SHOWN_FIELDS = [
+  'name',
+  'description',
+  'algorithm',
+  'limit',
+  'periodMs',
+  'burst',
+  'maxDelayMs',
+  'key',
+  'match',
+  'count',
+  'penalty',
+  'mode',
+] as const satisfies ReadonlyArray<keyof Policy>;
 
 @Controller()
 export class AppController {
@@ -13,39 +29,11 @@ export class AppController {
 
   /** The limits in force, so a client (or a test) can read them instead of guessing. */
   @Get('limits')
-  limits(): { policies: unknown[] } {
+  limits(): { policies: Array<Partial<Policy>> } {
     return {
       policies: this.sluice.engine.policies
         .all()
-        .map(
-          ({
-            name,
-            description,
-            algorithm,
-            limit,
-            periodMs,
-            burst,
-            maxDelayMs,
-            key,
-            match,
-            count,
-            penalty,
-            mode,
-          }) => ({
-            name,
-            description,
-            algorithm,
-            limit,
-            periodMs,
-            burst,
-            maxDelayMs,
-            key,
-            match,
-            count,
-            penalty,
-            mode,
-          }),
-        ),
+        .map((policy) => Object.fromEntries(SHOWN_FIELDS.map((field) => [field, policy[field]]))),
     };
   }
 }
