@@ -1,7 +1,6 @@
-// A small app on @nestjs/throttler whose storage is Sluice, listening on a free port.
-import { Controller, Get, type INestApplication } from '@nestjs/common';
+// A small app on @nestjs/throttler whose storage is Sluice.
+import { Controller, Get, type ModuleMetadata } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { Test } from '@nestjs/testing';
 import {
   SkipThrottle,
   Throttle,
@@ -57,16 +56,14 @@ function withStorageProvider(engine: SluiceEngine) {
   });
 }
 
-export async function startApp(
+/** ThrottlerGuard guarding every route, with the engine as the throttler's storage. */
+export function throttlerApp(
   engine: SluiceEngine,
   wiring: 'instance' | 'provider' = 'instance',
-): Promise<{ app: INestApplication; url: string }> {
-  const moduleRef = await Test.createTestingModule({
+): ModuleMetadata {
+  return {
     imports: [wiring === 'instance' ? withStorageInstance(engine) : withStorageProvider(engine)],
     controllers: [GreetingController],
     providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
-  }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
-  await app.listen(0, '127.0.0.1');
-  return { app, url: await app.getUrl() };
+  };
 }

@@ -1,18 +1,18 @@
 // SluiceThrottlerStorage: @nestjs/throttler's guard deciding in Sluice's engine on a real Redis.
-import type { INestApplication } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock, RedisStore, SluiceEngine } from '@sluice/nest';
 import { SluiceThrottlerStorage } from '../../libs/sluice/src/throttler/sluice-throttler.storage.js';
+import { header, startApp, type RunningApp } from '../support/nest-app.js';
 import { closeAll, connectRedis, filePrefixes } from '../support/redis.clients.js';
-import { startApp } from './throttler-app.js';
+import { throttlerApp } from './throttler-app.js';
 
 /** The start of a minute, so every window in these tests starts with the test. */
 const MINUTE_START = 1_700_000_040_000_000;
 const SECOND = 1_000_000;
 
 const prefixes = filePrefixes('throttler');
-const apps: INestApplication[] = [];
+const apps: RunningApp[] = [];
 let redis: Redis;
 let clock: ManualClock;
 
@@ -33,9 +33,9 @@ function engineOn(prefix: string): SluiceEngine {
 }
 
 async function start(engine: SluiceEngine, wiring?: 'instance' | 'provider'): Promise<string> {
-  const { app, url } = await startApp(engine, wiring);
+  const app = await startApp('express', throttlerApp(engine, wiring));
   apps.push(app);
-  return url;
+  return app.url;
 }
 
 /** GETs one after the other; each body is read so its connection is free again. */
@@ -54,12 +54,7 @@ describe('SluiceThrottlerStorage behind ThrottlerGuard', () => {
     const url = await start(engineOn(prefixes.next()));
     const responses = await get(Array<string>(4).fill(`${url}/hello`));
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 429]);
-    expect(responses.map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual([
-      '2',
-      '1',
-      '0',
-      null,
-    ]);
+    expect(responses.map(header('x-ratelimit-remaining'))).toEqual(['2', '1', '0', null]);
     expect(responses[0]?.headers.get('x-ratelimit-reset')).toBe('60');
     // blockDuration defaults to ttl; the guard sends the record's seconds as they are.
     expect(responses[3]?.headers.get('retry-after')).toBe('60');

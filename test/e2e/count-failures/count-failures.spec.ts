@@ -1,6 +1,6 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { SluiceService } from '@sluice/nest';
-import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { countFailuresApp, PASSWORD } from './app.module.js';
 
@@ -8,10 +8,7 @@ import { countFailuresApp, PASSWORD } from './app.module.js';
 const CLIENT_IP = '127.0.0.1';
 const WRONG = 'hunter2';
 
-const running: RunningApp[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((app) => app.close()));
-});
+const startApp = closeAppsAfterEach();
 afterAll(closeAll);
 
 describe.each(ADAPTERS)("count: 'failures' on %s", (adapter) => {
@@ -20,7 +17,6 @@ describe.each(ADAPTERS)("count: 'failures' on %s", (adapter) => {
       adapter,
       countFailuresApp({ redis: connectRedis(), prefix: uniquePrefix('count-failures') }),
     );
-    running.push(app);
     const sluice = app.app.get(SluiceService);
     return {
       login: async (password: string): Promise<number> => {

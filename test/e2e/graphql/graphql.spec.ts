@@ -1,12 +1,9 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { closeAppsAfterEach, header, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { graphqlApp, LIMIT } from './app.module.js';
 
-const running: RunningApp[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((app) => app.close()));
-});
+const startApp = closeAppsAfterEach();
 afterAll(closeAll);
 
 interface GraphqlAnswer {
@@ -62,14 +59,13 @@ describe('GraphQL resolvers under @Throttle on express', () => {
   async function start(withResponse: boolean): Promise<string> {
     const options = { redis: connectRedis(), prefix: uniquePrefix('graphql') };
     const app = await startApp('express', graphqlApp(options, withResponse));
-    running.push(app);
     return app.url;
   }
 
   it('limits a resolver and refuses with a GraphQL error carrying the 429', async () => {
     const answers = await queryTimes(await start(true), '{ news }', LIMIT + 1);
     expectLimitedAfter(answers, 'news', 'all quiet');
-    expect(answers.map((answer) => answer.headers.get('ratelimit-policy'))).toEqual(
+    expect(answers.map(header('ratelimit-policy'))).toEqual(
       Array(LIMIT + 1).fill(`"graphql";q=${LIMIT};w=60`),
     );
     expect(answers[LIMIT]?.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -79,9 +75,7 @@ describe('GraphQL resolvers under @Throttle on express', () => {
     it('limits through a guard whose getRequestResponse finds no response', async () => {
       const answers = await queryTimes(await start(false), '{ quote }', LIMIT + 1);
       expectLimitedAfter(answers, 'quote', 'less is more');
-      expect(answers.map((answer) => answer.headers.get('ratelimit'))).toEqual(
-        Array(LIMIT + 1).fill(null),
-      );
+      expect(answers.map(header('ratelimit'))).toEqual(Array(LIMIT + 1).fill(null));
     });
 
     it('limits through the default guard too, without a crash', async () => {

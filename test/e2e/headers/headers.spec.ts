@@ -1,37 +1,19 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { HeaderStyle } from '@sluice/nest';
-import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import {
+  ADAPTERS,
+  closeAppsAfterEach,
+  fetchTimes,
+  header,
+  RATE_HEADERS,
+  rateHeadersOf,
+  uniquePrefix,
+} from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { headersApp } from './app.module.js';
 
-const RATE_HEADERS = [
-  'ratelimit-policy',
-  'ratelimit',
-  'x-ratelimit-limit',
-  'x-ratelimit-remaining',
-  'x-ratelimit-reset',
-];
-
-const running: RunningApp[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((app) => app.close()));
-});
+const startApp = closeAppsAfterEach();
 afterAll(closeAll);
-
-/** GETs `url` `times` times in a row, reading each body. */
-async function getTimes(url: string, times: number): Promise<Response[]> {
-  const responses: Response[] = [];
-  for (let i = 0; i < times; i++) {
-    const response = await fetch(url);
-    await response.arrayBuffer();
-    responses.push(response);
-  }
-  return responses;
-}
-
-const header = (name: string) => (response: Response) => response.headers.get(name);
-const rateHeadersOf = (response: Response): string[] =>
-  RATE_HEADERS.filter((name) => response.headers.has(name));
 
 describe.each(ADAPTERS)('rate-limit headers on %s', (adapter) => {
   async function start(headers?: HeaderStyle, redis = true): Promise<string> {
@@ -43,13 +25,12 @@ describe.each(ADAPTERS)('rate-limit headers on %s', (adapter) => {
         ...(headers === undefined ? {} : { headers }),
       }),
     );
-    running.push(app);
     return app.url;
   }
 
   it('sends the draft RateLimit-Policy and RateLimit headers by default', async () => {
     const url = await start();
-    const responses = await getTimes(`${url}/reply`, 3);
+    const responses = await fetchTimes(`${url}/reply`, 3);
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(responses.map(header('ratelimit-policy'))).toEqual(Array(3).fill('"reply";q=3;w=60'));
     expect(responses.map(header('ratelimit'))).toEqual([
@@ -62,7 +43,7 @@ describe.each(ADAPTERS)('rate-limit headers on %s', (adapter) => {
 
   it('reports in t the seconds until the quota is whole again', async () => {
     const url = await start();
-    const responses = await getTimes(`${url}/bucket`, 3);
+    const responses = await fetchTimes(`${url}/bucket`, 3);
     expect(responses.map(header('ratelimit'))).toEqual([
       '"bucket";r=3;t=15',
       '"bucket";r=2;t=30',
@@ -72,7 +53,7 @@ describe.each(ADAPTERS)('rate-limit headers on %s', (adapter) => {
 
   it('refuses with a 429 JSON body and a Retry-After matching retryAfterMs', async () => {
     const url = await start();
-    await getTimes(`${url}/reply`, 3);
+    await fetchTimes(`${url}/reply`, 3);
     const refused = await fetch(`${url}/reply`);
     expect(refused.status).toBe(429);
     const body = (await refused.json()) as Record<string, unknown>;
@@ -94,7 +75,7 @@ describe.each(ADAPTERS)('rate-limit headers on %s', (adapter) => {
 
   it("sends only X-RateLimit-Limit/Remaining/Reset with headers: 'legacy'", async () => {
     const url = await start('legacy');
-    const responses = await getTimes(`${url}/reply`, 2);
+    const responses = await fetchTimes(`${url}/reply`, 2);
     expect(responses.map(header('x-ratelimit-limit'))).toEqual(['3', '3']);
     expect(responses.map(header('x-ratelimit-remaining'))).toEqual(['2', '1']);
     expect(responses.map(header('x-ratelimit-reset'))).toEqual(['60', '60']);
@@ -104,7 +85,7 @@ describe.each(ADAPTERS)('rate-limit headers on %s', (adapter) => {
 
   it("sends the draft and the legacy headers with headers: 'both'", async () => {
     const url = await start('both');
-    const [response] = (await getTimes(`${url}/bucket`, 1)) as [Response];
+    const [response] = (await fetchTimes(`${url}/bucket`, 1)) as [Response];
     expect(rateHeadersOf(response)).toEqual(RATE_HEADERS);
     expect(response.headers.get('ratelimit')).toBe('"bucket";r=3;t=15');
     expect(response.headers.get('x-ratelimit-remaining')).toBe('3');
@@ -113,7 +94,7 @@ describe.each(ADAPTERS)('rate-limit headers on %s', (adapter) => {
 
   it('sends no rate-limit headers with headers: false, yet a refusal still says when to retry', async () => {
     const url = await start(false);
-    const responses = await getTimes(`${url}/reply`, 4);
+    const responses = await fetchTimes(`${url}/reply`, 4);
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 429]);
     expect(responses.map(rateHeadersOf)).toEqual([[], [], [], []]);
     expect(responses.map(header('retry-after'))).toEqual([null, null, null, '60']);
@@ -121,7 +102,7 @@ describe.each(ADAPTERS)('rate-limit headers on %s', (adapter) => {
 
   it('sends the same headers from the in-memory store', async () => {
     const url = await start(undefined, false);
-    const responses = await getTimes(`${url}/reply`, 4);
+    const responses = await fetchTimes(`${url}/reply`, 4);
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 429]);
     expect(responses.map(header('ratelimit'))).toEqual([
       '"reply";r=2;t=60',

@@ -1,11 +1,11 @@
 import type { INestApplication, ModuleMetadata } from '@nestjs/common';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { Test } from '@nestjs/testing';
-import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { RouteRegistry, type HeaderStyle } from '@sluice/nest';
 import {
   ADAPTERS,
-  startApp,
+  closeAppsAfterEach,
+  createApp,
+  fetchTimes,
   uniquePrefix,
   type AdapterName,
   type RunningApp,
@@ -13,32 +13,18 @@ import {
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { catalogApp, fromClass, fromFactory, plainApp, typosApp } from './app.module.js';
 
-const running: RunningApp[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((app) => app.close()));
-});
+const startApp = closeAppsAfterEach();
 afterAll(closeAll);
 
 async function statuses(url: string, times: number): Promise<number[]> {
-  const seen: number[] = [];
-  for (let i = 0; i < times; i++) {
-    const response = await fetch(url);
-    await response.arrayBuffer();
-    seen.push(response.status);
-  }
-  return seen;
+  return (await fetchTimes(url, times)).map((response) => response.status);
 }
 
 /** Builds and initialises the app, expecting start-up to fail: the error it failed with. */
 async function startupError(adapter: AdapterName, metadata: ModuleMetadata): Promise<Error> {
   let app: INestApplication | undefined;
   try {
-    const moduleRef = await Test.createTestingModule(metadata).compile();
-    app =
-      adapter === 'fastify'
-        ? moduleRef.createNestApplication(new FastifyAdapter())
-        : moduleRef.createNestApplication();
-    app.useLogger(false);
+    app = await createApp(adapter, metadata);
     await app.init();
   } catch (error) {
     return error as Error;
@@ -49,11 +35,7 @@ async function startupError(adapter: AdapterName, metadata: ModuleMetadata): Pro
 }
 
 describe.each(ADAPTERS)('SluiceModule set-up on %s', (adapter) => {
-  async function start(metadata: ModuleMetadata): Promise<RunningApp> {
-    const app = await startApp(adapter, metadata);
-    running.push(app);
-    return app;
-  }
+  const start = (metadata: ModuleMetadata): Promise<RunningApp> => startApp(adapter, metadata);
 
   it.each([
     ['forRootAsync({ useFactory, inject })', fromFactory],

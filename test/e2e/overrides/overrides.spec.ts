@@ -1,12 +1,9 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { overridesApp, POLICY_LIMIT, VIP_LIMIT } from './app.module.js';
 
-const running: RunningApp[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((app) => app.close()));
-});
+const startApp = closeAppsAfterEach();
 afterAll(closeAll);
 
 interface Seen {
@@ -37,7 +34,6 @@ describe.each(ADAPTERS)('per-identifier overrides on %s', (adapter) => {
   async function start(): Promise<string> {
     const options = { redis: connectRedis(), prefix: uniquePrefix('overrides') };
     const app = await startApp(adapter, overridesApp(options));
-    running.push(app);
     return `${app.url}/search`;
   }
 

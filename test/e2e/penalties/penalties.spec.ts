@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SluiceService } from '@sluice/nest';
-import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-servers.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { BLOCK_MS, LIMIT, penaltiesApp } from './app.module.js';
@@ -19,10 +19,7 @@ afterAll(async () => {
   await server.stop();
 });
 
-const running: RunningApp[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((app) => app.close()));
-});
+const startApp = closeAppsAfterEach();
 
 interface Seen {
   status: number;
@@ -67,7 +64,6 @@ describe.each(ADAPTERS)('penalties on %s', (adapter) => {
   async function start(): Promise<{ url: string; sluice: SluiceService }> {
     const options = { redis: connectRedis(server.url), prefix: uniquePrefix('penalties') };
     const started = await startApp(adapter, penaltiesApp(options));
-    running.push(started);
     return { url: `${started.url}/login`, sluice: started.app.get(SluiceService) };
   }
 

@@ -1,12 +1,9 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { HandlerEntries, LIMIT, MAX_DELAY_MS, PERIOD_MS, shapingApp } from './app.module.js';
 
-const running: RunningApp[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((app) => app.close()));
-});
+const startApp = closeAppsAfterEach();
 afterAll(closeAll);
 
 const INTERVAL_MS = PERIOD_MS / LIMIT;
@@ -34,7 +31,6 @@ describe.each(ADAPTERS)('leaky-bucket shaping on %s', (adapter) => {
   async function start(): Promise<{ url: string; entries: number[] }> {
     const options = { redis: connectRedis(), prefix: uniquePrefix('shaping') };
     const app = await startApp(adapter, shapingApp(options));
-    running.push(app);
     return { url: `${app.url}/upload`, entries: app.app.get(HandlerEntries).times };
   }
 

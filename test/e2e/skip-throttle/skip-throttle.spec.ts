@@ -1,12 +1,9 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ADAPTERS, closeAppsAfterEach, fetchTimes, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { skipThrottleApp } from './app.module.js';
 
-const running: RunningApp[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((app) => app.close()));
-});
+const startApp = closeAppsAfterEach();
 afterAll(closeAll);
 
 interface Seen {
@@ -17,17 +14,11 @@ interface Seen {
 
 /** GETs `url` `times` times in a row: what each response said about rate limits. */
 async function getTimes(url: string, times: number): Promise<Seen[]> {
-  const seen: Seen[] = [];
-  for (let i = 0; i < times; i++) {
-    const response = await fetch(url);
-    await response.arrayBuffer();
-    seen.push({
-      status: response.status,
-      rateLimit: response.headers.get('ratelimit'),
-      retryAfter: response.headers.get('retry-after'),
-    });
-  }
-  return seen;
+  return (await fetchTimes(url, times)).map((response) => ({
+    status: response.status,
+    rateLimit: response.headers.get('ratelimit'),
+    retryAfter: response.headers.get('retry-after'),
+  }));
 }
 
 const passedUnlimited: Seen = { status: 200, rateLimit: null, retryAfter: null };
@@ -38,7 +29,6 @@ describe.each(ADAPTERS)('@SkipThrottle on %s', (adapter) => {
       adapter,
       skipThrottleApp({ redis: connectRedis(), prefix: uniquePrefix('skip') }),
     );
-    running.push(app);
     return app.url;
   }
 

@@ -1,13 +1,10 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { SluiceModuleOptions } from '@sluice/nest';
-import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { trackersApp } from './app.module.js';
 
-const running: RunningApp[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((app) => app.close()));
-});
+const startApp = closeAppsAfterEach();
 afterAll(closeAll);
 
 /** One GET per entry, in order, each with the headers given: the statuses answered. */
@@ -29,7 +26,6 @@ describe.each(ADAPTERS)('trackers on %s', (adapter) => {
       adapter,
       trackersApp({ redis: connectRedis(), prefix: uniquePrefix('trackers'), ...options }),
     );
-    running.push(app);
     return app.url;
   }
 

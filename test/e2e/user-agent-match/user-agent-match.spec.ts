@@ -1,13 +1,10 @@
 import { request } from 'node:http';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { CRAWLER_LIMIT, PEOPLE_LIMIT, userAgentApp } from './app.module.js';
 
-const running: RunningApp[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((app) => app.close()));
-});
+const startApp = closeAppsAfterEach();
 afterAll(closeAll);
 
 interface Seen {
@@ -52,7 +49,6 @@ describe.each(ADAPTERS)('policies matched by User-Agent on %s', (adapter) => {
   async function start(): Promise<string> {
     const options = { redis: connectRedis(), prefix: uniquePrefix('ua') };
     const app = await startApp(adapter, userAgentApp(options));
-    running.push(app);
     return `${app.url}/news`;
   }
 

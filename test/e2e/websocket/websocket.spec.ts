@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { WsAdapter } from '@nestjs/platform-ws';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { LIMIT, websocketApp } from './app.module.js';
 
@@ -17,11 +17,11 @@ interface ChatClient {
   send(event: string, data?: unknown): Promise<Message>;
 }
 
-const running: RunningApp[] = [];
+const startApp = closeAppsAfterEach();
 const sockets: WebSocket[] = [];
-afterEach(async () => {
+// Registered after the apps' afterEach, so it runs before it: the sockets go before their apps.
+afterEach(() => {
   for (const socket of sockets.splice(0)) socket.terminate();
-  await Promise.all(running.splice(0).map((app) => app.close()));
 });
 afterAll(closeAll);
 
@@ -55,7 +55,6 @@ describe.each(ADAPTERS)('WebSocket gateway under @Throttle on %s', (adapter) => 
     const app = await startApp(adapter, websocketApp(options), (nest) =>
       nest.useWebSocketAdapter(new WsAdapter(nest)),
     );
-    running.push(app);
     return app.url;
   }
 
