@@ -4,7 +4,9 @@ import { SluiceGuard, SluiceModule, Throttle, type SluiceModuleOptions } from '@
 
 export const LIMIT = 10;
 export const PERIOD_MS = 1_000;
-export const MAX_DELAY_MS = 1_000;
+const MAX_DELAY_MS = 1_000;
+/** A slow queue, so a burst is decided well within one interval even on a loaded machine. */
+export const SLOW_QUEUE = { limit: 2, periodMs: 1_000, maxDelayMs: 1_000 } as const;
 
 /** When each request reached the handler, performance.now() ms. */
 @Injectable()
@@ -23,6 +25,13 @@ export class UploadController {
     this.entries.times.push(performance.now());
     return 'stored';
   }
+
+  @Get('archive')
+  @Throttle('archive')
+  archive(): string {
+    this.entries.times.push(performance.now());
+    return 'archived';
+  }
 }
 
 export function shapingApp(options: SluiceModuleOptions): ModuleMetadata {
@@ -39,6 +48,7 @@ export function shapingApp(options: SluiceModuleOptions): ModuleMetadata {
             maxDelayMs: MAX_DELAY_MS,
             key: 'ip',
           },
+          { name: 'archive', algorithm: 'leaky-bucket', ...SLOW_QUEUE, key: 'ip' },
         ],
       }),
     ],
