@@ -47,7 +47,8 @@ describe('GET /feed under the leaky-bucket feed policy', () => {
     const span = servedAt.at(-1)! - servedAt[0]!;
     const figures = `gaps ${gaps.join(', ')} ms; span ${span} ms`;
     expect(Math.abs(median(gaps) - intervalMs), figures).toBeLessThanOrEqual(0.35 * intervalMs);
-    for (const gap of gaps) expect(gap, figures).toBeGreaterThanOrEqual(0.5 * intervalMs);
+    // No two requests bunched together; a late timer may shorten the gap after it.
+    for (const gap of gaps) expect(gap, figures).toBeGreaterThanOrEqual(0.25 * intervalMs);
     expect(Math.abs(span - (BURST - 1) * intervalMs), figures).toBeLessThanOrEqual(200);
   });
 
