@@ -33,20 +33,20 @@ export class SluiceService {
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<Decision> {
-    const resolved = this.engine.policies.resolve(list(policies));
-    const keyKind = options.keyKind ?? (resolved[0] as Policy).key;
-    const cached = this.cachedBlock(resolved, keyKind, identifier);
+    // Resolved here only when needed: the engine resolves the names again on its own path.
+    const resolve = (): Policy[] => this.engine.policies.resolve(list(policies));
+    const cached =
+      this.blocks.size > 0 ? this.cachedBlock(resolve(), identifier, options) : undefined;
     if (cached !== undefined) return cached;
     let decision: Decision;
     try {
       decision = await this.engine.consume(policies, identifier, options);
     } catch (error) {
       if (isInputError(error)) throw error;
-      return this.storeFailure(resolved, error);
+      return this.storeFailure(resolve(), error);
     }
-    if (!decision.allowed) {
-      const nowMs = Math.floor(this.clock() / 1000);
-      this.rememberBlocks(decision, resolved, keyKind, identifier, nowMs);
+    if (!decision.allowed && this.blocks.capacity > 0) {
+      this.rememberBlocks(decision, resolve(), identifier, options);
     }
     return decision;
   }
@@ -97,10 +97,10 @@ export class SluiceService {
 
   private cachedBlock(
     policies: Policy[],
-    keyKind: string,
     identifier: string,
+    options: ConsumeOptions,
   ): Decision | undefined {
-    if (this.blocks.size === 0) return undefined;
+    const keyKind = options.keyKind ?? (policies[0] as Policy).key;
     const nowMs = Math.floor(this.clock() / 1000);
     for (const policy of policies) {
       if (policy.mode !== 'enforce') continue;
@@ -119,13 +119,14 @@ export class SluiceService {
   private rememberBlocks(
     decision: Decision,
     policies: Policy[],
-    keyKind: string,
     identifier: string,
-    nowMs: number,
+    options: ConsumeOptions,
   ): void {
+    const keyKind = options.keyKind ?? (policies[0] as Policy).key;
+    const nowMs = Math.floor(this.clock() / 1000);
     for (const part of decision.policies) {
       const enforced = policies.find((policy) => policy.name === part.policy)?.mode === 'enforce';
-      if (enforced && part.blocked !== undefined && this.blocks.capacity > 0) {
+      if (enforced && part.blocked !== undefined) {
         this.blocks.remember(part.policy, keyKind, identifier, {
           ...part.blocked,
           retryAtMs: nowMs + part.retryAfterMs,
