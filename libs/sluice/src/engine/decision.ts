@@ -1,4 +1,5 @@
 import type { AlgorithmName } from '../algorithms/algorithm.types.js';
+import type { Policy } from '../policy/policy.types.js';
 
 export type DecisionReason =
   'ok' | 'limit' | 'blocked' | 'cache-block' | 'denylist' | 'shadow' | 'store-error';
@@ -56,4 +57,35 @@ export function summarize(policies: PolicyDecision[], admitted: boolean): Decisi
   let delayMs = 0;
   if (admitted) for (const policy of policies) delayMs = Math.max(delayMs, policy.delayMs);
   return { ...deciding, allowed: admitted, delayMs, policies };
+}
+
+/**
+ * A decision made without the store: a policy that is off, or an override that settles it (a
+ * denylist entry under a shadow policy only reports what it would have done). nowMs: epoch ms.
+ */
+export function settledDecision(
+  policy: Policy,
+  reason: 'ok' | 'denylist' | 'shadow',
+  override: AppliedOverride | undefined,
+  nowMs: number,
+): PolicyDecision {
+  const allowed = reason !== 'denylist';
+  const open = reason === 'ok';
+  const retryAfterMs = allowed
+    ? 0
+    : override?.expiresAt != null
+      ? Math.max(0, override.expiresAt - nowMs)
+      : policy.periodMs;
+  return {
+    allowed,
+    policy: policy.name,
+    algorithm: policy.algorithm,
+    limit: open ? policy.limit : 0,
+    remaining: open ? policy.limit : 0,
+    resetMs: 0,
+    retryAfterMs,
+    delayMs: 0,
+    reason,
+    ...(override !== undefined ? { override } : {}),
+  };
 }

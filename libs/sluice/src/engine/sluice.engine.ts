@@ -1,11 +1,19 @@
 import { ceilDiv } from '../algorithms/integer-math.js';
-import { assertKeyKind, assertPrefix, identifierKey, toIdentifier } from '../keys/key.builder.js';
+import { assertPrefix } from '../keys/key.builder.js';
 import { PolicyRegistry } from '../policy/policy.registry.js';
-import { capacity, MAX_PERIOD_MS } from '../policy/policy.schema.js';
+import { capacity } from '../policy/policy.schema.js';
 import type { Policy } from '../policy/policy.types.js';
 import type { Operation, PolicyOutcome, PolicySpec, SluiceStore } from '../store/store.types.js';
+import { actionPolicy } from './action.policy.js';
+import { callTarget, type CallTarget } from './call.target.js';
 import { toPolicySpec } from './policy-spec.js';
-import { summarize, type AppliedOverride, type Decision, type PolicyDecision } from './decision.js';
+import {
+  settledDecision,
+  summarize,
+  type AppliedOverride,
+  type Decision,
+  type PolicyDecision,
+} from './decision.js';
 
 export interface SluiceEngineOptions {
   store: SluiceStore;
@@ -24,16 +32,7 @@ export interface ConsumeOptions {
   keyKind?: string;
 }
 
-const ACTION_KEY = /^[A-Za-z0-9_-]{1,32}$/;
 const SPECS_PER_POLICY = 64;
-/** isActionAllowed counts in a sliding log, one entry per action. */
-const MAX_ACTION_COUNT = 100_000;
-
-interface Target {
-  key: string;
-  identifier: string;
-  policies: Policy[];
-}
 
 /** The framework-free API: policies by name, decided by one store call per request. */
 export class SluiceEngine {
@@ -75,7 +74,7 @@ export class SluiceEngine {
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<void> {
-    const target = this.target(policies, identifier, options);
+    const target = this.target(policies, identifier, options.keyKind);
     await this.run('refund', target, this.specs(target, options.cost));
   }
 
@@ -85,7 +84,7 @@ export class SluiceEngine {
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<void> {
-    const target = this.target(policies, identifier, options);
+    const target = this.target(policies, identifier, options.keyKind);
     await this.run('reset', target, this.specs(target, undefined));
   }
 
@@ -101,7 +100,7 @@ export class SluiceEngine {
         `durationMs: must be an integer from 1 to 31536000000, got ${durationMs}`,
       );
     }
-    const target = this.target(policy, identifier, options);
+    const target = this.target(policy, identifier, options.keyKind);
     const result = await this.run('block', target, this.specs(target, undefined), durationMs);
     return { untilMs: ceilDiv((result[0] as PolicyOutcome).blockedUntil, 1000) };
   }
@@ -112,7 +111,7 @@ export class SluiceEngine {
     identifier: string,
     options: Pick<ConsumeOptions, 'keyKind'> = {},
   ): Promise<boolean> {
-    const target = this.target(policy, identifier, options);
+    const target = this.target(policy, identifier, options.keyKind);
     const outcomes = await this.run('unblock', target, this.specs(target, undefined));
     return outcomes.some((outcome) => outcome.blockedUntil > 0);
   }
@@ -127,50 +126,17 @@ export class SluiceEngine {
     periodSec: number,
     maxCount: number,
   ): Promise<boolean> {
-    if (!ACTION_KEY.test(actionKey)) {
-      throw new RangeError(
-        `actionKey: must be 1-32 letters, digits, '_' or '-', got ${JSON.stringify(actionKey)}`,
-      );
-    }
-    const periodMs = Math.round(periodSec * 1000);
-    if (!Number.isFinite(periodSec) || periodMs < 1 || periodMs > MAX_PERIOD_MS) {
-      throw new RangeError(`periodSec: must be from 0.001 to 31536000 seconds, got ${periodSec}`);
-    }
-    if (!Number.isSafeInteger(maxCount) || maxCount < 1 || maxCount > MAX_ACTION_COUNT) {
-      throw new RangeError(`maxCount: must be an integer from 1 to 100000, got ${maxCount}`);
-    }
-    const name = `action.${actionKey}.${periodMs}.${maxCount}`;
-    if (this.policies.get(name) === undefined) {
-      this.policies.set({ name, algorithm: 'sliding-log', limit: maxCount, periodMs, key: 'user' });
-    }
-    return (await this.consume(name, userId)).allowed;
+    const policy = actionPolicy(actionKey, periodSec, maxCount);
+    if (this.policies.get(policy.name) === undefined) this.policies.set(policy);
+    return (await this.consume(policy.name, userId)).allowed;
   }
 
   private target(
     names: string | readonly string[],
     identifier: string,
-    options: Pick<ConsumeOptions, 'keyKind'>,
-  ): Target {
-    const list = typeof names === 'string' ? [names] : names;
-    if (list.length === 0) throw new RangeError('policies: name at least one policy');
-    const repeated = list.find((name, index) => list.indexOf(name) !== index);
-    if (repeated !== undefined) {
-      throw new RangeError(`policies: ${JSON.stringify(repeated)} is named twice`);
-    }
-    const policies = this.policies.resolve(list);
-    const keyKind = options.keyKind ?? (policies[0] as Policy).key;
-    const differing = policies.filter((policy) => policy.key !== keyKind);
-    if (options.keyKind === undefined && differing.length > 0) {
-      throw new RangeError(
-        `policies: ${policies.map((p) => `${p.name} counts by ${p.key}`).join(', ')}; decide them separately or pass keyKind`,
-      );
-    }
-    assertKeyKind(keyKind);
-    return {
-      key: identifierKey(this.prefix, keyKind, toIdentifier(identifier)),
-      identifier,
-      policies,
-    };
+    keyKind: string | undefined,
+  ): CallTarget {
+    return callTarget(this.policies, this.prefix, names, identifier, keyKind);
   }
 
   private override(policy: Policy, identifier: string): AppliedOverride | undefined {
@@ -181,7 +147,7 @@ export class SluiceEngine {
     );
   }
 
-  private specs(target: Target, cost: number | undefined): PolicySpec[] {
+  private specs(target: CallTarget, cost: number | undefined): PolicySpec[] {
     return target.policies.map((policy) =>
       this.spec(policy, this.override(policy, target.identifier), cost),
     );
@@ -219,7 +185,7 @@ export class SluiceEngine {
 
   private async run(
     op: Operation,
-    target: Target,
+    target: CallTarget,
     specs: PolicySpec[],
     durationMs?: number,
   ): Promise<PolicyOutcome[]> {
@@ -233,16 +199,21 @@ export class SluiceEngine {
     identifier: string,
     options: ConsumeOptions,
   ): Promise<Decision> {
-    const target = this.target(names, identifier, options);
+    const target = this.target(names, identifier, options.keyKind);
     const settled: PolicyDecision[] = [];
     const counted: Array<{ policy: Policy; override: AppliedOverride | undefined }> = [];
     for (const policy of target.policies) {
       const override = this.override(policy, identifier);
       if (policy.mode === 'off' || override?.unlimited) {
-        settled.push(this.fixed(policy, 'ok', override));
+        settled.push(settledDecision(policy, 'ok', override, this.now()));
       } else if (override?.limit === 0) {
         settled.push(
-          this.fixed(policy, policy.mode === 'shadow' ? 'shadow' : 'denylist', override),
+          settledDecision(
+            policy,
+            policy.mode === 'shadow' ? 'shadow' : 'denylist',
+            override,
+            this.now(),
+          ),
         );
       } else {
         counted.push({ policy, override });
@@ -281,35 +252,5 @@ export class SluiceEngine {
     }
     if (override !== undefined) decision.override = override;
     return decision;
-  }
-
-  /**
-   * A decision made without the store: a policy that is off, or an override that settles it
-   * (a denylist entry under a shadow policy only reports what it would have done).
-   */
-  private fixed(
-    policy: Policy,
-    reason: 'ok' | 'denylist' | 'shadow',
-    override: AppliedOverride | undefined,
-  ): PolicyDecision {
-    const allowed = reason !== 'denylist';
-    const open = reason === 'ok';
-    const retryAfterMs = allowed
-      ? 0
-      : override?.expiresAt != null
-        ? Math.max(0, override.expiresAt - this.now())
-        : policy.periodMs;
-    return {
-      allowed,
-      policy: policy.name,
-      algorithm: policy.algorithm,
-      limit: open ? policy.limit : 0,
-      remaining: open ? policy.limit : 0,
-      resetMs: 0,
-      retryAfterMs,
-      delayMs: 0,
-      reason,
-      ...(override !== undefined ? { override } : {}),
-    };
   }
 }
