@@ -1,4 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
+import {
+  DEFAULT_POSTGRES_URL,
+  dropDatabasesStartingWith,
+  postgresProblem,
+  runDatabasePrefix,
+} from './support/postgres-server.js';
 import {
   formatNodeAddresses,
   parseNodeAddresses,
@@ -31,16 +38,38 @@ async function redisCluster(): Promise<RedisForTests> {
 }
 
 /**
+ * Test files create their databases on this server (TEST_DATABASE_URL, or the machine's); only
+ * files that need PostgreSQL fail when it is unusable, with the reason found here.
+ */
+async function postgresForTests(
+  runId: string,
+): Promise<{ url: string; problem: string; dropRunDatabases: () => Promise<void> }> {
+  const url = process.env.TEST_DATABASE_URL || DEFAULT_POSTGRES_URL;
+  const problem = (await postgresProblem(url)) ?? '';
+  const dropRunDatabases = async (): Promise<void> => {
+    if (problem !== '') return;
+    await dropDatabasesStartingWith(url, runDatabasePrefix(runId)).catch((error: unknown) => {
+      console.warn(`Could not drop this run's test databases: ${(error as Error).message}`);
+    });
+  };
+  return { url, problem, dropRunDatabases };
+}
+
+/**
  * Gives every test a standalone Redis and a Redis Cluster: the ones named by REDIS_URL and
- * REDIS_CLUSTER_NODES when set, otherwise fresh servers that live for the run.
+ * REDIS_CLUSTER_NODES when set, otherwise fresh servers that live for the run. Also names the
+ * PostgreSQL that test databases are created on; teardown drops every database of this run.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const runId = randomBytes(4).toString('hex');
+  const postgresChecked = postgresForTests(runId);
   const [single, cluster] = await Promise.allSettled([standaloneRedis(), redisCluster()]);
+  const postgres = await postgresChecked;
   const started = [single, cluster].flatMap((result) =>
     result.status === 'fulfilled' ? [result.value] : [],
   );
   const teardown = async (): Promise<void> => {
-    await Promise.all(started.map((redis) => redis.stop()));
+    await Promise.all([...started.map((redis) => redis.stop()), postgres.dropRunDatabases()]);
   };
   if (single.status === 'rejected') {
     await teardown();
@@ -52,5 +81,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   project.provide('redisUrl', single.value.provided);
   project.provide('clusterNodes', cluster.value.provided);
+  project.provide('testRunId', runId);
+  project.provide('postgresUrl', postgres.url);
+  project.provide('postgresProblem', postgres.problem);
   return teardown;
 }

@@ -7,5 +7,11 @@ declare module 'vitest' {
     redisUrl: string;
     /** Comma-separated host:port list of Redis Cluster nodes (REDIS_CLUSTER_NODES, or a 3-master cluster started for the run). */
     clusterNodes: string;
+    /** Names this run's test databases: sluice_t_<testRunId>_<random>. */
+    testRunId: string;
+    /** postgres:// URL of the maintenance database on the server test databases are created on. */
+    postgresUrl: string;
+    /** Why that PostgreSQL cannot be used; empty when it can. */
+    postgresProblem: string;
   }
 }

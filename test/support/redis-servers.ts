@@ -33,6 +33,8 @@ export interface RedisServer extends RedisNodeAddress {
    * empty; a cluster node keeps its nodes.conf and so rejoins its cluster.
    */
   restart(): Promise<void>;
+  /** SIGKILL, as a crash: no shutdown of any kind. restart() starts it again, empty. */
+  kill(): Promise<void>;
 }
 
 export interface RedisServerOptions {
@@ -117,6 +119,13 @@ class ManagedRedisServer implements RedisServer {
   async restart(): Promise<void> {
     await this.#terminate();
     await this.start();
+  }
+
+  async kill(): Promise<void> {
+    const child = this.#child;
+    if (child?.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGKILL');
+    await this.#exited;
   }
 
   #args(): string[] {
