@@ -1,11 +1,16 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BreakerStore } from '../store/breaker.store.js';
+import { CircuitBreaker, type BreakerState } from '../store/circuit.breaker.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { RedisStore } from '../store/redis.store.js';
 import type { SluiceStore } from '../store/store.types.js';
 import type { SluiceModuleOptions } from './sluice-options.interface.js';
 
 const DEFAULT_TIMEOUT_MS = 100;
+/** How long the start waits for a first connection before going on without Redis. */
+const FIRST_CONNECT_WAIT_MS = 2_000;
 
 /** The store decisions run in, and the Redis connection the module opened for it, if any. */
 export class SluiceConnection implements OnApplicationShutdown {
@@ -15,6 +20,8 @@ export class SluiceConnection implements OnApplicationShutdown {
     readonly store: SluiceStore,
     readonly redis: Redis | Cluster | undefined,
     private readonly owned: boolean,
+    /** Absent with the in-memory store. */
+    readonly breaker?: CircuitBreaker,
   ) {}
 
   static async open(options: SluiceModuleOptions): Promise<SluiceConnection> {
@@ -25,15 +32,45 @@ export class SluiceConnection implements OnApplicationShutdown {
       );
       return new SluiceConnection(new MemoryStore(), undefined, false);
     }
-    if (isClient(redis)) return new SluiceConnection(new RedisStore(redis), redis, false);
+    if (isClient(redis)) return SluiceConnection.over(redis, false, options);
     const { Redis } = await loadIoredis();
-    const commandTimeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    // Fail fast rather than queue: a request must not wait for a reconnect, and a command that
+    // may have run must not be sent again (it would count twice).
+    const settings = {
+      commandTimeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      enableOfflineQueue: false,
+      autoResendUnfulfilledCommands: false,
+      maxRetriesPerRequest: 0,
+    };
     const client =
-      typeof redis === 'string'
-        ? new Redis(redis, { commandTimeout })
-        : new Redis({ commandTimeout, ...redis });
+      typeof redis === 'string' ? new Redis(redis, settings) : new Redis({ ...redis, ...settings });
     client.on('error', reportConnectionError);
-    return new SluiceConnection(new RedisStore(client), client, true);
+    await firstConnection(client);
+    return SluiceConnection.over(client, true, options);
+  }
+
+  get breakerState(): BreakerState | 'none' {
+    return this.breaker?.state ?? 'none';
+  }
+
+  private static over(
+    client: Redis | Cluster,
+    owned: boolean,
+    options: SluiceModuleOptions,
+  ): SluiceConnection {
+    const breaker = new CircuitBreaker({
+      ...options.breaker,
+      onStateChange: (state) => {
+        reportBreaker(state);
+        if (state === 'open' && owned) resetConnection(client);
+      },
+    });
+    return new SluiceConnection(
+      new BreakerStore(new RedisStore(client), breaker),
+      client,
+      owned,
+      breaker,
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -41,6 +78,51 @@ export class SluiceConnection implements OnApplicationShutdown {
       await this.redis.quit().catch(() => this.redis?.disconnect());
     }
   }
+}
+
+/** Gives a starting instance a moment to connect; without Redis it starts all the same. */
+async function firstConnection(client: Redis): Promise<void> {
+  if (client.status === 'ready') return;
+  // Not events.once: it rejects on the first 'error', and a refused connection emits one at once.
+  let onReady = (): void => undefined;
+  const ready = new Promise<boolean>((resolve) => {
+    onReady = () => resolve(true);
+    client.once('ready', onReady);
+  });
+  const connected = await Promise.race([
+    ready,
+    sleep(FIRST_CONNECT_WAIT_MS, false, { ref: false }),
+  ]);
+  client.off('ready', onReady);
+  if (!connected) {
+    new Logger('Sluice').error(
+      `REDIS IS UNREACHABLE at start: requests are decided by each policy's onStoreError and the policies are this instance's code defaults until it connects (it keeps trying)`,
+    );
+  }
+}
+
+/**
+ * Calls that timed out may still wait in a stalled server's or network's buffers, and would run
+ * whenever those drain, long after their requests were decided by onStoreError; and a connection
+ * that died silently would be kept until TCP gives up, minutes later. A reset (RST, not FIN)
+ * drops what is still in flight, and ioredis connects afresh.
+ */
+function resetConnection(client: Redis | Cluster): void {
+  if ('nodes' in client || client.status !== 'ready') return;
+  const socket = client.stream;
+  try {
+    socket.resetAndDestroy();
+  } catch {
+    // Only a TCP socket can be reset; a TLS or Unix socket is closed instead.
+    socket.destroy();
+  }
+}
+
+function reportBreaker(state: BreakerState): void {
+  const logger = new Logger('Sluice');
+  if (state === 'open')
+    logger.error('Redis keeps failing: circuit breaker open, deciding by onStoreError');
+  else if (state === 'closed') logger.log('Redis answers again: circuit breaker closed');
 }
 
 const ERROR_REPORT_EVERY_MS = 10_000;

@@ -1,0 +1,67 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PolicyBus } from '../bus/policy.bus.js';
+import type { Decision } from '../engine/decision.js';
+import { SluiceEngine, type ConsumeOptions } from '../engine/sluice.engine.js';
+import { parsePolicy } from '../policy/policy.schema.js';
+import type { Policy } from '../policy/policy.types.js';
+import { MemoryStore } from '../store/memory.store.js';
+import { SLUICE_OPTIONS } from './sluice.module-definition.js';
+import type { SluiceModuleOptions } from './sluice-options.interface.js';
+
+const share = (amount: number, instances: number): number =>
+  Math.max(1, Math.ceil(amount / instances));
+
+/**
+ * onStoreError 'local': while Redis is away, a policy is decided in this process with its limit
+ * (and burst, and override limits) divided among the instances that were alive at the last
+ * heartbeat, so together they admit about what Redis would have.
+ */
+@Injectable()
+export class LocalFallback {
+  private readonly engine: SluiceEngine;
+  /** The split policy last set for each policy object and instance count. */
+  private readonly splits = new WeakMap<Policy, { instances: number; local: Policy }>();
+
+  constructor(
+    @Inject(SLUICE_OPTIONS) options: SluiceModuleOptions,
+    @Inject(PolicyBus) private readonly bus: PolicyBus,
+  ) {
+    this.engine = new SluiceEngine({ store: new MemoryStore(), prefix: options.prefix });
+  }
+
+  consume(policies: Policy[], identifier: string, options: ConsumeOptions): Promise<Decision> {
+    const instances = this.bus.liveInstances;
+    for (const policy of policies) {
+      const known = this.splits.get(policy);
+      if (known?.instances === instances) continue;
+      const local = split(policy, instances);
+      this.splits.set(policy, { instances, local });
+      this.engine.policies.set(local);
+    }
+    return this.engine.consume(
+      policies.map((policy) => policy.name),
+      identifier,
+      options,
+    );
+  }
+}
+
+/** The policy's share for one of `instances`; the whole policy when a share would not be valid. */
+function split(policy: Policy, instances: number): Policy {
+  if (instances <= 1) return policy;
+  const floor = policy.cost;
+  try {
+    return parsePolicy({
+      ...policy,
+      limit: Math.max(floor, share(policy.limit, instances)),
+      burst: policy.burst === null ? null : Math.max(floor, share(policy.burst, instances)),
+      overrides: policy.overrides.map(({ limit, ...override }) =>
+        limit === null
+          ? override
+          : { ...override, limit: limit === 0 ? 0 : share(limit, instances) },
+      ),
+    });
+  } catch {
+    return policy;
+  }
+}

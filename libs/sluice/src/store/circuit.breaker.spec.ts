@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { CircuitBreaker, CircuitOpenError, type BreakerState } from './circuit.breaker.js';
+
+function breaker(failureThreshold = 3, cooldownMs = 1000) {
+  let now = 0;
+  const changes: BreakerState[] = [];
+  const subject = new CircuitBreaker({
+    failureThreshold,
+    cooldownMs,
+    now: () => now,
+    onStateChange: (state) => changes.push(state),
+  });
+  let calls = 0;
+  const ok = () => subject.run(() => Promise.resolve(++calls));
+  const fail = () =>
+    subject.run(() => {
+      calls++;
+      return Promise.reject(new Error('timeout'));
+    });
+  return { subject, changes, ok, fail, advance: (ms: number) => (now += ms), calls: () => calls };
+}
+
+describe('CircuitBreaker', () => {
+  it('opens after the threshold of consecutive failures and then refuses without calling', async () => {
+    const b = breaker(3);
+    for (let i = 0; i < 3; i++) await expect(b.fail()).rejects.toThrow('timeout');
+    expect(b.subject.state).toBe('open');
+    await expect(b.ok()).rejects.toBeInstanceOf(CircuitOpenError);
+    expect(b.calls()).toBe(3);
+  });
+
+  it('a success between failures starts the count again', async () => {
+    const b = breaker(3);
+    await expect(b.fail()).rejects.toThrow();
+    await expect(b.fail()).rejects.toThrow();
+    await b.ok();
+    await expect(b.fail()).rejects.toThrow();
+    await expect(b.fail()).rejects.toThrow();
+    expect(b.subject.state).toBe('closed');
+  });
+
+  it('after the cooldown one probe goes through: success closes, others wait for it', async () => {
+    const b = breaker(1, 1000);
+    await expect(b.fail()).rejects.toThrow();
+    b.advance(999);
+    await expect(b.ok()).rejects.toBeInstanceOf(CircuitOpenError);
+    b.advance(1);
+    let release: () => void = () => undefined;
+    const probe = b.subject.run(() => new Promise<void>((resolve) => (release = resolve)));
+    await expect(b.ok()).rejects.toBeInstanceOf(CircuitOpenError);
+    release();
+    await probe;
+    expect(b.subject.state).toBe('closed');
+    await expect(b.ok()).resolves.toBeGreaterThan(0);
+    expect(b.changes).toEqual(['open', 'half-open', 'closed']);
+  });
+
+  it('a failed probe opens it for another full cooldown', async () => {
+    const b = breaker(1, 1000);
+    await expect(b.fail()).rejects.toThrow();
+    b.advance(1000);
+    await expect(b.fail()).rejects.toThrow('timeout');
+    expect(b.subject.state).toBe('open');
+    b.advance(999);
+    await expect(b.ok()).rejects.toBeInstanceOf(CircuitOpenError);
+    b.advance(1);
+    await expect(b.ok()).resolves.toBe(3);
+  });
+});

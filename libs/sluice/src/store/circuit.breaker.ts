@@ -1,0 +1,76 @@
+/** Refused without trying: the store failed repeatedly and the breaker is waiting to probe. */
+export class CircuitOpenError extends Error {
+  override name = 'CircuitOpenError';
+  constructor() {
+    super(
+      'Redis is failing: the circuit breaker is open, calls are not sent until a probe succeeds',
+    );
+  }
+}
+
+export type BreakerState = 'closed' | 'open' | 'half-open';
+
+export interface CircuitBreakerOptions {
+  /** Consecutive failures that open the breaker. Default 5. */
+  failureThreshold?: number;
+  /** How long it stays open before one call probes the store. Default 1000 ms. */
+  cooldownMs?: number;
+  /** Epoch ms. Default Date.now. */
+  now?: () => number;
+  /** Told of every change of state. */
+  onStateChange?: (state: BreakerState) => void;
+}
+
+/**
+ * Stops sending calls to a store that keeps failing, so requests are decided by their policies'
+ * onStoreError at once instead of each waiting out a timeout. After the cooldown one call probes;
+ * its success closes the breaker, its failure opens it for another cooldown.
+ */
+export class CircuitBreaker {
+  private current: BreakerState = 'closed';
+  private failures = 0;
+  private openedAt = 0;
+  private readonly threshold: number;
+  private readonly cooldownMs: number;
+  private readonly now: () => number;
+
+  constructor(private readonly options: CircuitBreakerOptions = {}) {
+    this.threshold = options.failureThreshold ?? 5;
+    this.cooldownMs = options.cooldownMs ?? 1000;
+    this.now = options.now ?? Date.now;
+  }
+
+  get state(): BreakerState {
+    return this.current;
+  }
+
+  async run<T>(call: () => Promise<T>): Promise<T> {
+    if (this.current === 'half-open') throw new CircuitOpenError();
+    if (this.current === 'open') {
+      if (this.now() - this.openedAt < this.cooldownMs) throw new CircuitOpenError();
+      this.enter('half-open');
+    }
+    try {
+      const result = await call();
+      this.failures = 0;
+      if (this.current !== 'closed') this.enter('closed');
+      return result;
+    } catch (error) {
+      this.failed();
+      throw error;
+    }
+  }
+
+  private failed(): void {
+    this.failures += 1;
+    if (this.current === 'half-open' || this.failures >= this.threshold) {
+      this.openedAt = this.now();
+      if (this.current !== 'open') this.enter('open');
+    }
+  }
+
+  private enter(state: BreakerState): void {
+    this.current = state;
+    this.options.onStateChange?.(state);
+  }
+}
