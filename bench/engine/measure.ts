@@ -126,18 +126,19 @@ export async function measure(
   const after = await info(admin, 'commandstats', 'cpu', 'stats');
   const stats = commandStats(after);
   const script = stats.get(scriptCommand) ?? { calls: 0, usec: 0 };
-  const perScript = Math.max(1, script.calls);
+  // Per call of `call`: the store coalesces decisions, so one FCALL may carry many of them.
+  const perCall = Math.max(1, loop.calls);
   const inner = new Map<string, { perCall: number; usecPerCall: number }>();
   for (const [name, stat] of stats) {
     if (NOT_INNER.has(name)) continue;
-    inner.set(name, { perCall: stat.calls / perScript, usecPerCall: stat.usec / perScript });
+    inner.set(name, { perCall: stat.calls / perCall, usecPerCall: stat.usec / perCall });
   }
   const delta = (name: string) => num(after, name) - num(before, name);
   const redisCpu = redisCpuSeconds(after) - redisCpuSeconds(before);
   const ownCpu = (nodeCpu.user + nodeCpu.system) / 1e6 + redisCpu;
   return {
     ...loop,
-    usecPerCall: script.usec / perScript,
+    usecPerCall: script.usec / perCall,
     inner,
     redisCpuUs: (redisCpu * 1e6) / loop.calls,
     nodeCpuUs: (nodeCpu.user + nodeCpu.system) / loop.calls,

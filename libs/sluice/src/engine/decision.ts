@@ -38,7 +38,8 @@ export function summarize(policies: PolicyDecision[], admitted: boolean): Decisi
   const first = policies[0];
   if (first === undefined) throw new Error('a decision needs at least one policy');
   let deciding = first;
-  for (const candidate of policies) {
+  for (let index = 1; index < policies.length; index++) {
+    const candidate = policies[index] as PolicyDecision;
     if (admitted) {
       const shadowed = candidate.reason === 'shadow' && deciding.reason !== 'shadow';
       if (
@@ -56,7 +57,23 @@ export function summarize(policies: PolicyDecision[], admitted: boolean): Decisi
   }
   let delayMs = 0;
   if (admitted) for (const policy of policies) delayMs = Math.max(delayMs, policy.delayMs);
-  return { ...deciding, allowed: admitted, delayMs, policies };
+  // Built field by field (an object spread is several times slower on this hot path), in the
+  // order a spread of `deciding` would give.
+  const decision = {
+    allowed: admitted,
+    policy: deciding.policy,
+    algorithm: deciding.algorithm,
+    limit: deciding.limit,
+    remaining: deciding.remaining,
+    resetMs: deciding.resetMs,
+    retryAfterMs: deciding.retryAfterMs,
+    delayMs,
+    reason: deciding.reason,
+  } as Decision;
+  if (deciding.blocked !== undefined) decision.blocked = deciding.blocked;
+  if (deciding.override !== undefined) decision.override = deciding.override;
+  decision.policies = policies;
+  return decision;
 }
 
 /**

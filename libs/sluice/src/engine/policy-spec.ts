@@ -1,5 +1,8 @@
+import { capacity } from '../policy/policy.schema.js';
 import type { Policy } from '../policy/policy.types.js';
 import type { PolicySpec } from '../store/store.types.js';
+
+const SPECS_PER_POLICY = 64;
 
 /** What a store needs of a policy for one request: the limit in force and the request's cost. */
 export function toPolicySpec(policy: Policy, limit: number, cost: number): PolicySpec {
@@ -15,4 +18,40 @@ export function toPolicySpec(policy: Policy, limit: number, cost: number): Polic
     cost,
     penalty: policy.penalty,
   };
+}
+
+/**
+ * Specs built once and reused: a policy serves few distinct (limit, cost) pairs, and most calls
+ * its own limit and cost, which is found without building a lookup key.
+ */
+export class PolicySpecCache {
+  private readonly usual = new WeakMap<Policy, PolicySpec>();
+  private readonly byRate = new WeakMap<Policy, Map<string, PolicySpec>>();
+
+  /** The spec at this limit and cost, or RangeError naming the cost when the policy cannot take it. */
+  of(policy: Policy, limit: number, cost: number): PolicySpec {
+    const usual = limit === policy.limit && cost === policy.cost;
+    if (usual) {
+      const cached = this.usual.get(policy);
+      if (cached !== undefined) return cached;
+    }
+    let byRate = this.byRate.get(policy);
+    const rateKey = `${limit} ${cost}`;
+    const cached = byRate?.get(rateKey);
+    if (cached !== undefined) return cached;
+    const room = capacity(policy.algorithm, limit, policy.burst);
+    if (!Number.isSafeInteger(cost) || cost < 1 || cost > room) {
+      throw new RangeError(
+        `cost: must be an integer from 1 to ${room} for policy ${policy.name}, got ${cost}`,
+      );
+    }
+    const spec = toPolicySpec(policy, limit, cost);
+    if (byRate === undefined || byRate.size >= SPECS_PER_POLICY) {
+      byRate = new Map();
+      this.byRate.set(policy, byRate);
+    }
+    byRate.set(rateKey, spec);
+    if (usual) this.usual.set(policy, spec);
+    return spec;
+  }
 }

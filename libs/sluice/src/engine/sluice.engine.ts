@@ -1,12 +1,11 @@
 import { ceilDiv } from '../algorithms/integer-math.js';
 import { assertPrefix } from '../keys/key.builder.js';
 import { PolicyRegistry } from '../policy/policy.registry.js';
-import { capacity } from '../policy/policy.schema.js';
 import type { Policy } from '../policy/policy.types.js';
 import type { Operation, PolicyOutcome, PolicySpec, SluiceStore } from '../store/store.types.js';
 import { actionPolicy } from './action.policy.js';
 import { callTarget, type CallTarget } from './call.target.js';
-import { toPolicySpec } from './policy-spec.js';
+import { PolicySpecCache } from './policy-spec.js';
 import {
   settledDecision,
   summarize,
@@ -32,12 +31,10 @@ export interface ConsumeOptions {
   keyKind?: string;
 }
 
-const SPECS_PER_POLICY = 64;
-
 /** The framework-free API: policies by name, decided by one store call per request. */
 export class SluiceEngine {
   readonly policies = new PolicyRegistry();
-  private readonly specCache = new WeakMap<Policy, Map<string, PolicySpec>>();
+  private readonly specCache = new PolicySpecCache();
   private readonly store: SluiceStore;
   private readonly prefix: string;
   private readonly now: () => number;
@@ -153,34 +150,13 @@ export class SluiceEngine {
     );
   }
 
-  /**
-   * The policy as the store needs it for this request: its override's limit and the request's
-   * cost. A policy serves few distinct (limit, cost) pairs, so each is built once and reused.
-   */
+  /** The policy as the store needs it for this request: its override's limit, the request's cost. */
   private spec(
     policy: Policy,
     override: AppliedOverride | undefined,
     cost: number | undefined,
   ): PolicySpec {
-    const limit = override?.limit || policy.limit;
-    const charge = cost ?? policy.cost;
-    let byRate = this.specCache.get(policy);
-    const cacheKey = `${limit} ${charge}`;
-    const cached = byRate?.get(cacheKey);
-    if (cached !== undefined) return cached;
-    const room = capacity(policy.algorithm, limit, policy.burst);
-    if (!Number.isSafeInteger(charge) || charge < 1 || charge > room) {
-      throw new RangeError(
-        `cost: must be an integer from 1 to ${room} for policy ${policy.name}, got ${charge}`,
-      );
-    }
-    const spec = toPolicySpec(policy, limit, charge);
-    if (byRate === undefined || byRate.size >= SPECS_PER_POLICY) {
-      byRate = new Map();
-      this.specCache.set(policy, byRate);
-    }
-    byRate.set(cacheKey, spec);
-    return spec;
+    return this.specCache.of(policy, override?.limit || policy.limit, cost ?? policy.cost);
   }
 
   private async run(

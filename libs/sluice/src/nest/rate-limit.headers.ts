@@ -1,9 +1,27 @@
 import { summarize, type Decision, type PolicyDecision } from '../engine/decision.js';
+import type { Policy } from '../policy/policy.types.js';
 import type { HeaderStyle } from './sluice-options.interface.js';
 
 type Headers = Array<[name: string, value: string]>;
 
 const seconds = (ms: number): number => Math.ceil(ms / 1000);
+
+/** The headers of a response guarded by `policies`, which `decision` decided. */
+export function guardedResponseHeaders(
+  style: HeaderStyle,
+  decision: Decision,
+  policies: readonly Policy[],
+): Headers {
+  const policyOf = (name: string) => policies.find((policy) => policy.name === name);
+  // Without the store, or for an identifier allowed without limit, there are no figures to show.
+  const enforced = decision.policies.filter(
+    (part) =>
+      part.reason !== 'store-error' &&
+      part.override?.unlimited !== true &&
+      policyOf(part.policy)?.mode === 'enforce',
+  );
+  return rateLimitHeaders(style, decision, enforced, (name) => policyOf(name)?.periodMs ?? 0);
+}
 
 /**
  * The headers a guarded response carries: the IETF draft's `RateLimit-Policy` and `RateLimit`

@@ -1,4 +1,4 @@
--- Every store call runs operate(): KEYS[1] is `<prefix>:{<keyKind>:<identifier>}` and every
+-- A store call runs operate(): KEYS[1] is `<prefix>:{<keyKind>:<identifier>}` and every
 -- key touched is derived from it, so one call stays in one Redis Cluster slot.
 -- ARGV: operation, now in µs ('' = Redis TIME), block duration in ms, then one spec per policy:
 -- "name algorithm limit periodMs burst segments maxDelayMs mode cost
@@ -6,6 +6,7 @@
 -- Reply: one string of integers separated by spaces (cheaper to build and to send than an
 -- array): admitted, then per policy: allowed, reason, remaining, reset, retry, delay,
 -- blockedUntil, offence, blockStarted.
+-- operateMany() runs several calls, one after the other, in one FCALL (see its comment).
 local OUTCOME = ' %d %d %d %d %d %d %d %d %d'
 local BY_CODE = {
   fw = fixedWindow,
@@ -181,27 +182,33 @@ local function reply(entries, admitted, charged, now)
   return table.concat(out)
 end
 
--- One call: KEYS and ARGV as described at the top of this file.
-local function operate(KEYS, ARGV)
-  local base = KEYS[1]
-  local op = ARGV[1]
-  local now = tonumber(ARGV[2])
-  callTime.fromRedis = not now
-  if not now then
-    local time = redis.call('TIME')
-    now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-  end
-  callTime.now = now
-  local durationMs = tonumber(ARGV[3])
+-- The specs in ARGV[first..last], or the error reply of the first that does not parse.
+local function specsIn(ARGV, first, last)
   local specs = {}
-  for i = 4, #ARGV do
+  for i = first, last do
     local spec = specOf(ARGV[i])
     if spec.err then
-      return spec
+      return nil, spec
     end
     specs[#specs + 1] = spec
   end
+  return specs
+end
 
+local function redisTime()
+  local time = redis.call('TIME')
+  return tonumber(time[1]) * 1000000 + tonumber(time[2])
+end
+
+-- Sets the time of the call: `given` µs (a test clock), else redisNow.
+local function setCallTime(given, redisNow)
+  callTime.fromRedis = not given
+  callTime.now = given or redisNow
+  return callTime.now
+end
+
+-- One call on the identifier's key base, its time already set.
+local function perform(base, op, now, durationMs, specs)
   if op == 'consume' then
     local entries, admitted = evaluate(base, specs, now)
     for _, entry in ipairs(entries) do
@@ -256,4 +263,41 @@ local function operate(KEYS, ARGV)
     out[#out + 1] = string.format(OUTCOME, 1, 0, 0, 0, 0, 0, blockedUntil, state.offence, 0)
   end
   return table.concat(out)
+end
+
+-- One call: KEYS and ARGV as described at the top of this file.
+local function operate(KEYS, ARGV)
+  local given = tonumber(ARGV[2])
+  local now = setCallTime(given, not given and redisTime())
+  local specs, failure = specsIn(ARGV, 4, #ARGV)
+  if failure then
+    return failure
+  end
+  return perform(KEYS[1], ARGV[1], now, tonumber(ARGV[3]), specs)
+end
+
+-- Several calls, decided in turn as if made one after the other: KEYS[i] is call i's key, and
+-- ARGV holds each call's arguments after their count of specs: "specs op now durationMs spec…".
+-- Redis TIME is read once, for every call without a time of its own. Reply: one reply per call,
+-- as operate() gives it, or '!' and the error of that call alone.
+local function operateMany(KEYS, ARGV)
+  local replies, at, redisNow = {}, 1, nil
+  for i = 1, #KEYS do
+    local count = tonumber(ARGV[at])
+    local given = tonumber(ARGV[at + 2])
+    if not given and not redisNow then
+      redisNow = redisTime()
+    end
+    local now = setCallTime(given, redisNow)
+    local specs, reply = specsIn(ARGV, at + 4, at + 3 + count)
+    if specs then
+      reply = perform(KEYS[i], ARGV[at + 1], now, tonumber(ARGV[at + 3]), specs)
+    end
+    if type(reply) == 'table' then
+      reply = '!' .. tostring(reply.err)
+    end
+    replies[i] = reply
+    at = at + 4 + count
+  end
+  return replies
 end

@@ -17,10 +17,12 @@ const PARTS = [
 ];
 
 export interface LuaLibrary {
-  /** Every definition, ending with the local function operate(KEYS, ARGV). */
+  /** Every definition, ending with the local functions operate and operateMany. */
   definitions: string;
   /** Library and function name: changes whenever the Lua changes, so versions coexist. */
   name: string;
+  /** The function that runs several calls in one FCALL (operateMany). */
+  manyName: string;
   /** The Redis function library: the definitions run once at FUNCTION LOAD. */
   functionSource: string;
 }
@@ -30,6 +32,10 @@ export function loadLuaLibrary(): LuaLibrary {
     readFileSync(new URL(part, import.meta.url), 'utf8'),
   ).join('\n');
   const name = `sluice_${createHash('sha1').update(definitions).digest('hex').slice(0, 12)}`;
-  const functionSource = `#!lua name=${name}\n${definitions}\nredis.register_function('${name}', operate)\n`;
-  return { definitions, name, functionSource };
+  const manyName = `${name}_many`;
+  const functionSource =
+    `#!lua name=${name}\n${definitions}\n` +
+    `redis.register_function('${name}', operate)\n` +
+    `redis.register_function('${manyName}', operateMany)\n`;
+  return { definitions, name, manyName, functionSource };
 }

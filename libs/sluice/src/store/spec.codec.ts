@@ -33,23 +33,26 @@ export function encodeSpec(spec: PolicySpec): string {
 }
 
 export function decodeReply(reply: unknown, policies: number): StoreResult {
-  const numbers = typeof reply === 'string' ? reply.split(' ').map(Number) : [];
-  if (numbers.length !== 1 + policies * FIELDS_PER_OUTCOME || numbers.some(Number.isNaN)) {
-    throw new Error(`sluice: unexpected reply from Redis: ${JSON.stringify(reply)}`);
+  const words = typeof reply === 'string' ? reply.split(' ') : [];
+  const numbers = new Array<number>(words.length);
+  let valid = words.length === 1 + policies * FIELDS_PER_OUTCOME;
+  for (let at = 0; valid && at < words.length; at++) {
+    numbers[at] = Number(words[at]);
+    valid = !Number.isNaN(numbers[at]);
   }
+  if (!valid) throw new Error(`sluice: unexpected reply from Redis: ${JSON.stringify(reply)}`);
   const outcomes: PolicyOutcome[] = [];
   for (let at = 1; at < numbers.length; at += FIELDS_PER_OUTCOME) {
-    const field = (offset: number) => numbers[at + offset] as number;
     outcomes.push({
-      allowed: field(0) === 1,
-      reason: REASONS[field(1)] as OutcomeReason,
-      remaining: field(2),
-      reset: field(3),
-      retry: field(4),
-      delay: field(5),
-      blockedUntil: field(6),
-      offence: field(7),
-      blockStarted: field(8) === 1,
+      allowed: numbers[at] === 1,
+      reason: REASONS[numbers[at + 1] as number] as OutcomeReason,
+      remaining: numbers[at + 2] as number,
+      reset: numbers[at + 3] as number,
+      retry: numbers[at + 4] as number,
+      delay: numbers[at + 5] as number,
+      blockedUntil: numbers[at + 6] as number,
+      offence: numbers[at + 7] as number,
+      blockStarted: numbers[at + 8] === 1,
     });
   }
   return { admitted: numbers[0] === 1, outcomes };

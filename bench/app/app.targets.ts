@@ -1,0 +1,139 @@
+import type { Spread } from '../engine/measure.js';
+import { KEY_MODES, type KeyMode } from './bench.constants.js';
+import { CONTENDERS } from './contenders.js';
+import type { ExactnessResult } from './exactness.scenario.js';
+import { EXACT_LIMIT } from './exactness.scenario.js';
+import type { FloodRun } from './flood.scenario.js';
+import { SampleSet, type Cell } from './sample.set.js';
+
+export interface TargetRow {
+  target: string;
+  measured: string;
+  /** undefined: not measured in this run. */
+  pass: boolean | undefined;
+}
+
+export const TARGET = {
+  overFlexible: 1.3,
+  blockedOverBare: 0.85,
+  expressOverBare: 0.95,
+  bytesPerDecision: 200,
+  floodRedisShare: 0.01,
+  floodP99: 1.2,
+};
+
+const MODE_NAMES: Record<KeyMode, string> = { ip: 'IP', users: '10 000 users' };
+const x = (value: number) => `${value.toFixed(2)}×`;
+const pct = (value: number) => `${(value * 100).toFixed(2)} %`;
+export const range = (s: Spread, fmt: (value: number) => string) =>
+  `${fmt(s.median)} (${fmt(s.min)}–${fmt(s.max)})`;
+
+const SLUICE_ALLOWED = CONTENDERS.filter((c) => c.family === 'sluice' && !c.blocked);
+
+/** One row per measured Sluice algorithm; each cell of `modes` must pass. */
+function perAlgorithm(
+  set: SampleSet,
+  adapter: Cell['adapter'],
+  target: (algorithm: string) => string,
+  judge: (id: string, cell: Cell) => { text: string; pass: boolean } | undefined,
+): TargetRow[] {
+  return SLUICE_ALLOWED.flatMap((contender) => {
+    const parts = KEY_MODES.flatMap((mode) => {
+      const verdict = judge(contender.id, { adapter, mode });
+      return verdict ? [{ mode, ...verdict }] : [];
+    });
+    if (parts.length === 0) return [];
+    return [
+      {
+        target: target(contender.algorithm ?? contender.id),
+        measured: parts.map((part) => `${MODE_NAMES[part.mode]}: ${part.text}`).join('; '),
+        pass: parts.every((part) => part.pass),
+      },
+    ];
+  });
+}
+
+export function targetRows(
+  set: SampleSet,
+  flood: readonly FloodRun[],
+  exactness: readonly ExactnessResult[],
+): TargetRow[] {
+  const rows: TargetRow[] = [];
+  rows.push(
+    ...perAlgorithm(
+      set,
+      'fastify',
+      (algorithm) =>
+        `Fastify, allowed: Sluice ${algorithm} ≥ ${TARGET.overFlexible}× the rate-limiter-flexible guard's throughput, p99 no worse`,
+      (id, cell) => {
+        if (!set.has(id, cell) || !set.has('rlf-redis', cell)) return undefined;
+        const ratio = set.ratio(id, 'rlf-redis', cell);
+        const p99 = set.spread(id, cell, (s) => s.load.p99).median;
+        const theirs = set.spread('rlf-redis', cell, (s) => s.load.p99).median;
+        return {
+          text: `${range(ratio, x)}, p99 ${p99} vs ${theirs} ms`,
+          pass: ratio.median >= TARGET.overFlexible && p99 <= theirs,
+        };
+      },
+    ),
+  );
+  for (const mode of KEY_MODES) {
+    const cell: Cell = { adapter: 'fastify', mode };
+    if (!set.has('sluice-blocked', cell) || !set.has('bare', cell)) continue;
+    const ratio = set.ratio('sluice-blocked', 'bare', cell);
+    const decisions = set.spread('sluice-blocked', cell, (s) => s.redis.scriptCalls).max;
+    rows.push({
+      target: `Fastify, cached blocked path (${MODE_NAMES[mode]}): ≥ ${TARGET.blockedOverBare}× bare, 0 Redis commands`,
+      measured: `${range(ratio, x)} of bare; at most ${decisions.toFixed(4)} FCALL per request`,
+      pass: ratio.median >= TARGET.blockedOverBare && decisions === 0,
+    });
+  }
+  rows.push(
+    ...perAlgorithm(
+      set,
+      'express',
+      (algorithm) => `Express: Sluice ${algorithm} ≥ ${TARGET.expressOverBare}× bare Express`,
+      (id, cell) => {
+        if (!set.has(id, cell) || !set.has('bare', cell)) return undefined;
+        const ratio = set.ratio(id, 'bare', cell);
+        return { text: range(ratio, x), pass: ratio.median >= TARGET.expressOverBare };
+      },
+    ),
+  );
+  const sluiceSamples = set.samples.filter((s) =>
+    SLUICE_ALLOWED.some((contender) => contender.id === s.contender),
+  );
+  if (sluiceSamples.length > 0) {
+    const most = (figure: (s: (typeof sluiceSamples)[number]) => number) =>
+      Math.max(...sluiceSamples.map(figure));
+    const fcalls = most((s) => s.redis.scriptCalls);
+    const bytes = most((s) => s.redis.bytesIn);
+    rows.push({
+      target: `One Redis round trip per allowed decision; ≤ ${TARGET.bytesPerDecision} bytes sent to Redis per decision`,
+      measured: `at most ${fcalls.toFixed(3)} FCALL per request (every decision is in exactly one FCALL, shared with the decisions of the same event-loop turn); at most ${bytes.toFixed(0)} B sent per decision`,
+      pass: fcalls <= 1 && bytes <= TARGET.bytesPerDecision,
+    });
+  }
+  for (const run of flood) {
+    const rate = run.attackerRate === null ? 'unbounded' : `${run.attackerRate} req/s`;
+    const p99Ratio = run.normalUnderFlood.p99 / run.normalAlone.p99;
+    rows.push({
+      target: `Flood (attackers ${rate}): Redis calls ≤ ${TARGET.floodRedisShare * 100} % of attacker requests; normal users' p99 ≤ ${TARGET.floodP99}× their p99 alone`,
+      measured:
+        `${pct(run.blockedDecisionsPerAttackerRequest)} once the attackers are blocked ` +
+        `(${pct(run.decisionsPerAttackerRequest)} counting the warm-up that blocks them); ` +
+        `p99 ${run.normalUnderFlood.p99.toFixed(1)} vs ${run.normalAlone.p99.toFixed(1)} ms (${x(p99Ratio)})`,
+      pass:
+        run.blockedDecisionsPerAttackerRequest <= TARGET.floodRedisShare &&
+        p99Ratio <= TARGET.floodP99,
+    });
+  }
+  if (exactness.length > 0) {
+    rows.push({
+      target: `Exactness: two instances, one key, a limit of ${EXACT_LIMIT} → exactly ${EXACT_LIMIT} admitted`,
+      measured: exactness.map((r) => `${r.algorithm} ${r.admitted}`).join(', '),
+      pass: exactness.every((r) => r.admitted === EXACT_LIMIT && r.other === 0),
+    });
+  }
+  return rows;
+}

@@ -1,0 +1,54 @@
+/**
+ * One contender of `npm run bench`: the tiny app with one limiter, on Fastify or Express,
+ * listening on a free loopback port. Started by the harness (contender.process.ts), never by hand.
+ */
+import 'reflect-metadata';
+import { Module, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import type { AddressInfo, Server } from 'node:net';
+import { READY_MARK } from './bench.constants.js';
+import { BenchController } from './bench.controller.js';
+import { readContenderEnv, type ContenderEnv } from './contender.env.js';
+import type { Limiter } from './limiters/limiter.types.js';
+import { rateLimiterFlexibleLimiter } from './limiters/rate-limiter-flexible.limiter.js';
+import { defaultRule, sluiceLimiter } from './limiters/sluice.limiter.js';
+import { throttlerLimiter } from './limiters/throttler.limiter.js';
+
+function limiterFor({ contender, redisUrl, rule }: ContenderEnv): Limiter {
+  switch (contender.family) {
+    case 'bare':
+      return { metadata: {} };
+    case 'throttler':
+      return throttlerLimiter(contender, redisUrl);
+    case 'rate-limiter-flexible':
+      return rateLimiterFlexibleLimiter(contender, redisUrl);
+    case 'sluice':
+      return sluiceLimiter(redisUrl, rule ?? defaultRule(contender), contender.id);
+  }
+}
+
+async function main(): Promise<void> {
+  const env = readContenderEnv(process.env);
+  const limiter = limiterFor(env);
+  class BenchAppModule {}
+  Module({ ...limiter.metadata, controllers: [BenchController] })(BenchAppModule);
+  const options = { logger: ['error' as const, 'warn' as const] };
+  const app: INestApplication =
+    env.adapter === 'fastify'
+      ? await NestFactory.create(BenchAppModule, new FastifyAdapter(), options)
+      : await NestFactory.create(BenchAppModule, options);
+  // An orderly exit rather than death by signal, so --cpu-prof writes its profile.
+  process.once('SIGTERM', () => {
+    void app.close().finally(() => process.exit(0));
+  });
+  await app.listen(0, '127.0.0.1');
+  const server = app.getHttpServer() as Server;
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(`${READY_MARK} ${port}\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

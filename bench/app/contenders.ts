@@ -1,0 +1,82 @@
+import { ALGORITHMS, type AlgorithmName } from '../../libs/sluice/src/index.js';
+
+export type Family = 'bare' | 'throttler' | 'rate-limiter-flexible' | 'sluice';
+
+/** One limiter set-up of the tiny app, run as its own process. */
+export interface Contender {
+  /** Slug, as BENCH_CONTENDERS and the contender process take it. */
+  id: string;
+  /** As the report shows it. */
+  label: string;
+  family: Family;
+  /** Where the counters live: nothing for bare, the process's memory, or Redis. */
+  storage: 'none' | 'memory' | 'redis';
+  algorithm?: AlgorithmName;
+  /** Every request comes from an identifier already refused (only the first gets through). */
+  blocked: boolean;
+}
+
+export const CONTENDERS: readonly Contender[] = [
+  { id: 'bare', label: 'bare (no limiter)', family: 'bare', storage: 'none', blocked: false },
+  {
+    id: 'throttler-memory',
+    label: '@nestjs/throttler, in-memory storage',
+    family: 'throttler',
+    storage: 'memory',
+    blocked: false,
+  },
+  {
+    id: 'throttler-redis',
+    label: '@nestjs/throttler + @nest-lab/throttler-storage-redis',
+    family: 'throttler',
+    storage: 'redis',
+    blocked: false,
+  },
+  {
+    id: 'rlf-redis',
+    label: 'rate-limiter-flexible RateLimiterRedis guard',
+    family: 'rate-limiter-flexible',
+    storage: 'redis',
+    blocked: false,
+  },
+  ...ALGORITHMS.map((algorithm): Contender => ({
+    id: `sluice-${algorithm}`,
+    label: `Sluice, ${algorithm}`,
+    family: 'sluice',
+    storage: 'redis',
+    algorithm,
+    blocked: false,
+  })),
+  {
+    id: 'throttler-redis-blocked',
+    label: '@nestjs/throttler + Redis storage, blocked',
+    family: 'throttler',
+    storage: 'redis',
+    blocked: true,
+  },
+  {
+    id: 'rlf-redis-blocked',
+    label: 'rate-limiter-flexible guard, blocked (inMemoryBlockOnConsumed)',
+    family: 'rate-limiter-flexible',
+    storage: 'redis',
+    blocked: true,
+  },
+  {
+    id: 'sluice-blocked',
+    label: 'Sluice, blocked (block cache)',
+    family: 'sluice',
+    storage: 'redis',
+    algorithm: 'fixed-window',
+    blocked: true,
+  },
+];
+
+export function contenderById(id: string): Contender {
+  const contender = CONTENDERS.find((each) => each.id === id);
+  if (contender === undefined) {
+    throw new Error(
+      `unknown contender "${id}"; one of: ${CONTENDERS.map((each) => each.id).join(', ')}`,
+    );
+  }
+  return contender;
+}

@@ -1,0 +1,65 @@
+import {
+  SluiceModule,
+  type AlgorithmName,
+  type PolicyInput,
+} from '../../../libs/sluice/src/index.js';
+import {
+  BLOCK_MS,
+  POLICY_BY_IP,
+  POLICY_BY_USER,
+  SLIDING_LOG_LIMIT,
+  SLIDING_LOG_PERIOD_MS,
+  UNREACHABLE_LIMIT,
+  UNREACHABLE_PERIOD_MS,
+  USER_HEADER,
+  USERS,
+} from '../bench.constants.js';
+import type { Contender } from '../contenders.js';
+import type { Limiter } from './limiter.types.js';
+
+/** The rule both routes share; the flood and exactness scenarios pass their own. */
+export type SluiceRule = Omit<PolicyInput, 'name' | 'key'>;
+
+/**
+ * Room for every blocked user and the address. At the default (10 000), the 10 000 users cycled
+ * in order plus the address would evict each other from the LRU cache, so every request would miss.
+ */
+const BLOCK_CACHE_SIZE = 2 * USERS;
+
+export function defaultRule(contender: Contender): SluiceRule {
+  const algorithm = contender.algorithm as AlgorithmName;
+  if (contender.blocked) {
+    return {
+      algorithm,
+      limit: 1,
+      periodMs: BLOCK_MS,
+      penalty: { afterViolations: 1, blockMs: BLOCK_MS },
+    };
+  }
+  return algorithm === 'sliding-log'
+    ? { algorithm, limit: SLIDING_LOG_LIMIT, periodMs: SLIDING_LOG_PERIOD_MS }
+    : { algorithm, limit: UNREACHABLE_LIMIT, periodMs: UNREACHABLE_PERIOD_MS };
+}
+
+/**
+ * SluiceModule with its guard global, deciding the app's @Throttle marks; its keys start with
+ * `prefix`, so contenders running side by side never share state.
+ */
+export function sluiceLimiter(redisUrl: string, rule: SluiceRule, prefix: string): Limiter {
+  return {
+    metadata: {
+      imports: [
+        SluiceModule.forRoot({
+          redis: redisUrl,
+          prefix,
+          global: true,
+          blockCacheSize: BLOCK_CACHE_SIZE,
+          policies: [
+            { ...rule, name: POLICY_BY_IP, key: 'ip' },
+            { ...rule, name: POLICY_BY_USER, key: `header:${USER_HEADER}` },
+          ],
+        }),
+      ],
+    },
+  };
+}
