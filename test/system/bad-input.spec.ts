@@ -279,6 +279,26 @@ describe('the demo started with a bad environment', () => {
       env: { REDIS_URL: 'localhost:6379' },
       named: ['REDIS_URL'],
     },
+    {
+      name: 'a database URL of another scheme',
+      env: { DATABASE_URL: 'mysql://root:hunter2@127.0.0.1/forum' },
+      named: ['DATABASE_URL'],
+    },
+    {
+      name: 'admin tokens without a role',
+      env: { SLUICE_ADMIN_TOKENS: 'alice:hunter2' },
+      named: ['SLUICE_ADMIN_TOKENS'],
+    },
+    {
+      name: 'admin tokens with an unknown role',
+      env: { SLUICE_ADMIN_TOKENS: 'alice:root:hunter2hunter2' },
+      named: ['SLUICE_ADMIN_TOKENS'],
+    },
+    {
+      name: 'a sync interval of zero',
+      env: { SLUICE_SYNC_INTERVAL_MS: '0' },
+      named: ['SLUICE_SYNC_INTERVAL_MS'],
+    },
     { name: 'a prefix with a space', env: { SLUICE_PREFIX: 'my app' }, named: ['SLUICE_PREFIX'] },
     { name: 'an unknown NODE_ENV', env: { NODE_ENV: 'staging' }, named: ['NODE_ENV'] },
     {

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { SluiceService, type Policy } from '@sluice/nest';
+import { PolicyBus, SluiceService, type Policy } from '@sluice/nest';
 
 /** What /limits shows of a policy: its rule, not its overrides (they name customers). */
 const SHOWN_FIELDS = [
@@ -19,12 +19,15 @@ const SHOWN_FIELDS = [
 
 @Controller()
 export class AppController {
-  constructor(private readonly sluice: SluiceService) {}
+  constructor(
+    private readonly sluice: SluiceService,
+    private readonly bus: PolicyBus,
+  ) {}
 
-  /** For load balancers and container health checks. */
+  /** For load balancers and container health checks; also which policy version is in force. */
   @Get('health')
-  health(): { status: 'ok' } {
-    return { status: 'ok' };
+  health(): { status: 'ok'; policyVersion: number } {
+    return { status: 'ok', policyVersion: this.bus.version };
   }
 
   /** The limits in force, so a client (or a test) can read them instead of guessing. */

@@ -4,6 +4,7 @@ import {
   type MiddlewareConsumer,
   type NestModule,
 } from '@nestjs/common';
+import { SluiceAdminModule } from '@sluice/admin';
 import { SluiceModule } from '@sluice/nest';
 import { AppController } from './app.controller.js';
 import { AuthModule } from './auth/auth.module.js';
@@ -14,6 +15,17 @@ import { FeedModule } from './feed/feed.module.js';
 import { NewsModule } from './news/news.module.js';
 import { demoPolicies } from './policies.js';
 import { PostsModule } from './posts/posts.module.js';
+
+/** The admin API when a database is configured; without one the demo runs without it. */
+function adminModule(config: DemoConfig): DynamicModule[] {
+  if (config.databaseUrl === undefined) return [];
+  return [
+    SluiceAdminModule.forRoot({
+      database: config.databaseUrl,
+      auth: { credentials: config.adminTokens, production: config.nodeEnv === 'production' },
+    }),
+  ];
+}
 
 @Module({})
 export class AppModule implements NestModule {
@@ -27,8 +39,11 @@ export class AppModule implements NestModule {
           policies: demoPolicies(config.login),
           trackers: { login: loginTracker(config.trustProxy) },
           trustProxy: config.trustProxy,
+          syncIntervalMs: config.syncIntervalMs,
+          heartbeatIntervalMs: config.heartbeatIntervalMs,
           global: true,
         }),
+        ...adminModule(config),
         PostsModule,
         NewsModule,
         FeedModule,

@@ -17,6 +17,12 @@ export interface DemoConfig {
   port: number;
   /** Absent: limits are kept in this process's memory. */
   redisUrl: string | undefined;
+  /** Absent: no admin API. */
+  databaseUrl: string | undefined;
+  /** SLUICE_ADMIN_TOKENS as given: `name:role:token` entries, checked by the admin module. */
+  adminTokens: string | undefined;
+  syncIntervalMs: number;
+  heartbeatIntervalMs: number;
   prefix: string;
   trustProxy: TrustProxy;
   nodeEnv: NodeEnv;
@@ -58,25 +64,46 @@ function integer(min: number, max: number, fallback: number) {
     });
 }
 
-const redisUrl = z
+function serviceUrl(protocols: string[]) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, context) => {
+      if (unset(raw)) return undefined;
+      let url: URL | undefined;
+      try {
+        url = new URL(raw);
+      } catch {
+        url = undefined;
+      }
+      if (url === undefined || !protocols.includes(url.protocol)) {
+        // The value is not echoed: it may hold a password.
+        const expected = protocols.map((protocol) => `${protocol}//`).join(' or ');
+        context.addIssue({
+          code: 'custom',
+          message: `must be a ${expected} URL${url ? `, got one starting ${url.protocol}//` : ''}`,
+        });
+        return z.NEVER;
+      }
+      return raw;
+    });
+}
+
+/** Entries are `name:role:token`; the token is never echoed. */
+const adminTokens = z
   .string()
   .optional()
   .transform((raw, context) => {
     if (unset(raw)) return undefined;
-    let url: URL | undefined;
-    try {
-      url = new URL(raw);
-    } catch {
-      url = undefined;
-    }
-    if (url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
-      // The value is not echoed: it may hold a password.
-      context.addIssue({
-        code: 'custom',
-        message: `must be a redis:// or rediss:// URL${url ? `, got one starting ${url.protocol}//` : ''}`,
-      });
-      return z.NEVER;
-    }
+    raw.split(',').forEach((entry, index) => {
+      const [name, role, ...token] = entry.trim().split(':');
+      if (token.length === 0 || !name || !['viewer', 'operator', 'admin'].includes(role ?? '')) {
+        context.addIssue({
+          code: 'custom',
+          message: `entry ${index + 1} must be name:role:token with role viewer, operator or admin`,
+        });
+      }
+    });
     return raw;
   });
 
@@ -135,7 +162,11 @@ const nodeEnv = z
 const environment = z
   .object({
     PORT: integer(0, 65_535, 3000),
-    REDIS_URL: redisUrl,
+    REDIS_URL: serviceUrl(['redis:', 'rediss:']),
+    DATABASE_URL: serviceUrl(['postgres:', 'postgresql:']),
+    SLUICE_ADMIN_TOKENS: adminTokens,
+    SLUICE_SYNC_INTERVAL_MS: integer(10, 300_000, 5_000),
+    SLUICE_HEARTBEAT_INTERVAL_MS: integer(10, 300_000, 5_000),
     SLUICE_PREFIX: prefix,
     TRUST_PROXY: trustProxy,
     NODE_ENV: nodeEnv,
@@ -166,6 +197,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): DemoConfig {
   return {
     port: vars.PORT,
     redisUrl: vars.REDIS_URL,
+    databaseUrl: vars.DATABASE_URL,
+    adminTokens: vars.SLUICE_ADMIN_TOKENS,
+    syncIntervalMs: vars.SLUICE_SYNC_INTERVAL_MS,
+    heartbeatIntervalMs: vars.SLUICE_HEARTBEAT_INTERVAL_MS,
     prefix: vars.SLUICE_PREFIX,
     trustProxy: vars.TRUST_PROXY,
     nodeEnv: vars.NODE_ENV,
@@ -178,7 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): DemoConfig {
   };
 }
 
-/** The Redis URL without its password, fit for a log line. */
+/** A Redis or PostgreSQL URL without its password, fit for a log line. */
 export function redactedUrl(raw: string): string {
   const url = new URL(raw);
   if (url.password !== '') url.password = '***';

@@ -36,6 +36,15 @@ async function bootstrap(): Promise<void> {
     logger.log(`Limits kept in Redis at ${redactedUrl(config.redisUrl)} under "${config.prefix}"`);
   }
   logger.log(`Forum demo listening on http://localhost:${port}`);
+  if (config.databaseUrl === undefined) {
+    logger.warn(
+      'The admin API is off: set DATABASE_URL to a postgres:// URL to serve it at /sluice/api (an embedded database comes with a later release)',
+    );
+  } else {
+    logger.log(
+      `Admin API on http://localhost:${port}/sluice/api, policies in ${redactedUrl(config.databaseUrl)}`,
+    );
+  }
 }
 
 bootstrap().catch((error: unknown) => {

@@ -1,3 +1,6 @@
+export { PolicyBus } from './bus/policy.bus.js';
+export type { InstanceHeartbeat } from './bus/instance.heartbeat.js';
+export type { ChangeNotice, PolicySnapshot } from './bus/policy-snapshot.js';
 export { ALGORITHM_CODES, ALGORITHMS, type AlgorithmName } from './algorithms/algorithm.types.js';
 export { ManualClock, systemClock, type Clock } from './clock/clock.js';
 export type {
@@ -14,7 +17,7 @@ export {
 export { InvalidIdentifierError, type Identifier } from './keys/identifier.js';
 export { identifierKey, toIdentifier } from './keys/key.builder.js';
 export { PolicyRegistry, UnknownPolicyError } from './policy/policy.registry.js';
-export { parsePolicy } from './policy/policy.schema.js';
+export { MAX_LIMIT, MAX_PERIOD_MS, POLICY_NAME, parsePolicy } from './policy/policy.schema.js';
 export type {
   PenaltyOptions,
   Policy,

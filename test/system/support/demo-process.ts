@@ -1,38 +1,22 @@
-// Builds the demo once per change of its sources and runs it as real `node` processes.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
+// Runs the built demo as real `node` processes.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+
+export { ensureDemoBuilt } from './demo-build.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = join(ROOT, 'apps/demo/dist/main.js');
-/** Written after a successful build: the fingerprint of the inputs it was built from. */
-const STAMP = join(ROOT, 'apps/demo/dist/.build-inputs');
-const BUILD_INPUTS = [
-  'package.json',
-  'tsconfig.base.json',
-  'scripts/copy-lua.mjs',
-  'libs/sluice/package.json',
-  'libs/sluice/tsconfig.lib.json',
-  'libs/sluice/src',
-  'apps/demo/package.json',
-  'apps/demo/tsconfig.build.json',
-  'apps/demo/src',
-];
-const BUILD_TIMEOUT_MS = 120_000;
-const LOCK_WAIT_MS = 150_000;
 const START_TIMEOUT_MS = 20_000;
+const ADMIN_TIMEOUT_MS = 20_000;
+/** Where the demo mounts the admin API when DATABASE_URL is set. */
+export const ADMIN_API = '/sluice/api';
 const EXIT_TIMEOUT_MS = 10_000;
 const STOP_GRACE_MS = 5_000;
 const LOG_TAIL = 60;
 const READY = /Forum demo listening on http:\/\/\S+?:(\d+)/;
-
-const execFileAsync = promisify(execFile);
 
 /** Last resort for an aborted run: no demo started here outlives this process. */
 const running = new Set<ChildProcess>();
@@ -61,113 +45,6 @@ export interface DemoExit {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
-}
-
-let built: Promise<void> | undefined;
-
-/**
- * Runs `npm run build` (library and demo) unless apps/demo/dist was built from the sources as
- * they are now. Test files started together build once: one holds a lock, the others wait for
- * it and then find the build fresh.
- */
-export function ensureDemoBuilt(): Promise<void> {
-  built ??= buildUnlessFresh();
-  return built;
-}
-
-async function buildUnlessFresh(): Promise<void> {
-  const lock = join(tmpdir(), `sluice-demo-build-${digest(ROOT).slice(0, 16)}.lock`);
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    const inputs = await fingerprint();
-    if (await isFresh(inputs)) return;
-    if (await tryLock(lock)) {
-      try {
-        const current = await fingerprint();
-        if (!(await isFresh(current))) await build(current);
-        return;
-      } finally {
-        await rm(lock, { recursive: true, force: true });
-      }
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`another test process held ${lock} for over ${LOCK_WAIT_MS} ms`);
-    }
-    await sleep(200);
-  }
-}
-
-async function tryLock(lock: string): Promise<boolean> {
-  try {
-    await mkdir(lock);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    // A holder that died without cleaning up leaves its pid behind; take the lock over.
-    const owner = Number(await readFile(join(lock, 'pid'), 'utf8').catch(() => ''));
-    if (owner > 0 && !isAlive(owner)) await rm(lock, { recursive: true, force: true });
-    return false;
-  }
-  await writeFile(join(lock, 'pid'), String(process.pid));
-  return true;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-async function isFresh(inputs: string): Promise<boolean> {
-  const stamp = await readFile(STAMP, 'utf8').catch(() => '');
-  return stamp === inputs;
-}
-
-async function build(inputs: string): Promise<void> {
-  await rm(STAMP, { force: true });
-  try {
-    await execFileAsync('npm', ['run', 'build'], {
-      cwd: ROOT,
-      timeout: BUILD_TIMEOUT_MS,
-      maxBuffer: 16 * 1024 * 1024,
-    });
-  } catch (error) {
-    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
-    throw new Error(`npm run build failed:\n${stdout}${stderr}`, { cause: error });
-  }
-  await writeFile(STAMP, inputs);
-}
-
-/** A digest of every build input's path and content. */
-async function fingerprint(): Promise<string> {
-  const hash = createHash('sha256');
-  for (const input of BUILD_INPUTS) {
-    for (const file of await filesUnder(join(ROOT, input))) {
-      hash
-        .update(relative(ROOT, file))
-        .update('\0')
-        .update(await readFile(file))
-        .update('\0');
-    }
-  }
-  return hash.digest('hex');
-}
-
-async function filesUnder(path: string): Promise<string[]> {
-  const entries = await readdir(path, { withFileTypes: true }).catch(() => undefined);
-  if (entries === undefined) return [path];
-  const nested = await Promise.all(
-    entries
-      .filter((entry) => entry.isDirectory() || !entry.name.endsWith('.spec.ts'))
-      .map((entry) => filesUnder(join(path, entry.name))),
-  );
-  return nested.flat().sort();
-}
-
-function digest(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 /** Only what the demo needs, so the runner's own REDIS_URL, NODE_ENV … never leak in. */
@@ -246,7 +123,50 @@ export async function startDemo(env: DemoEnv): Promise<DemoProcess> {
   };
   started.add(stop);
   void exited.then(() => started.delete(stop));
-  return { url: `http://127.0.0.1:${port}`, port, pid: child.pid as number, output, stop };
+  const url = `http://127.0.0.1:${port}`;
+  if (env.DATABASE_URL !== undefined) {
+    await waitForAdmin(url, firstAdminToken(env.SLUICE_ADMIN_TOKENS)).catch(async (error) => {
+      await stop('SIGKILL');
+      throw new Error(`demo (pid ${child.pid}) ${(error as Error).message}. Output:\n${output()}`);
+    });
+  }
+  return { url, port, pid: child.pid as number, output, stop };
+}
+
+/** The token of the first `name:role:token` entry, if any. */
+function firstAdminToken(tokens: string | undefined): string | undefined {
+  const entry = tokens?.split(',')[0]?.trim();
+  const parts = entry?.split(':') ?? [];
+  return parts.length >= 3 ? parts.slice(2).join(':') : undefined;
+}
+
+/**
+ * Resolves once the admin API serves its policies (with a token) or asks for credentials
+ * (without one), so a test starts against an admin whose migrations and seeding are done.
+ */
+async function waitForAdmin(url: string, token: string | undefined): Promise<void> {
+  const expected = token === undefined ? 401 : 200;
+  const headers: Record<string, string> =
+    token === undefined ? {} : { authorization: `Bearer ${token}` };
+  const deadline = Date.now() + ADMIN_TIMEOUT_MS;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    try {
+      const answer = await fetch(`${url}${ADMIN_API}/policies`, {
+        headers,
+        signal: AbortSignal.timeout(2_000),
+      });
+      await answer.body?.cancel();
+      if (answer.status === expected) return;
+      last = `status ${answer.status}`;
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    await sleep(100);
+  }
+  throw new Error(
+    `admin API did not answer ${expected} on ${ADMIN_API}/policies within ${ADMIN_TIMEOUT_MS} ms (last: ${last})`,
+  );
 }
 
 /** Stops every demo this file started (for afterAll). */

@@ -1,6 +1,7 @@
-import { Inject, Injectable, RequestMethod, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, RequestMethod, type OnModuleInit } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { PolicyBus } from '../bus/policy.bus.js';
 import { SluiceEngine } from '../engine/sluice.engine.js';
 import { parsePolicy } from '../policy/policy.schema.js';
 import { PolicyValidationError } from '../policy/policy-validation.error.js';
@@ -22,6 +23,8 @@ interface CodeDefault {
  */
 @Injectable()
 export class RouteExplorer implements OnModuleInit {
+  private readonly logger = new Logger('Sluice');
+
   constructor(
     @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
     @Inject(MetadataScanner) private readonly scanner: MetadataScanner,
@@ -29,9 +32,10 @@ export class RouteExplorer implements OnModuleInit {
     @Inject(SluiceEngine) private readonly engine: SluiceEngine,
     @Inject(RouteRegistry) private readonly routes: RouteRegistry,
     @Inject(SLUICE_OPTIONS) private readonly options: SluiceModuleOptions,
+    @Inject(PolicyBus) private readonly bus: PolicyBus,
   ) {}
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     const routes: ThrottledRoute[] = [];
     const defaults = new Map<string, CodeDefault>();
     const wrappers = [
@@ -48,6 +52,7 @@ export class RouteExplorer implements OnModuleInit {
       }
     }
     this.registerDefaults(defaults);
+    await this.bus.start();
     this.assertDefined(routes);
     this.routes.replace(routes);
   }
@@ -104,7 +109,7 @@ export class RouteExplorer implements OnModuleInit {
 
   private registerDefaults(defaults: Map<string, CodeDefault>): void {
     for (const [name, { defaults: input, where }] of defaults) {
-      const existing = this.engine.policies.get(name);
+      const existing = this.bus.codeDefaults().find((policy) => policy.name === name);
       if (existing !== undefined) {
         if (definition(name, input) !== JSON.stringify(existing)) {
           throw new Error(
@@ -114,7 +119,7 @@ export class RouteExplorer implements OnModuleInit {
         continue;
       }
       try {
-        this.engine.policies.set({ ...input, name, source: 'code' });
+        this.bus.addCodeDefault(parsePolicy({ ...input, name, source: 'code' }));
       } catch (error) {
         if (!(error instanceof PolicyValidationError)) throw error;
         throw new Error(`Sluice: @Throttle("${name}") on ${where}: ${error.message}`, {
@@ -134,9 +139,11 @@ export class RouteExplorer implements OnModuleInit {
     }
     if (missing.size > 0) {
       const list = [...missing].map(([name, users]) => `"${name}" (used by ${users.join(', ')})`);
-      throw new Error(
-        `Sluice: @Throttle() names policies defined nowhere: ${list.join('; ')}. Define them in SluiceModule.forRoot({ policies }) or give @Throttle() a default.`,
-      );
+      const message = `Sluice: @Throttle() names policies defined nowhere: ${list.join('; ')}. Define them in SluiceModule.forRoot({ policies }), give @Throttle() a default, or create them in the admin.`;
+      // Without the stored snapshot, the database's policies are unknown: wait for them.
+      if (!this.bus.synced)
+        this.logger.error(`${message} (the policy snapshot is not readable yet)`);
+      else throw new Error(message);
     }
     const trackers = new TrackerResolver(undefined, this.options.trackers);
     const unknownKeys = this.engine.policies.all().filter((policy) => !trackers.knows(policy.key));

@@ -1,5 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import type { CircuitBreakerOptions } from '../store/circuit.breaker.js';
 import type { PolicyInput } from '../policy/policy.types.js';
 import type { TrustProxy } from '../trackers/client-address.js';
 
@@ -30,8 +31,14 @@ export interface SluiceModuleOptions {
   trustProxy?: TrustProxy;
   /** How long a Redis command may take, ms. Default 100. */
   timeoutMs?: number;
+  /** When to stop sending calls to a failing Redis, and when to try again. */
+  breaker?: Pick<CircuitBreakerOptions, 'failureThreshold' | 'cooldownMs'>;
   /** How many blocked identifiers each instance remembers. Default 10000. */
   blockCacheSize?: number;
+  /** How often the published policy version is checked, in case a notice was missed. Default 5000 ms. */
+  syncIntervalMs?: number;
+  /** How often this instance reports itself to the admin. Default 5000 ms. */
+  heartbeatIntervalMs?: number;
 }
 
 /** Options fixed when the module is defined, beside forRoot's or forRootAsync's own. */

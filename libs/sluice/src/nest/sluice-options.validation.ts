@@ -31,6 +31,31 @@ export function assertOptions(options: SluiceModuleOptions): void {
   if (size !== undefined && (!Number.isSafeInteger(size) || size < 0 || size > 10_000_000)) {
     fail('blockCacheSize', `must be an integer from 0 to 10000000, got ${String(size)}`);
   }
+  const { failureThreshold, cooldownMs } = options.breaker ?? {};
+  if (
+    failureThreshold !== undefined &&
+    (!Number.isSafeInteger(failureThreshold) || failureThreshold < 1 || failureThreshold > 10_000)
+  ) {
+    fail(
+      'breaker.failureThreshold',
+      `must be an integer from 1 to 10000, got ${String(failureThreshold)}`,
+    );
+  }
+  if (
+    cooldownMs !== undefined &&
+    (!Number.isSafeInteger(cooldownMs) || cooldownMs < 1 || cooldownMs > 600_000)
+  ) {
+    fail('breaker.cooldownMs', `must be an integer from 1 to 600000, got ${String(cooldownMs)}`);
+  }
+  for (const field of ['syncIntervalMs', 'heartbeatIntervalMs'] as const) {
+    const interval = options[field];
+    if (
+      interval !== undefined &&
+      (!Number.isSafeInteger(interval) || interval < 10 || interval > 300_000)
+    ) {
+      fail(field, `must be an integer from 10 to 300000, got ${String(interval)}`);
+    }
+  }
   if (typeof options.redis === 'string' && !/^rediss?:\/\//.test(options.redis)) {
     fail('redis', 'a URL must start with redis:// or rediss://');
   }

@@ -12,13 +12,12 @@ import { summarize, type Decision } from '../engine/decision.js';
 import { InvalidIdentifierError } from '../keys/identifier.js';
 import type { Policy } from '../policy/policy.types.js';
 import { TrackerResolver, type Tracked } from '../trackers/tracker.resolver.js';
-import { rateLimitHeaders } from './rate-limit.headers.js';
+import { guardedResponseHeaders } from './rate-limit.headers.js';
 import { onFinished, setHeader, userAgentOf } from './response.access.js';
 import { SLUICE_OPTIONS } from './sluice.module-definition.js';
 import type { SluiceModuleOptions } from './sluice-options.interface.js';
 import { SluiceService } from './sluice.service.js';
-import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from './sluice.tokens.js';
-import type { ThrottleMetadata } from './throttle.decorator.js';
+import { ThrottleMarksCache } from './throttle.marks.js';
 import { TooManyRequestsException } from './too-many-requests.exception.js';
 
 /** The adapter's request and response: Express, Fastify, a GraphQL context's, a socket. */
@@ -46,6 +45,7 @@ export class SluiceGuard implements CanActivate {
   private readonly logger = new Logger('Sluice');
   private readonly trackers: TrackerResolver;
   private readonly userAgentPatterns = new WeakMap<Policy, RegExp>();
+  private readonly marks: ThrottleMarksCache;
 
   constructor(
     @Inject(SLUICE_OPTIONS) protected readonly options: SluiceModuleOptions,
@@ -53,32 +53,20 @@ export class SluiceGuard implements CanActivate {
     @Inject(SluiceService) protected readonly sluice: SluiceService,
   ) {
     this.trackers = new TrackerResolver(options.trustProxy, options.trackers);
+    this.marks = new ThrottleMarksCache(reflector);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (await this.shouldSkip(context)) return true;
-    const targets = [context.getHandler(), context.getClass()];
-    const metadata = this.reflector.getAllAndOverride<ThrottleMetadata>(THROTTLE_METADATA, targets);
-    if (metadata === undefined || metadata.names.length === 0) return true;
+    if (!this.sluice.engine.policies.enforcing || (await this.shouldSkip(context))) return true;
+    const { names } = this.marks.of(context.getHandler(), context.getClass());
+    if (names === undefined) return true;
     const { req, res } = this.getRequestResponse(context);
-    const policies = this.sluice.engine.policies
-      .resolve(metadata.names)
-      .filter((policy) => this.applies(policy, req));
+    const policies = this.applicable(names, req);
     if (policies.length === 0) return true;
     const charges = await this.charges(policies, req, context);
-    await Promise.all(
-      charges.map(async (charge) => {
-        charge.decision = await this.decide(charge);
-      }),
-    );
-    const decisions = charges.map((charge) => charge.decision as Decision);
-    const admitted = decisions.every((decision) => decision.allowed);
-    const decision = summarize(
-      decisions.flatMap((each) => each.policies),
-      admitted,
-    );
+    const decision = await this.decideAll(charges);
     this.sendHeaders(res, decision, policies);
-    if (!admitted) {
+    if (!decision.allowed) {
       this.giveBack(charges.filter((charge) => charge.decision?.allowed));
       await this.throwThrottlingException(context, decision);
       return false;
@@ -90,9 +78,7 @@ export class SluiceGuard implements CanActivate {
 
   /** True to let the request through undecided. Default: @SkipThrottle() on handler or class. */
   protected shouldSkip(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    const skip = this.reflector.getAllAndOverride<boolean>(SKIP_THROTTLE_METADATA, targets);
-    return Promise.resolve(skip === true);
+    return Promise.resolve(this.marks.of(context.getHandler(), context.getClass()).skip);
   }
 
   /**
@@ -127,10 +113,18 @@ export class SluiceGuard implements CanActivate {
     context: ExecutionContext,
     decision: Decision,
   ): Promise<void> {
-    const refusal = new TooManyRequestsException(decision);
+    const refusal = withoutStack(() => new TooManyRequestsException(decision));
     if (context.getType() !== 'ws') throw refusal;
     const { WsException } = await loadWebSockets();
     throw new WsException(refusal.getResponse());
+  }
+
+  /** The policies named that apply to this request (a `match` may leave some out). */
+  private applicable(names: readonly string[], req: unknown): Policy[] {
+    const policies = this.sluice.engine.policies.resolve(names);
+    return policies.every((policy) => policy.match === null)
+      ? policies
+      : policies.filter((policy) => this.applies(policy, req));
   }
 
   private applies(policy: Policy, req: unknown): boolean {
@@ -150,15 +144,36 @@ export class SluiceGuard implements CanActivate {
     req: unknown,
     context: ExecutionContext,
   ): Promise<Charge[]> {
+    const only = policies.length === 1 ? policies[0] : undefined;
+    if (only !== undefined) {
+      const { keyKind, identifier } = await this.getTracker(req, only.key, context);
+      return [{ keyKind, identifier, policies }];
+    }
     const charges = new Map<string, Charge>();
     for (const policy of policies) {
-      const tracked = await this.getTracker(req, policy.key, context);
-      const id = `${tracked.keyKind}\u0000${tracked.identifier}`;
+      const { keyKind, identifier } = await this.getTracker(req, policy.key, context);
+      const id = `${keyKind}\u0000${identifier}`;
       const charge = charges.get(id);
-      if (charge === undefined) charges.set(id, { ...tracked, policies: [policy] });
+      if (charge === undefined) charges.set(id, { keyKind, identifier, policies: [policy] });
       else charge.policies.push(policy);
     }
     return [...charges.values()];
+  }
+
+  /** Each identifier's store call, all at once; a lone identifier's decision is the request's. */
+  private async decideAll(charges: Charge[]): Promise<Decision> {
+    const only = charges.length === 1 ? charges[0] : undefined;
+    if (only !== undefined) return (only.decision = await this.decide(only));
+    await Promise.all(
+      charges.map(async (charge) => {
+        charge.decision = await this.decide(charge);
+      }),
+    );
+    const decisions = charges.map((charge) => charge.decision as Decision);
+    return summarize(
+      decisions.flatMap((each) => each.policies),
+      decisions.every((each) => each.allowed),
+    );
   }
 
   private async decide(charge: Charge): Promise<Decision> {
@@ -175,16 +190,7 @@ export class SluiceGuard implements CanActivate {
 
   private sendHeaders(res: unknown, decision: Decision, policies: Policy[]): void {
     const style = this.options.headers ?? 'draft';
-    // Without the store, or for an identifier allowed without limit, there are no figures to show.
-    const enforced = decision.policies.filter(
-      (part) =>
-        part.reason !== 'store-error' &&
-        part.override?.unlimited !== true &&
-        policies.find((policy) => policy.name === part.policy)?.mode === 'enforce',
-    );
-    const periodMsOf = (name: string): number =>
-      policies.find((policy) => policy.name === name)?.periodMs ?? 0;
-    for (const [name, value] of rateLimitHeaders(style, decision, enforced, periodMsOf)) {
+    for (const [name, value] of guardedResponseHeaders(style, decision, policies)) {
       setHeader(res, name, value);
     }
   }
@@ -216,6 +222,20 @@ export class SluiceGuard implements CanActivate {
     onFinished(res, (statusCode) => {
       if (statusCode < 400) this.giveBack(charges, countsFailures);
     });
+  }
+}
+
+/**
+ * Builds an error without capturing a stack trace: a refusal is an answer, not a fault, and the
+ * capture alone would cost more than the rest of a refusal from the block cache.
+ */
+function withoutStack<T>(build: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return build();
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }
 

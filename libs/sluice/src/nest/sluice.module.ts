@@ -1,5 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { LocalPolicyChannel } from '../bus/local.channel.js';
+import { PolicyBus } from '../bus/policy.bus.js';
+import { RedisPolicyChannel } from '../bus/redis.channel.js';
 import { systemClock } from '../clock/clock.js';
 import { SluiceEngine } from '../engine/sluice.engine.js';
 import { BlockCache } from './block.cache.js';
@@ -11,7 +14,8 @@ import { SluiceConfigurableModule, SLUICE_OPTIONS } from './sluice.module-defini
 import type { SluiceModuleOptions } from './sluice-options.interface.js';
 import { assertOptions } from './sluice-options.validation.js';
 import { SluiceService } from './sluice.service.js';
-import { GLOBAL_GUARD, SLUICE_CLOCK } from './sluice.tokens.js';
+import { GLOBAL_GUARD, POLICY_CHANNEL, SLUICE_CLOCK } from './sluice.tokens.js';
+import { LocalFallback } from './local.fallback.js';
 
 const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
 
@@ -48,6 +52,16 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
       useFactory: (options: SluiceModuleOptions) =>
         new BlockCache(options.blockCacheSize ?? DEFAULT_BLOCK_CACHE_SIZE),
     },
+    {
+      provide: POLICY_CHANNEL,
+      inject: [SLUICE_OPTIONS, SluiceConnection],
+      useFactory: (options: SluiceModuleOptions, connection: SluiceConnection) =>
+        connection.redis === undefined
+          ? new LocalPolicyChannel()
+          : new RedisPolicyChannel(connection.redis, options.prefix ?? 'sluice'),
+    },
+    PolicyBus,
+    LocalFallback,
     RouteRegistry,
     RouteExplorer,
     SluiceService,
@@ -60,6 +74,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     SluiceConnection,
     SluiceEngine,
     BlockCache,
+    PolicyBus,
     RouteRegistry,
     SluiceService,
     SluiceGuard,

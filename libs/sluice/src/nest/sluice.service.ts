@@ -7,6 +7,7 @@ import { UnknownPolicyError } from '../policy/policy.registry.js';
 import { PolicyValidationError } from '../policy/policy-validation.error.js';
 import type { Policy } from '../policy/policy.types.js';
 import { BlockCache } from './block.cache.js';
+import { LocalFallback } from './local.fallback.js';
 import { SLUICE_CLOCK } from './sluice.tokens.js';
 
 type PolicyNames = string | readonly string[];
@@ -26,6 +27,7 @@ export class SluiceService {
     @Inject(SluiceEngine) readonly engine: SluiceEngine,
     @Inject(BlockCache) private readonly blocks: BlockCache,
     @Inject(SLUICE_CLOCK) private readonly clock: Clock,
+    @Inject(LocalFallback) private readonly local: LocalFallback,
   ) {}
 
   async consume(
@@ -43,7 +45,7 @@ export class SluiceService {
       decision = await this.engine.consume(policies, identifier, options);
     } catch (error) {
       if (isInputError(error)) throw error;
-      return this.storeFailure(resolve(), error);
+      return this.storeFailure(resolve(), identifier, options, error);
     }
     if (!decision.allowed && this.blocks.capacity > 0) {
       this.rememberBlocks(decision, resolve(), identifier, options);
@@ -106,11 +108,8 @@ export class SluiceService {
       if (policy.mode !== 'enforce') continue;
       const block = this.blocks.find(policy.name, keyKind, identifier, nowMs);
       if (block === undefined) continue;
-      const waitMs = block.retryAtMs - nowMs;
-      const decision: PolicyDecision = {
-        ...refusal(policy, 'cache-block', waitMs),
-        blocked: { untilMs: block.untilMs, offence: block.offence },
-      };
+      const decision = refusal(policy, 'cache-block', block.retryAtMs - nowMs);
+      decision.blocked = { untilMs: block.untilMs, offence: block.offence };
       return summarize([decision], false);
     }
     return undefined;
@@ -135,17 +134,30 @@ export class SluiceService {
     }
   }
 
-  /** The store failed: each policy's onStoreError says whether its requests pass meanwhile. */
-  private storeFailure(policies: Policy[], error: unknown): Decision {
+  /**
+   * The store failed: each policy's onStoreError says what its requests get meanwhile — a pass,
+   * a refusal, or a decision in this process on the instance's share of the limit.
+   */
+  private async storeFailure(
+    policies: Policy[],
+    identifier: string,
+    options: ConsumeOptions,
+    error: unknown,
+  ): Promise<Decision> {
     const now = Date.now();
     if (now - this.lastStoreErrorLog >= STORE_ERROR_LOG_EVERY_MS) {
       this.lastStoreErrorLog = now;
       this.logger.error(`Store unavailable, deciding by onStoreError: ${String(error)}`);
     }
-    const decisions = policies.map((policy) =>
-      policy.onStoreError === 'deny' && policy.mode === 'enforce'
-        ? refusal(policy, 'store-error', STORE_ERROR_RETRY_MS)
-        : { ...refusal(policy, 'store-error', 0), allowed: true },
+    const local = policies.filter((policy) => policy.onStoreError === 'local');
+    const localDecision =
+      local.length > 0 ? await this.local.consume(local, identifier, options) : undefined;
+    const decisions = policies.map(
+      (policy) =>
+        localDecision?.policies.find((part) => part.policy === policy.name) ??
+        (policy.onStoreError === 'deny' && policy.mode === 'enforce'
+          ? refusal(policy, 'store-error', STORE_ERROR_RETRY_MS)
+          : { ...refusal(policy, 'store-error', 0), allowed: true }),
     );
     return summarize(
       decisions,

@@ -6,3 +6,5 @@ export const SKIP_THROTTLE_METADATA = 'sluice:skip-throttle';
 export const SLUICE_CLOCK = Symbol('SLUICE_CLOCK');
 /** SluiceGuard under another name, so the module definition can register it without importing it. */
 export const GLOBAL_GUARD = Symbol('SLUICE_GLOBAL_GUARD');
+/** Where policy snapshots, change notices and heartbeats travel (Redis, or this process). */
+export const POLICY_CHANNEL = Symbol('SLUICE_POLICY_CHANNEL');

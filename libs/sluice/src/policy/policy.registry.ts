@@ -10,13 +10,25 @@ export class UnknownPolicyError extends Error {
 
 /** The policies an instance holds in memory; the hot path reads only this. */
 export class PolicyRegistry {
-  private readonly policies = new Map<string, Policy>();
+  private policies = new Map<string, Policy>();
+  private enforcement = true;
+
+  /** False while the global switch suspends enforcement: guards let every request pass. */
+  get enforcing(): boolean {
+    return this.enforcement;
+  }
 
   /** Validates and stores a policy, replacing one of the same name. */
   set(input: unknown): Policy {
     const policy = parsePolicy(input);
     this.policies.set(policy.name, policy);
     return policy;
+  }
+
+  /** Swaps in a whole validated set at once, so no request sees half of it. */
+  replaceAll(policies: readonly Policy[], enforcing: boolean): void {
+    this.policies = new Map(policies.map((policy) => [policy.name, policy]));
+    this.enforcement = enforcing;
   }
 
   get(name: string): Policy | undefined {

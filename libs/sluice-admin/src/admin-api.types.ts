@@ -1,0 +1,131 @@
+import type {
+  Decision,
+  InstanceHeartbeat,
+  Policy,
+  PolicyInput,
+  ThrottledRoute,
+} from '@sluice/nest';
+import type { FieldIssue } from './common/invalid-request.exception.js';
+
+/** What every error response carries; 400s add `issues`, 409s `currentVersion`. */
+export interface AdminErrorBody {
+  statusCode: number;
+  error: string;
+  message: string;
+  issues?: FieldIssue[];
+  currentVersion?: number;
+}
+
+/** A handler a policy decides. */
+export interface PolicyRoute {
+  method: string | null;
+  path: string | null;
+  owner: string;
+  handler: string;
+}
+
+/** A stored policy, the routes it decides, and the default code defines for it, if any. */
+export interface PolicyView extends Policy {
+  routes: PolicyRoute[];
+  codeDefault: Policy | null;
+}
+
+/** GET /policies */
+export interface PolicyList {
+  version: number;
+  enforcement: boolean;
+  policies: PolicyView[];
+}
+
+/** PUT /policies/:name: a policy, the version it was read at (0 creates), and a note. */
+export interface PolicyWriteRequest extends Omit<PolicyInput, 'name' | 'version'> {
+  name?: string;
+  version?: number;
+  comment?: string | null;
+}
+
+/** DELETE /policies/:name and POST …/restore may carry a staleness check and a note. */
+export interface ChangeNoteRequest {
+  version?: number;
+  comment?: string | null;
+}
+
+/** DELETE /policies/:name: the code default it returned to, or null when deleted. */
+export interface PolicyRemovalResult {
+  version: number;
+  policy: PolicyView | null;
+}
+
+export interface PolicyRevision {
+  version: number;
+  action: string;
+  /** Null for a delete. */
+  body: Policy | null;
+  actor: string;
+  createdAt: string;
+  comment: string | null;
+}
+
+/** GET /policies/:name/revisions, newest first. */
+export interface PolicyRevisionList {
+  revisions: PolicyRevision[];
+}
+
+/** PUT /enforcement's body. */
+export interface EnforcementRequest {
+  enabled: boolean;
+  comment?: string | null;
+}
+
+/** GET and PUT /enforcement */
+export interface EnforcementState {
+  enabled: boolean;
+  version: number;
+}
+
+/** GET /routes */
+export interface RouteList {
+  routes: readonly ThrottledRoute[];
+}
+
+export interface InstanceView extends InstanceHeartbeat {
+  /** No heartbeat for 30 s. */
+  stale: boolean;
+  /** Enforces the version Redis holds. */
+  upToDate: boolean;
+}
+
+/** GET /instances; `version` is the one Redis holds, null when none is published. */
+export interface InstanceList {
+  instances: InstanceView[];
+  version: number | null;
+}
+
+/** GET /inspect/:policy/:identifier: what a request would get now, nothing charged. */
+export type InspectResult = Decision;
+
+/** DELETE /counters/:policy/:identifier */
+export interface CounterResetResult {
+  reset: true;
+}
+
+export interface AuditEntry {
+  id: number;
+  occurredAt: string;
+  actor: string;
+  ip: string | null;
+  userAgent: string | null;
+  action: string;
+  target: string;
+  before: unknown;
+  after: unknown;
+  comment: string | null;
+  /** The global version after the change. */
+  version: number;
+}
+
+/** GET /audit, newest first; pass `nextCursor` as `cursor` for the next page. */
+export interface AuditPage {
+  entries: AuditEntry[];
+  nextCursor: string | null;
+}

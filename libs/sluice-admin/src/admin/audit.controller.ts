@@ -1,0 +1,20 @@
+import { Controller, Get, Inject, Query, UseFilters, UseGuards } from '@nestjs/common';
+import type { AuditPage } from '../admin-api.types.js';
+import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
+import { RequireRole } from '../auth/require-role.decorator.js';
+import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
+import { AuditService } from './audit.service.js';
+
+@Controller('audit')
+@UseGuards(AdminAuthGuard)
+@UseFilters(DatabaseUnavailableFilter)
+export class AuditController {
+  constructor(@Inject(AuditService) private readonly audit: AuditService) {}
+
+  /** ?actor=&action=&from=&to=&cursor=&limit= — newest first, `nextCursor` for the next page. */
+  @Get()
+  @RequireRole('viewer')
+  page(@Query() query: unknown): Promise<AuditPage> {
+    return this.audit.page(query);
+  }
+}

@@ -1,0 +1,25 @@
+import { Controller, Delete, Inject, Param, UseFilters, UseGuards } from '@nestjs/common';
+import type { CounterResetResult } from '../admin-api.types.js';
+import type { Actor } from '../auth/actor.js';
+import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
+import { CurrentActor } from '../auth/current-actor.decorator.js';
+import { RequireRole } from '../auth/require-role.decorator.js';
+import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
+import { CountersService } from './counters.service.js';
+
+@Controller('counters')
+@UseGuards(AdminAuthGuard)
+@UseFilters(DatabaseUnavailableFilter)
+export class CountersController {
+  constructor(@Inject(CountersService) private readonly counters: CountersService) {}
+
+  @Delete(':policy/:identifier')
+  @RequireRole('operator')
+  reset(
+    @Param('policy') policy: string,
+    @Param('identifier') identifier: string,
+    @CurrentActor() actor: Actor,
+  ): Promise<CounterResetResult> {
+    return this.counters.reset(policy, identifier, actor);
+  }
+}

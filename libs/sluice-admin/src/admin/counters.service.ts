@@ -1,0 +1,85 @@
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import {
+  InvalidIdentifierError,
+  SluiceEngine,
+  toIdentifier,
+  type Decision,
+  type Identifier,
+} from '@sluice/nest';
+import { DataSource } from 'typeorm';
+import type { CounterResetResult } from '../admin-api.types.js';
+import type { Actor } from '../auth/actor.js';
+import { InvalidRequestException } from '../common/invalid-request.exception.js';
+import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
+import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
+import { readSetting } from '../database/snapshot.reader.js';
+import { recordAudit } from './audit.recorder.js';
+import { inTransaction } from '../database/transaction.js';
+
+/** An identifier's counters under one policy, as this instance's engine sees them. */
+@Injectable()
+export class CountersService {
+  constructor(
+    @Inject(SluiceEngine) private readonly engine: SluiceEngine,
+    @InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource,
+  ) {}
+
+  /** What a request would be told now, without charging it. */
+  async inspect(policy: string, identifier: string): Promise<Decision> {
+    this.assertKnown(policy);
+    checkedIdentifier(identifier);
+    try {
+      return await this.engine.peek(policy, identifier);
+    } catch (error) {
+      throw new RedisUnavailableException('the counters cannot be read', error);
+    }
+  }
+
+  /**
+   * Forgets the counters (blocks and offences stay). The audit entry is written first and
+   * committed only once Redis has done the reset, so the audit never records a reset that failed.
+   */
+  async reset(policy: string, identifier: string, actor: Actor): Promise<CounterResetResult> {
+    this.assertKnown(policy);
+    const { display } = checkedIdentifier(identifier);
+    await inTransaction(this.dataSource, async (manager) => {
+      const { version } = await readSetting(manager);
+      await recordAudit(manager, {
+        actor,
+        action: 'counters.reset',
+        target: `${policy}/${display}`,
+        before: null,
+        after: { policy, identifier: display },
+        comment: null,
+        version,
+      });
+      try {
+        await this.engine.reset(policy, identifier);
+      } catch (error) {
+        throw new RedisUnavailableException('the counters were not reset', error);
+      }
+    });
+    return { reset: true };
+  }
+
+  private assertKnown(policy: string): void {
+    if (this.engine.policies.get(policy) !== undefined) return;
+    throw new NotFoundException({
+      statusCode: 404,
+      error: 'Not Found',
+      message: `No policy named "${policy}" is in force on this instance`,
+    });
+  }
+}
+
+function checkedIdentifier(identifier: string): Identifier {
+  try {
+    return toIdentifier(identifier);
+  } catch (error) {
+    if (!(error instanceof InvalidIdentifierError)) throw error;
+    throw new InvalidRequestException([
+      { field: 'identifier', message: error.message.replace(/^identifier: /, '') },
+    ]);
+  }
+}

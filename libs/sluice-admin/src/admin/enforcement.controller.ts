@@ -1,0 +1,27 @@
+import { Body, Controller, Get, Inject, Put, UseFilters, UseGuards } from '@nestjs/common';
+import type { EnforcementState } from '../admin-api.types.js';
+import type { Actor } from '../auth/actor.js';
+import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
+import { CurrentActor } from '../auth/current-actor.decorator.js';
+import { RequireRole } from '../auth/require-role.decorator.js';
+import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
+import { EnforcementService } from './enforcement.service.js';
+
+@Controller('enforcement')
+@UseGuards(AdminAuthGuard)
+@UseFilters(DatabaseUnavailableFilter)
+export class EnforcementController {
+  constructor(@Inject(EnforcementService) private readonly enforcement: EnforcementService) {}
+
+  @Get()
+  @RequireRole('viewer')
+  get(): Promise<EnforcementState> {
+    return this.enforcement.get();
+  }
+
+  @Put()
+  @RequireRole('admin')
+  set(@Body() body: unknown, @CurrentActor() actor: Actor): Promise<EnforcementState> {
+    return this.enforcement.set(body, actor);
+  }
+}

@@ -1,0 +1,17 @@
+import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
+import type { InstanceList } from '../admin-api.types.js';
+import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
+import { RequireRole } from '../auth/require-role.decorator.js';
+import { InstancesService } from './instances.service.js';
+
+@Controller('instances')
+@UseGuards(AdminAuthGuard)
+export class InstancesController {
+  constructor(@Inject(InstancesService) private readonly instances: InstancesService) {}
+
+  @Get()
+  @RequireRole('viewer')
+  list(): Promise<InstanceList> {
+    return this.instances.list();
+  }
+}

@@ -1,0 +1,34 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PolicyBus } from '@sluice/nest';
+import type { InstanceList } from '../admin-api.types.js';
+import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
+
+/** An instance that has not heartbeaten for this long is shown as stale (DESIGN §6). */
+export const STALE_AFTER_MS = 30_000;
+
+/** Every instance's heartbeat beside the version Redis holds; needs Redis only. */
+@Injectable()
+export class InstancesService {
+  constructor(@Inject(PolicyBus) private readonly bus: PolicyBus) {}
+
+  async list(now = Date.now()): Promise<InstanceList> {
+    let heartbeats;
+    let version;
+    try {
+      [heartbeats, version] = await Promise.all([this.bus.instances(), this.bus.storedVersion()]);
+    } catch (error) {
+      throw new RedisUnavailableException('instance heartbeats cannot be read', error);
+    }
+    const published = version ?? 0;
+    return {
+      version,
+      instances: heartbeats
+        .sort((a, b) => a.id.localeCompare(b.id))
+        .map((heartbeat) => ({
+          ...heartbeat,
+          stale: now - Date.parse(heartbeat.lastSeen) > STALE_AFTER_MS,
+          upToDate: heartbeat.policyVersion === published,
+        })),
+    };
+  }
+}

@@ -1,0 +1,18 @@
+import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
+import { RouteRegistry } from '@sluice/nest';
+import type { RouteList } from '../admin-api.types.js';
+import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
+import { RequireRole } from '../auth/require-role.decorator.js';
+
+@Controller('routes')
+@UseGuards(AdminAuthGuard)
+export class RoutesController {
+  constructor(@Inject(RouteRegistry) private readonly routes: RouteRegistry) {}
+
+  /** Every @Throttle() or @SkipThrottle() handler of this application. */
+  @Get()
+  @RequireRole('viewer')
+  list(): RouteList {
+    return { routes: this.routes.all() };
+  }
+}

@@ -1,0 +1,21 @@
+import type { AdminRole } from './admin-auth-options.interface.js';
+
+/** Who made an admin request, as the audit records it. */
+export interface Actor {
+  name: string;
+  role: AdminRole;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+const ACTOR = Symbol('sluice-admin:actor');
+
+type CarriesActor = { [ACTOR]?: Actor };
+
+export function attachActor(request: object, actor: Actor): void {
+  (request as CarriesActor)[ACTOR] = actor;
+}
+
+export function actorOf(request: object): Actor | undefined {
+  return (request as CarriesActor)[ACTOR];
+}

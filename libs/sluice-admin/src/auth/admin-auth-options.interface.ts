@@ -1,0 +1,18 @@
+/** What each role may do: viewer reads, operator also blocks/resets/overrides, admin everything. */
+export type AdminRole = 'viewer' | 'operator' | 'admin';
+
+export interface AdminCredential {
+  name: string;
+  role: AdminRole;
+  /** The secret sent as `Authorization: Bearer <token>` or as the panel's password. */
+  token: string;
+}
+
+export interface AdminAuthOptions {
+  /** Credentials: a list, or the SLUICE_ADMIN_TOKENS form "alice:admin:s3cret,bob:viewer:t0ken". */
+  credentials?: AdminCredential[] | string;
+  /** Default: process.env.NODE_ENV === 'production'. Production without credentials refuses to start. */
+  production?: boolean;
+  /** Session lifetime, ms. Default 8 h. */
+  sessionTtlMs?: number;
+}

@@ -1,0 +1,49 @@
+import {
+  ForbiddenException,
+  Inject,
+  Injectable,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { attachActor } from './actor.js';
+import type { AdminRole } from './admin-auth-options.interface.js';
+import { roleSatisfies } from './admin-role.order.js';
+import { AuthService } from './auth.service.js';
+import { assertNotCrossSite } from './csrf.check.js';
+import { withRetryAfter } from './retry-after.js';
+import { PUBLIC_ADMIN_ROUTE_METADATA } from './public-admin-route.decorator.js';
+import { REQUIRED_ROLE_METADATA } from './require-role.decorator.js';
+
+/**
+ * Lets a request through when its bearer token or session has the role the route needs
+ * (@RequireRole, default viewer), and hands its Actor to @CurrentActor().
+ */
+@Injectable()
+export class AdminAuthGuard implements CanActivate {
+  constructor(
+    @Inject(Reflector) private readonly reflector: Reflector,
+    @Inject(AuthService) private readonly auth: AuthService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ADMIN_ROUTE_METADATA, targets)) {
+      return true;
+    }
+    const http = context.switchToHttp();
+    const request = http.getRequest<object>();
+    const { actor, via } = await withRetryAfter(http.getResponse(), () =>
+      this.auth.authenticate(request),
+    );
+    const needed =
+      this.reflector.getAllAndOverride<AdminRole | undefined>(REQUIRED_ROLE_METADATA, targets) ??
+      'viewer';
+    if (!roleSatisfies(actor.role, needed)) {
+      throw new ForbiddenException(`This needs the ${needed} role; you are ${actor.role}`);
+    }
+    if (via === 'session') assertNotCrossSite(request);
+    attachActor(request, actor);
+    return true;
+  }
+}

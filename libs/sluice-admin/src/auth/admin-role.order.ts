@@ -1,0 +1,12 @@
+import type { AdminRole } from './admin-auth-options.interface.js';
+
+export const ADMIN_ROLES: readonly AdminRole[] = ['viewer', 'operator', 'admin'];
+
+export function isAdminRole(value: unknown): value is AdminRole {
+  return (ADMIN_ROLES as readonly unknown[]).includes(value);
+}
+
+/** Whether `role` may do what `needed` may: viewer < operator < admin. */
+export function roleSatisfies(role: AdminRole, needed: AdminRole): boolean {
+  return ADMIN_ROLES.indexOf(role) >= ADMIN_ROLES.indexOf(needed);
+}

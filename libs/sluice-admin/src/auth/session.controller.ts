@@ -1,0 +1,77 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Post,
+  Req,
+  Res,
+  UseFilters,
+  UseGuards,
+} from '@nestjs/common';
+import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
+import { ADMIN_PATH } from '../sluice-admin.tokens.js';
+import type { Actor } from './actor.js';
+import type { AdminRole } from './admin-auth-options.interface.js';
+import { AdminAuthGuard } from './admin-auth.guard.js';
+import { AuthService } from './auth.service.js';
+import { assertNotCrossSite } from './csrf.check.js';
+import { CurrentActor } from './current-actor.decorator.js';
+import { cameOverHttps, setResponseHeader } from './http.access.js';
+import { PublicAdminRoute } from './public-admin-route.decorator.js';
+import { withRetryAfter } from './retry-after.js';
+import { clearedSessionCookie, sessionCookie } from './session.cookie.js';
+import { parseSignInBody } from './sign-in-body.schema.js';
+
+export interface SessionView {
+  name: string;
+  role: AdminRole;
+}
+
+/** The panel's sign-in: a session cookie for name + password (the credential's token). */
+@Controller('session')
+@UseGuards(AdminAuthGuard)
+@UseFilters(DatabaseUnavailableFilter)
+export class SessionController {
+  constructor(
+    @Inject(AuthService) private readonly auth: AuthService,
+    @Inject(ADMIN_PATH) private readonly adminPath: string,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  @PublicAdminRoute()
+  async signIn(
+    @Body() body: unknown,
+    @Req() request: object,
+    @Res({ passthrough: true }) response: unknown,
+  ): Promise<SessionView> {
+    // A cross-site form could otherwise sign a victim's browser into the attacker's session.
+    assertNotCrossSite(request);
+    const { name, password } = parseSignInBody(body);
+    const { credential, secret } = await withRetryAfter(response, () =>
+      this.auth.signIn(name, password, request),
+    );
+    const scope = { adminPath: this.adminPath, secure: cameOverHttps(request) };
+    setResponseHeader(response, 'Set-Cookie', sessionCookie(secret, this.auth.sessionTtlMs, scope));
+    return { name: credential.name, role: credential.role };
+  }
+
+  @Get()
+  current(@CurrentActor() actor: Actor): SessionView {
+    return { name: actor.name, role: actor.role };
+  }
+
+  @Delete()
+  @HttpCode(204)
+  async signOut(
+    @Req() request: object,
+    @Res({ passthrough: true }) response: unknown,
+  ): Promise<void> {
+    await this.auth.signOut(request);
+    const scope = { adminPath: this.adminPath, secure: cameOverHttps(request) };
+    setResponseHeader(response, 'Set-Cookie', clearedSessionCookie(scope));
+  }
+}

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { LessThan, type EntityManager, type Repository } from 'typeorm';
+import { recordAudit } from '../admin/audit.recorder.js';
+import { readSetting } from '../database/snapshot.reader.js';
+import type { Actor } from './actor.js';
+import type { AdminRole } from './admin-auth-options.interface.js';
+import { ExpiringCache } from './expiring.cache.js';
+import { randomSecret, sha256Hex } from './secret.hasher.js';
+import { SessionEntity } from './session.entity.js';
+import { inTransaction } from '../database/transaction.js';
+
+export interface SessionHolder {
+  credentialName: string;
+  role: AdminRole;
+  expiresAt: Date;
+}
+
+export interface NewSession extends SessionHolder {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+const SESSION_CACHE_TTL_MS = 60_000;
+const SESSIONS_CACHED = 10_000;
+
+/**
+ * Panel sessions in the database, found by the SHA-256 of the cookie's secret. A session read
+ * once is served from memory for a minute, so a sign-out on another instance may take that long.
+ */
+@Injectable()
+export class SessionStore {
+  private readonly cache = new ExpiringCache<SessionHolder>(SESSION_CACHE_TTL_MS, SESSIONS_CACHED);
+
+  constructor(
+    @InjectRepository(SessionEntity, 'sluice') private readonly sessions: Repository<SessionEntity>,
+  ) {}
+
+  /** Stores and audits a session, returns the secret for its cookie; forgets expired ones. */
+  async create(session: NewSession): Promise<string> {
+    const secret = randomSecret();
+    await inTransaction(this.sessions.manager.connection, async (manager) => {
+      await manager.delete(SessionEntity, { expiresAt: LessThan(new Date()) });
+      await manager.insert(SessionEntity, {
+        id: sha256Hex(secret),
+        createdAt: new Date(),
+        ...session,
+      });
+      const { credentialName: name, role, ip, userAgent } = session;
+      const actor = { name, role, ip, userAgent };
+      await audit(manager, actor, 'session.sign-in', {
+        expiresAt: session.expiresAt.toISOString(),
+      });
+    });
+    return secret;
+  }
+
+  /** The live session with this secret, or null (unknown or expired). */
+  async find(secret: string): Promise<SessionHolder | null> {
+    const id = sha256Hex(secret);
+    let session = this.cache.get(id);
+    if (session === undefined) {
+      const row = await this.sessions.findOneBy({ id });
+      if (row === null) return null;
+      session = { credentialName: row.credentialName, role: row.role, expiresAt: row.expiresAt };
+      this.cache.set(id, session);
+    }
+    return session.expiresAt.getTime() > Date.now() ? session : null;
+  }
+
+  /** Ends the session with this secret, auditing it as `actor` signing out. */
+  async delete(secret: string, actor: Actor): Promise<void> {
+    const id = sha256Hex(secret);
+    this.cache.delete(id);
+    await inTransaction(this.sessions.manager.connection, async (manager) => {
+      const { affected } = await manager.delete(SessionEntity, { id });
+      if (affected !== 0) await audit(manager, actor, 'session.sign-out', null);
+    });
+  }
+}
+
+/** Sign-ins and sign-outs join the admin audit; the version is the current one, not bumped. */
+async function audit(
+  manager: EntityManager,
+  actor: Actor,
+  action: string,
+  after: object | null,
+): Promise<void> {
+  const { version } = await readSetting(manager);
+  await recordAudit(manager, {
+    actor,
+    action,
+    target: 'session',
+    before: null,
+    after,
+    comment: null,
+    version,
+  });
+}

@@ -1,0 +1,19 @@
+import { AdminAuditEntity } from './admin-audit.entity.js';
+import { AdminSchema1795305600000 } from './migrations/1795305600000-admin-schema.migration.js';
+import { PenaltyEntity } from './penalty.entity.js';
+import { PolicyRevisionEntity } from './policy-revision.entity.js';
+import { PolicyEntity } from './policy.entity.js';
+import { SettingEntity } from './setting.entity.js';
+
+/** The name of the admin's TypeORM DataSource, for `@InjectDataSource` and `forFeature`. */
+export const ADMIN_DATA_SOURCE = 'sluice';
+
+export const ADMIN_ENTITIES = [
+  SettingEntity,
+  PolicyEntity,
+  PolicyRevisionEntity,
+  AdminAuditEntity,
+  PenaltyEntity,
+];
+
+export const ADMIN_MIGRATIONS = [AdminSchema1795305600000];

@@ -1,0 +1,75 @@
+import type { TypeOrmModuleOptions } from '@nestjs/typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { AUTH_ENTITIES, AUTH_MIGRATIONS } from '../auth/auth.persistence.js';
+import { isDatabaseUnavailable } from '../common/database-failure.js';
+import type { SluiceAdminModuleOptions } from '../sluice-admin-options.interface.js';
+import { ADMIN_ENTITIES, ADMIN_MIGRATIONS } from './admin.persistence.js';
+import { describeDatabase, resolveDatabaseOptions } from './database.options.js';
+
+/**
+ * Three attempts half a second apart, each bounded by the 2 s connect timeout: a start with the
+ * database down fails within about 7 s instead of after TypeORM's default half minute.
+ */
+const CONNECT_ATTEMPTS = 3;
+const RETRY_DELAY_MS = 500;
+
+/** Held while migrating, so instances starting together against a new database take turns. */
+const MIGRATION_LOCK = "hashtext('sluice_migrations')";
+
+/** The 'sluice' DataSource: migrations run at start, the schema is never synchronised. */
+export function adminTypeOrmOptions(options: SluiceAdminModuleOptions): TypeOrmModuleOptions {
+  const database = resolveDatabaseOptions(options?.database);
+  return {
+    type: 'postgres',
+    url: database.url,
+    entities: [...ADMIN_ENTITIES, ...AUTH_ENTITIES],
+    migrations: [...ADMIN_MIGRATIONS, ...AUTH_MIGRATIONS],
+    migrationsRun: false,
+    migrationsTableName: 'sluice_migrations',
+    synchronize: false,
+    poolSize: database.poolSize,
+    connectTimeoutMS: database.connectTimeoutMs,
+    applicationName: 'sluice-admin',
+    extra: {
+      query_timeout: database.queryTimeoutMs,
+      statement_timeout: database.queryTimeoutMs,
+    },
+    retryAttempts: CONNECT_ATTEMPTS,
+    retryDelay: RETRY_DELAY_MS,
+    toRetry: isDatabaseUnavailable,
+  };
+}
+
+/** Opens and migrates the DataSource; a failure says which database, without its password. */
+export async function openAdminDataSource(options?: DataSourceOptions): Promise<DataSource> {
+  const dataSource = new DataSource(options as DataSourceOptions);
+  try {
+    await dataSource.initialize();
+    await migrateInTurn(dataSource);
+    return dataSource;
+  } catch (error) {
+    if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
+    const url = (options as { url?: string } | undefined)?.url ?? '';
+    throw new Error(
+      `SluiceAdminModule: could not open the policy database ${describeDatabase(url)}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * TypeORM's runner takes no lock: two instances migrating a new database at once would both
+ * create the tables, and one would fail to start. A session advisory lock makes them take turns;
+ * the later ones find every migration applied.
+ */
+async function migrateInTurn(dataSource: DataSource): Promise<void> {
+  const lock = dataSource.createQueryRunner();
+  await lock.connect();
+  try {
+    await lock.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
+    await dataSource.runMigrations({ transaction: 'all' });
+  } finally {
+    await lock.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`).catch(() => undefined);
+    await lock.release();
+  }
+}

@@ -1,0 +1,18 @@
+export { SluiceAdminModule } from './sluice-admin.module.js';
+export {
+  SLUICE_ADMIN_ASYNC_OPTIONS_TYPE,
+  SLUICE_ADMIN_OPTIONS_TYPE,
+} from './sluice-admin.module-definition.js';
+export type {
+  AdminDatabaseOptions,
+  SluiceAdminModuleExtras,
+  SluiceAdminModuleOptions,
+} from './sluice-admin-options.interface.js';
+export type {
+  AdminAuthOptions,
+  AdminCredential,
+  AdminRole,
+} from './auth/admin-auth-options.interface.js';
+export type { Actor } from './auth/actor.js';
+export type { FieldIssue } from './common/invalid-request.exception.js';
+export type * from './admin-api.types.js';

@@ -1,0 +1,68 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Inject,
+  Param,
+  Put,
+  Res,
+  UseFilters,
+  UseGuards,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { PolicyList, PolicyRemovalResult, PolicyView } from '../admin-api.types.js';
+import type { Actor } from '../auth/actor.js';
+import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
+import { CurrentActor } from '../auth/current-actor.decorator.js';
+import { RequireRole } from '../auth/require-role.decorator.js';
+import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
+import { PolicyReader } from './policy-reader.service.js';
+import { PolicyWriter } from './policy-writer.service.js';
+
+@Controller('policies')
+@UseGuards(AdminAuthGuard)
+@UseFilters(DatabaseUnavailableFilter)
+export class PoliciesController {
+  constructor(
+    @Inject(PolicyReader) private readonly reader: PolicyReader,
+    @Inject(PolicyWriter) private readonly writer: PolicyWriter,
+    @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  @Get()
+  @RequireRole('viewer')
+  list(): Promise<PolicyList> {
+    return this.reader.list();
+  }
+
+  @Get(':name')
+  @RequireRole('viewer')
+  get(@Param('name') name: string): Promise<PolicyView> {
+    return this.reader.get(name);
+  }
+
+  /** 201 when it created the policy, 200 when it replaced one; operators only within their remit. */
+  @Put(':name')
+  @RequireRole('operator')
+  async put(
+    @Param('name') name: string,
+    @Body() body: unknown,
+    @CurrentActor() actor: Actor,
+    @Res() response: unknown,
+  ): Promise<void> {
+    const { created, policy } = await this.writer.put(name, body, actor);
+    this.adapterHost.httpAdapter.reply(response, this.reader.view(policy), created ? 201 : 200);
+  }
+
+  @Delete(':name')
+  @RequireRole('admin')
+  async remove(
+    @Param('name') name: string,
+    @Body() body: unknown,
+    @CurrentActor() actor: Actor,
+  ): Promise<PolicyRemovalResult> {
+    const { version, policy } = await this.writer.remove(name, body, actor);
+    return { version, policy: policy === null ? null : this.reader.view(policy) };
+  }
+}

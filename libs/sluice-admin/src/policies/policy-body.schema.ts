@@ -1,0 +1,118 @@
+import { parsePolicy, POLICY_NAME, PolicyValidationError, type Policy } from '@sluice/nest';
+import { z } from 'zod';
+import {
+  InvalidRequestException,
+  parseRequest,
+  type FieldIssue,
+} from '../common/invalid-request.exception.js';
+
+const NAME_RULE =
+  "must be 1-64 characters of letters, digits, '_', '.' or '-', starting with a letter or digit";
+const VERSION_RULE = 'must be an integer of 0 or more: the version you read (0 to create)';
+const COMMENT_RULE = 'must be a string of at most 500 characters';
+
+const version = z
+  .number({ error: VERSION_RULE })
+  .int({ error: VERSION_RULE })
+  .min(0, { error: VERSION_RULE })
+  .max(Number.MAX_SAFE_INTEGER, { error: VERSION_RULE });
+const comment = z.string({ error: COMMENT_RULE }).max(500, { error: COMMENT_RULE }).nullable();
+
+/** `{ version?, comment? }`: the staleness check and note a delete or restore may carry. */
+const changeNoteSchema = z.strictObject({
+  version: version.optional(),
+  comment: comment.optional(),
+});
+
+/**
+ * Not policy rules: the request's own version and comment, and the fields the server owns, which
+ * a policy read back as is carries and which are ignored.
+ */
+const NOT_RULES = new Set(['version', 'comment', 'source', 'updatedAt', 'updatedBy']);
+
+export interface PolicyWrite {
+  /** Validated, with every default filled in; version and bookkeeping are set when stored. */
+  policy: Policy;
+  /** The version the writer read; 0 creates. */
+  expectedVersion: number;
+  comment: string | null;
+}
+
+export interface ChangeNote {
+  expectedVersion: number | undefined;
+  comment: string | null;
+}
+
+/** 400 naming `name` unless the path's policy name is one a policy may have. */
+export function assertPolicyName(name: string): void {
+  if (!POLICY_NAME.test(name)) {
+    throw new InvalidRequestException([{ field: 'name', message: NAME_RULE }]);
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * PUT /policies/:name: a policy plus `version` and an optional `comment`, all checked at once.
+ * `knowsKey` says whether this application counts by the policy's key: every instance refuses a
+ * snapshot holding a policy keyed by a tracker it does not register.
+ */
+export function parsePolicyWrite(
+  name: string,
+  body: unknown,
+  knowsKey: (key: string) => boolean,
+): PolicyWrite {
+  assertPolicyName(name);
+  if (!isRecord(body)) {
+    throw new InvalidRequestException([
+      { field: '(body)', message: 'must be a JSON object: a policy with the version you read' },
+    ]);
+  }
+  const issues: FieldIssue[] = [];
+  // fromEntries defines each field as its own property: a "__proto__" key stays a field (and is
+  // refused as unknown) instead of replacing the object's prototype.
+  const rules: Record<string, unknown> = Object.fromEntries(
+    Object.entries(body).filter(([field]) => !NOT_RULES.has(field)),
+  );
+  if (rules.name !== undefined && rules.name !== name) {
+    issues.push({ field: 'name', message: `must be "${name}", the name in the path, or absent` });
+  }
+  const note = changeNoteSchema.safeParse({ version: body.version, comment: body.comment });
+  if (!note.success) {
+    issues.push(
+      ...note.error.issues.map((issue) => ({
+        field: issue.path.map(String).join('.'),
+        message: issue.message,
+      })),
+    );
+  }
+  let policy: Policy | undefined;
+  try {
+    policy = parsePolicy({ ...rules, name, source: 'admin' });
+  } catch (error) {
+    if (!(error instanceof PolicyValidationError)) throw error;
+    issues.push(...error.issues);
+  }
+  if (policy !== undefined && !knowsKey(policy.key)) {
+    issues.push({
+      field: 'key',
+      message: `counts by the tracker "${policy.key}", which this application does not register`,
+    });
+  }
+  if (issues.length > 0 || policy === undefined || !note.success) {
+    throw new InvalidRequestException(issues);
+  }
+  return {
+    policy,
+    expectedVersion: note.data.version ?? 0,
+    comment: note.data.comment ?? null,
+  };
+}
+
+/** The optional body of a delete or restore; absent means no staleness check and no comment. */
+export function parseChangeNote(body: unknown): ChangeNote {
+  const note = parseRequest(changeNoteSchema, body ?? {});
+  return { expectedVersion: note.version, comment: note.comment ?? null };
+}

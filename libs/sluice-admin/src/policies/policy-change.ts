@@ -1,0 +1,70 @@
+import type { Policy } from '@sluice/nest';
+import type { EntityManager } from 'typeorm';
+import { recordAudit } from '../admin/audit.recorder.js';
+import type { Actor } from '../auth/actor.js';
+import { PolicyRevisionEntity } from '../database/policy-revision.entity.js';
+import { PolicyEntity } from '../database/policy.entity.js';
+
+export type PolicyAction =
+  | 'policy.create'
+  | 'policy.replace'
+  | 'policy.delete'
+  | 'policy.revert'
+  | 'policy.restore'
+  | 'policy.seed';
+
+export interface PolicyChange {
+  name: string;
+  action: PolicyAction;
+  before: Policy | null;
+  /** The policy as stored at `version`; null deletes the row. */
+  after: Policy | null;
+  actor: Actor;
+  comment: string | null;
+  version: number;
+}
+
+export function findPolicyRow(manager: EntityManager, name: string): Promise<PolicyEntity | null> {
+  return manager.findOneBy(PolicyEntity, { name });
+}
+
+/** Writes the row, its revision and the audit entry inside the caller's transaction. */
+export async function writePolicyChange(
+  manager: EntityManager,
+  change: PolicyChange,
+): Promise<void> {
+  const { name, after, version, actor, comment } = change;
+  if (after === null) {
+    await manager.delete(PolicyEntity, { name });
+  } else {
+    await manager.upsert(
+      PolicyEntity,
+      {
+        name,
+        body: after,
+        source: after.source,
+        version,
+        updatedAt: new Date(after.updatedAt ?? Date.now()),
+        updatedBy: after.updatedBy,
+      },
+      ['name'],
+    );
+  }
+  await manager.insert(PolicyRevisionEntity, {
+    policyName: name,
+    version,
+    action: change.action,
+    body: after,
+    actor: actor.name,
+    comment,
+  });
+  await recordAudit(manager, {
+    actor,
+    action: change.action,
+    target: name,
+    before: change.before,
+    after,
+    comment,
+    version,
+  });
+}

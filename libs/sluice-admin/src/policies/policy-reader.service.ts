@@ -1,0 +1,75 @@
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { PolicyBus, RouteRegistry, type Policy } from '@sluice/nest';
+import { DataSource } from 'typeorm';
+import type { PolicyList, PolicyRevisionList, PolicyView } from '../admin-api.types.js';
+import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
+import { PolicyRevisionEntity } from '../database/policy-revision.entity.js';
+import { readSnapshot } from '../database/snapshot.reader.js';
+import { assertPolicyName } from './policy-body.schema.js';
+import { findPolicyRow } from './policy-change.js';
+import { policyView } from './policy.view.js';
+import { inTransaction } from '../database/transaction.js';
+
+/** Stored policies as the API shows them: with their routes and code defaults. */
+@Injectable()
+export class PolicyReader {
+  constructor(
+    @InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(PolicyBus) private readonly bus: PolicyBus,
+    @Inject(RouteRegistry) private readonly routes: RouteRegistry,
+  ) {}
+
+  async list(): Promise<PolicyList> {
+    const snapshot = await inTransaction(this.dataSource, readSnapshot, 'REPEATABLE READ');
+    return {
+      version: snapshot.version,
+      enforcement: snapshot.enforcement,
+      policies: (snapshot.policies as Policy[]).map((policy) => this.view(policy)),
+    };
+  }
+
+  async get(name: string): Promise<PolicyView> {
+    assertPolicyName(name);
+    const row = await findPolicyRow(this.dataSource.manager, name);
+    if (row === null) {
+      throw new NotFoundException({
+        statusCode: 404,
+        error: 'Not Found',
+        message: `No policy named "${name}" is stored`,
+      });
+    }
+    return this.view(row.body);
+  }
+
+  /** Every version, newest first; a deleted policy keeps its history. */
+  async revisions(name: string): Promise<PolicyRevisionList> {
+    assertPolicyName(name);
+    const rows = await this.dataSource.manager.find(PolicyRevisionEntity, {
+      where: { policyName: name },
+      order: { version: 'DESC' },
+    });
+    if (rows.length === 0) {
+      throw new NotFoundException({
+        statusCode: 404,
+        error: 'Not Found',
+        message: `Policy "${name}" has no revisions`,
+      });
+    }
+    return {
+      revisions: rows.map((row) => ({
+        version: row.version,
+        action: row.action,
+        body: row.body,
+        actor: row.actor,
+        createdAt: row.createdAt.toISOString(),
+        comment: row.comment,
+      })),
+    };
+  }
+
+  view(policy: Policy): PolicyView {
+    const codeDefault = this.bus.codeDefaults().find((each) => each.name === policy.name);
+    return policyView(policy, this.routes.usedBy(policy.name), codeDefault);
+  }
+}

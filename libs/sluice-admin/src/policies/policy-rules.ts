@@ -1,0 +1,45 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Actor } from '../auth/actor.js';
+import type { Policy } from '@sluice/nest';
+
+/** What a policy decides; the rest (name, version, source, updatedAt, updatedBy) is bookkeeping. */
+export const RULE_FIELDS = [
+  'algorithm',
+  'limit',
+  'periodMs',
+  'burst',
+  'segments',
+  'maxDelayMs',
+  'cost',
+  'key',
+  'match',
+  'count',
+  'penalty',
+  'mode',
+  'onStoreError',
+  'overrides',
+  'description',
+] as const satisfies ReadonlyArray<keyof Policy>;
+
+export type RuleField = (typeof RULE_FIELDS)[number];
+
+/** The rule fields whose values differ, in RULE_FIELDS order. */
+export function changedRuleFields(before: Policy, after: Policy): RuleField[] {
+  return RULE_FIELDS.filter((field) => !isDeepStrictEqual(before[field], after[field]));
+}
+
+/** The policy as written at `version` by `actor`. */
+export function stamped(
+  policy: Policy,
+  source: Policy['source'],
+  version: number,
+  actor: Actor,
+): Policy {
+  return {
+    ...policy,
+    version,
+    source,
+    updatedAt: new Date().toISOString(),
+    updatedBy: actor.name,
+  };
+}

@@ -1,0 +1,92 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { PolicyBus, type PolicySnapshot } from '@sluice/nest';
+import { DataSource } from 'typeorm';
+import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
+import { readSetting, readSnapshot } from '../database/snapshot.reader.js';
+import { inTransaction } from '../database/transaction.js';
+
+const CHECK_EVERY_MS = 5_000;
+
+/**
+ * Gets committed changes into Redis: right after each commit, and every 5 s when Redis is behind
+ * the database (a publish failed while Redis was down, or Redis lost its data).
+ */
+@Injectable()
+export class SnapshotPublisher implements OnApplicationShutdown {
+  private readonly logger = new Logger('SluiceAdmin');
+  private timer: NodeJS.Timeout | undefined;
+  private checking: Promise<void> | undefined;
+  private failing = false;
+  private warnedAhead = false;
+
+  constructor(
+    @Inject(PolicyBus) private readonly bus: PolicyBus,
+    @InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource,
+  ) {}
+
+  /** Publishes a committed snapshot; false (and a warning) when Redis did not take it. */
+  async publish(snapshot: PolicySnapshot, changed: string | null): Promise<boolean> {
+    try {
+      await this.bus.publish(snapshot, changed);
+      if (this.failing) this.logger.log(`Policy version ${snapshot.version} published`);
+      this.failing = false;
+      return true;
+    } catch (error) {
+      if (!this.failing) {
+        this.logger.warn(
+          `Policy version ${snapshot.version} is committed but could not be published (${(error as Error).message}); trying again every ${CHECK_EVERY_MS / 1000} s`,
+        );
+      }
+      this.failing = true;
+      return false;
+    }
+  }
+
+  /** Publishes the database's snapshot once, then keeps Redis in step. */
+  async start(): Promise<void> {
+    const snapshot = await inTransaction(this.dataSource, readSnapshot, 'REPEATABLE READ');
+    if (snapshot.version > 0) await this.publish(snapshot, null);
+    this.timer = setInterval(() => void this.check(), CHECK_EVERY_MS);
+    this.timer.unref();
+  }
+
+  /** One comparison at a time; resolves when Redis holds the database's version or cannot. */
+  check(): Promise<void> {
+    this.checking ??= this.republishIfBehind().finally(() => (this.checking = undefined));
+    return this.checking;
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  private async republishIfBehind(): Promise<void> {
+    try {
+      const [stored, setting] = await Promise.all([
+        this.bus.storedVersion(),
+        readSetting(this.dataSource.manager),
+      ]);
+      if (setting.version === 0) return;
+      if (stored !== null && stored >= setting.version) {
+        this.warnIfAhead(stored, setting.version);
+        return;
+      }
+      const snapshot = await inTransaction(this.dataSource, readSnapshot, 'REPEATABLE READ');
+      await this.publish(snapshot, null);
+    } catch (error) {
+      if (!this.failing) {
+        this.logger.warn(`Could not compare the published policies: ${(error as Error).message}`);
+      }
+      this.failing = true;
+    }
+  }
+
+  private warnIfAhead(stored: number, current: number): void {
+    if (stored === current || this.warnedAhead) return;
+    this.warnedAhead = true;
+    this.logger.warn(
+      `Redis holds policy version ${stored}, newer than the database's ${current}: another policy database publishes under this prefix, or this one was replaced. Instances keep version ${stored} until the database passes it.`,
+    );
+  }
+}

@@ -1,0 +1,66 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditController } from './admin/audit.controller.js';
+import { AuditService } from './admin/audit.service.js';
+import { CountersController } from './admin/counters.controller.js';
+import { CountersService } from './admin/counters.service.js';
+import { EnforcementController } from './admin/enforcement.controller.js';
+import { EnforcementService } from './admin/enforcement.service.js';
+import { InspectController } from './admin/inspect.controller.js';
+import { InstancesController } from './admin/instances.controller.js';
+import { InstancesService } from './admin/instances.service.js';
+import { RoutesController } from './admin/routes.controller.js';
+import { AdminAuthModule } from './auth/auth.module.js';
+import { ADMIN_DATA_SOURCE } from './database/admin.persistence.js';
+import { adminTypeOrmOptions, openAdminDataSource } from './database/data-source.factory.js';
+import { VersionedWrites } from './database/versioned-writes.service.js';
+import { AdminStartup } from './policies/admin.startup.js';
+import { CodeDefaultsSeeder } from './policies/code-defaults.seeder.js';
+import { PoliciesController } from './policies/policies.controller.js';
+import { PolicyReader } from './policies/policy-reader.service.js';
+import { PolicyWriter } from './policies/policy-writer.service.js';
+import { RevisionsController } from './policies/revisions.controller.js';
+import { SnapshotPublisher } from './policies/snapshot.publisher.js';
+import { SluiceAdminConfigurableModule } from './sluice-admin.module-definition.js';
+import type { SluiceAdminModuleOptions } from './sluice-admin-options.interface.js';
+import { ADMIN_OPTIONS } from './sluice-admin.tokens.js';
+
+/**
+ * The admin API over PostgreSQL (DESIGN §9): `SluiceAdminModule.forRoot({ database, auth, path })`
+ * or `.forRootAsync({ imports, inject, useFactory | useClass | useExisting, path })`. Needs
+ * SluiceModule in the same application: it publishes through its PolicyBus.
+ */
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      name: ADMIN_DATA_SOURCE,
+      inject: [ADMIN_OPTIONS],
+      useFactory: (options: SluiceAdminModuleOptions) => adminTypeOrmOptions(options),
+      dataSourceFactory: openAdminDataSource,
+    }),
+    AdminAuthModule,
+  ],
+  controllers: [
+    PoliciesController,
+    RevisionsController,
+    EnforcementController,
+    RoutesController,
+    InstancesController,
+    InspectController,
+    CountersController,
+    AuditController,
+  ],
+  providers: [
+    VersionedWrites,
+    SnapshotPublisher,
+    CodeDefaultsSeeder,
+    AdminStartup,
+    PolicyReader,
+    PolicyWriter,
+    EnforcementService,
+    InstancesService,
+    CountersService,
+    AuditService,
+  ],
+})
+export class SluiceAdminModule extends SluiceAdminConfigurableModule {}

@@ -1,0 +1,5 @@
+/** The module's options as given to forRoot / forRootAsync (SluiceAdminModuleOptions). */
+export const ADMIN_OPTIONS = Symbol('SLUICE_ADMIN_OPTIONS');
+
+/** Where the admin is served, without slashes: 'sluice' → the API at /sluice/api. */
+export const ADMIN_PATH = Symbol('SLUICE_ADMIN_PATH');

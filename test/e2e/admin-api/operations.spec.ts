@@ -1,0 +1,175 @@
+import type {
+  AuditPage,
+  CounterResetResult,
+  EnforcementState,
+  InspectResult,
+  InstanceList,
+  PolicyList,
+  RouteList,
+} from '@sluice/admin';
+import { PolicyBus } from '@sluice/nest';
+import { describe, expect, it } from 'vitest';
+import { ADAPTERS } from '../../support/nest-app.js';
+import { eventually, query } from './admin.client.js';
+import { useAdminApp } from './admin.fixture.js';
+import { TOKENS } from './app.module.js';
+
+const fieldsOf = (issues: Array<{ field: string }> = []) => issues.map((issue) => issue.field);
+
+describe.each(ADAPTERS)('admin operations API on %s', (adapter) => {
+  const admin = useAdminApp(adapter);
+
+  const replies = async (user: string, times: number): Promise<number[]> => {
+    const statuses: number[] = [];
+    for (let i = 0; i < times; i++) {
+      const response = await fetch(`${admin.app.url}/posts/reply`, {
+        method: 'POST',
+        headers: { 'x-user': user },
+      });
+      statuses.push(response.status);
+    }
+    return statuses;
+  };
+  const audit = async (search: string) =>
+    (await admin.api<AuditPage>('GET', `/audit?${search}`)).body;
+  const remaining = async (identifier: string) =>
+    (await admin.api<InspectResult>('GET', `/inspect/reply/${identifier}`)).body.remaining;
+
+  it('switches enforcement off and on (admin only), audited and versioned', async () => {
+    const before = await admin.api<EnforcementState>('GET', '/enforcement', { as: 'viewer' });
+    expect(before.body).toEqual({ enabled: true, version: expect.any(Number) as number });
+    const byOperator = await admin.api('PUT', '/enforcement', {
+      as: 'operator',
+      body: { enabled: false },
+    });
+    expect(byOperator.status).toBe(403);
+
+    const off = await admin.api<EnforcementState>('PUT', '/enforcement', {
+      body: { enabled: false, comment: 'incident 12' },
+    });
+    expect(off.body).toEqual({ enabled: false, version: before.body.version + 1 });
+    // Suspended: more requests than the limit of 3 all pass.
+    expect(await replies('switch', 5)).toEqual([201, 201, 201, 201, 201]);
+    expect((await admin.api<PolicyList>('GET', '/policies')).body.enforcement).toBe(false);
+
+    const on = await admin.api<EnforcementState>('PUT', '/enforcement', {
+      body: { enabled: true },
+    });
+    expect(on.body).toEqual({ enabled: true, version: before.body.version + 2 });
+    expect((await audit('action=enforcement.set')).entries).toMatchObject([
+      { actor: 'alice', after: { enabled: true }, version: on.body.version },
+      { before: { enabled: true }, after: { enabled: false }, comment: 'incident 12' },
+    ]);
+
+    const invalid = await admin.api('PUT', '/enforcement', { body: { enabled: 'no', why: 1 } });
+    expect(invalid.status).toBe(400);
+    expect(fieldsOf(invalid.body.issues).sort()).toEqual(['enabled', 'why']);
+  });
+
+  it("inspects an identifier's counters without charging, and lets an operator reset them", async () => {
+    expect(await replies('carol', 4)).toEqual([201, 201, 201, 429]);
+    const inspected = await admin.api<InspectResult>('GET', '/inspect/reply/carol', {
+      as: 'viewer',
+    });
+    expect(inspected.status).toBe(200);
+    expect(inspected.body).toMatchObject({
+      allowed: false,
+      policy: 'reply',
+      limit: 3,
+      remaining: 0,
+    });
+    // Inspecting charged nothing: a fresh identifier still has its whole limit.
+    expect(await remaining('dave')).toBe(3);
+
+    expect((await admin.api('DELETE', '/counters/reply/carol', { as: 'viewer' })).status).toBe(403);
+    const reset = await admin.api<CounterResetResult>('DELETE', '/counters/reply/carol', {
+      as: 'operator',
+    });
+    expect(reset.status).toBe(200);
+    expect(reset.body).toEqual({ reset: true });
+    expect(await remaining('carol')).toBe(3);
+    expect(await replies('carol', 1)).toEqual([201]);
+    expect((await audit('action=counters.reset')).entries).toMatchObject([
+      { actor: 'olga', target: 'reply/carol', userAgent: 'admin-api-test' },
+    ]);
+  });
+
+  it('refuses an identifier that is not valid percent-encoded UTF-8 with 400', async () => {
+    expect((await admin.api('GET', '/inspect/reply/%ED%A0%80')).status).toBe(400);
+  });
+
+  it("serves the auth module's sign-in beside the API, and its session cookie opens the API", async () => {
+    const signedIn = await fetch(`${admin.app.url}/sluice/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'victor', password: TOKENS.viewer }),
+    });
+    expect(signedIn.status).toBe(200);
+    const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const list = await fetch(`${admin.app.url}/sluice/api/policies`, { headers: { cookie } });
+    expect(list.status).toBe(200);
+  });
+
+  it('answers 404 for a policy not in force, for inspect and reset alike', async () => {
+    expect((await admin.api('GET', '/inspect/nothing/carol')).status).toBe(404);
+    expect((await admin.api('DELETE', '/counters/nothing/carol')).status).toBe(404);
+  });
+
+  it('lists the decorated routes and the running instances', async () => {
+    const routes = await admin.api<RouteList>('GET', '/routes', { as: 'viewer' });
+    expect(routes.body.routes).toContainEqual({
+      owner: 'PostsController',
+      handler: 'reply',
+      method: 'POST',
+      path: '/posts/reply',
+      policies: ['reply'],
+      skipped: false,
+    });
+    const { version } = (await admin.api<PolicyList>('GET', '/policies')).body;
+    const ownId = admin.app.app.get(PolicyBus).instanceId;
+    const instances = async () => (await admin.api<InstanceList>('GET', '/instances')).body;
+    await eventually(async () => {
+      const list = await instances();
+      const own = list.instances.find((each) => each.id === ownId);
+      return list.version === version && own?.upToDate === true;
+    }, 5_000);
+    expect((await instances()).instances).toContainEqual(
+      expect.objectContaining({ id: ownId, pid: process.pid, stale: false, upToDate: true }),
+    );
+  });
+
+  it('pages the audit newest first with a cursor, and filters it', async () => {
+    const ids = (await audit('limit=500')).entries.map((entry) => entry.id);
+    expect(ids.length).toBeGreaterThanOrEqual(5);
+    expect([...ids].sort((a, b) => b - a)).toEqual(ids);
+
+    const walked: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: AuditPage = await audit(`limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.entries.length).toBeLessThanOrEqual(2);
+      walked.push(...page.entries.map((entry) => entry.id));
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    expect(walked).toEqual(ids);
+
+    const byOlga = (await audit('actor=olga')).entries;
+    expect(byOlga.length).toBeGreaterThan(0);
+    expect(byOlga.every((entry) => entry.actor === 'olga')).toBe(true);
+    expect(await audit('from=2999-01-01T00:00:00Z')).toEqual({ entries: [], nextCursor: null });
+
+    const invalid = await admin.api('GET', '/audit?limit=0&from=yesterday&colour=red');
+    expect(invalid.status).toBe(400);
+    expect(fieldsOf(invalid.body.issues).sort()).toEqual(['colour', 'from', 'limit']);
+  });
+
+  it('keeps the audit append-only: the database refuses to change or remove an entry', async () => {
+    const { url } = admin.database;
+    const refused = /append-only/;
+    await expect(query(url, `UPDATE sluice_admin_audit SET actor = 'nobody'`)).rejects.toThrow(
+      refused,
+    );
+    await expect(query(url, `DELETE FROM sluice_admin_audit`)).rejects.toThrow(refused);
+    await expect(query(url, `TRUNCATE sluice_admin_audit`)).rejects.toThrow(refused);
+  });
+});

@@ -1,0 +1,127 @@
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { SluiceAdminModule, type AuditPage, type PolicyView } from '@sluice/admin';
+import { startFaultProxy, type FaultProxy } from '../../support/fault-proxy.js';
+import { createApp, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import { closeAll, connectRedis } from '../../support/redis.clients.js';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import { adminClient, eventually } from './admin.client.js';
+import { adminApp } from './app.module.js';
+
+const quota = { algorithm: 'fixed-window', limit: 1, periodMs: 60_000, key: 'ip' };
+const POSTGRES = { host: '127.0.0.1', port: 5432 };
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  await closeAll();
+});
+
+async function proxy(target: { host: string; port: number }): Promise<FaultProxy> {
+  const started = await startFaultProxy({ target });
+  cleanups.push(() => started.stop());
+  return started;
+}
+
+async function database(): Promise<TestDatabase> {
+  const created = await createTestDatabase();
+  cleanups.push(() => created.drop());
+  return created;
+}
+
+async function running(...args: Parameters<typeof startApp>): Promise<RunningApp> {
+  const app = await startApp(...args);
+  cleanups.push(() => app.close());
+  return app;
+}
+
+async function startFailure(databaseUrl: string): Promise<Error> {
+  return createApp('express', adminApp({ databaseUrl })).then(
+    () => new Error('the app started'),
+    (error: unknown) => error as Error,
+  );
+}
+
+describe('the admin when Redis or PostgreSQL fail', () => {
+  it('keeps a write Redis missed (201) and publishes it once Redis answers again', async () => {
+    const redisUrl = inject('redisUrl');
+    const { hostname, port } = new URL(redisUrl);
+    const redisProxy = await proxy({ host: hostname, port: Number(port) });
+    const prefix = uniquePrefix('admin-outage');
+    const app = await running(
+      'express',
+      adminApp({ redisUrl: redisProxy.url(redisUrl), prefix, databaseUrl: (await database()).url }),
+    );
+    const api = adminClient(`${app.url}/sluice/api`);
+    const storedVersion = () => connectRedis().get(`${prefix}:policies:version`);
+
+    await redisProxy.mode('drop');
+    const written = await api<PolicyView>('PUT', '/policies/late', { body: quota });
+    expect(written.status).toBe(201);
+    expect(await storedVersion()).not.toBe(String(written.body.version));
+    // What needs Redis now fails whole: the reset is not audited, as it did not happen.
+    expect((await api('DELETE', '/counters/reply/someone')).status).toBe(503);
+    expect((await api('GET', '/instances')).status).toBe(503);
+    const resets = await api<AuditPage>('GET', '/audit?action=counters.reset');
+    expect(resets.body.entries).toEqual([]);
+
+    await redisProxy.mode('pass');
+    await eventually(async () => (await storedVersion()) === String(written.body.version), 8_000);
+  });
+
+  it('answers 503 with Retry-After while PostgreSQL is unreachable, still serves what Redis holds, and recovers', async () => {
+    const postgresProxy = await proxy(POSTGRES);
+    const app = await running(
+      'fastify',
+      adminApp({
+        redisUrl: inject('redisUrl'),
+        prefix: uniquePrefix('admin-outage'),
+        databaseUrl: postgresProxy.url((await database()).url),
+      }),
+    );
+    const api = adminClient(`${app.url}/sluice/api`);
+
+    await postgresProxy.mode('drop');
+    const read = await api('GET', '/policies');
+    expect(read.status).toBe(503);
+    expect(read.headers.get('retry-after')).toBe('5');
+    expect(read.body).toMatchObject({
+      statusCode: 503,
+      error: 'Service Unavailable',
+      message: expect.stringContaining('policy database is unreachable') as string,
+    });
+    expect((await api('PUT', '/policies/cut', { body: quota })).status).toBe(503);
+    expect((await api('GET', '/instances')).status).toBe(200);
+    expect((await api('GET', '/inspect/reply/someone')).status).toBe(200);
+
+    await postgresProxy.mode('blackhole');
+    const asked = Date.now();
+    expect((await api('PUT', '/policies/cut', { body: quota })).status).toBe(503);
+    expect(Date.now() - asked).toBeLessThan(8_000);
+
+    await postgresProxy.mode('pass');
+    expect((await api('PUT', '/policies/cut', { body: quota })).status).toBe(201);
+    const created = await api<AuditPage>('GET', '/audit?action=policy.create');
+    expect(created.body.entries.map((entry) => entry.target)).toEqual(['cut']);
+  });
+
+  it('refuses to start within 10 s when PostgreSQL does not answer, naming it without its password', async () => {
+    const silent = await proxy(POSTGRES);
+    await silent.mode('blackhole');
+    const asked = Date.now();
+    const error = await startFailure(`postgres://postgres:hunter2@127.0.0.1:${silent.port}/sluice`);
+    expect(Date.now() - asked).toBeLessThan(10_000);
+    expect(error.message).toContain(
+      `SluiceAdminModule: could not open the policy database postgres://postgres@127.0.0.1:${silent.port}/sluice`,
+    );
+    expect(error.message).not.toContain('hunter2');
+  });
+
+  it('names the option when the database URL or the path is not one', async () => {
+    expect((await startFailure('mysql://root@db/app')).message).toBe(
+      'SluiceAdminModule options.database: must be a postgres:// or postgresql:// URL',
+    );
+    expect(() =>
+      SluiceAdminModule.forRoot({ database: 'postgres://postgres@127.0.0.1/x', path: '../up' }),
+    ).toThrow(/^SluiceAdminModule path: /);
+  });
+});

@@ -1,0 +1,170 @@
+import type { AuditPage, PolicyList, PolicyView } from '@sluice/admin';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ADAPTERS } from '../../support/nest-app.js';
+import { closeAll, connectRedis } from '../../support/redis.clients.js';
+import { publishedSnapshot } from './admin.client.js';
+import { useAdminApp } from './admin.fixture.js';
+import { asBody, quota } from './policy.bodies.js';
+
+afterAll(closeAll);
+
+const fieldsOf = (issues: Array<{ field: string }> = []) => issues.map((issue) => issue.field);
+
+describe.each(ADAPTERS)('admin policies API on %s', (adapter) => {
+  const admin = useAdminApp(adapter);
+
+  const versionNow = async (): Promise<number> =>
+    (await admin.api<PolicyList>('GET', '/policies', { as: 'viewer' })).body.version;
+  const auditedTargets = async (action: string): Promise<string[]> =>
+    (await admin.api<AuditPage>('GET', `/audit?action=${action}`)).body.entries.map(
+      (entry) => entry.target,
+    );
+
+  it('stores the code defaults at start, each with the routes it decides', async () => {
+    const list = await admin.api<PolicyList>('GET', '/policies', { as: 'viewer' });
+    expect(list.status).toBe(200);
+    expect(list.body.enforcement).toBe(true);
+    expect(list.body.policies.map((policy) => policy.name)).toEqual(['browse', 'reply']);
+    expect(list.body.policies[1]).toMatchObject({
+      name: 'reply',
+      limit: 3,
+      source: 'code',
+      updatedBy: 'system',
+      routes: [
+        { method: 'POST', path: '/posts/reply', owner: 'PostsController', handler: 'reply' },
+      ],
+      codeDefault: { name: 'reply', limit: 3 },
+    });
+    expect((await auditedTargets('policy.seed')).sort()).toEqual(['browse', 'reply']);
+  });
+
+  it('creates a policy (201), replaces it at the version read (200), and refuses a stale version (409)', async () => {
+    const created = await admin.api<PolicyView>('PUT', '/policies/quota', {
+      body: { ...quota(10), comment: 'a quota for everyone' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      name: 'quota',
+      limit: 10,
+      source: 'admin',
+      updatedBy: 'alice',
+      routes: [],
+      codeDefault: null,
+    });
+    const replaced = await admin.api<PolicyView>('PUT', '/policies/quota', {
+      body: { ...quota(20), version: created.body.version },
+    });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.version).toBeGreaterThan(created.body.version);
+
+    const stale = await admin.api('PUT', '/policies/quota', {
+      body: { ...quota(30), version: created.body.version },
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({
+      statusCode: 409,
+      error: 'Conflict',
+      currentVersion: replaced.body.version,
+    });
+    // No version is a create, and the policy exists.
+    expect((await admin.api('PUT', '/policies/quota', { body: quota(30) })).status).toBe(409);
+    const stored = await admin.api<PolicyView>('GET', '/policies/quota', { as: 'viewer' });
+    expect(stored.body.limit).toBe(20);
+  });
+
+  it('serialises concurrent writers: of five creates of one policy, one wins and four get 409', async () => {
+    const attempts = await Promise.all(
+      [1, 2, 3, 4, 5].map((limit) => admin.api('PUT', '/policies/race', { body: quota(limit) })),
+    );
+    expect(attempts.map((attempt) => attempt.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    const created = await admin.api<AuditPage>('GET', '/audit?action=policy.create&limit=500');
+    expect(created.body.entries.filter((entry) => entry.target === 'race')).toHaveLength(1);
+  });
+
+  it('publishes each change to Redis and the guard enforces it at once', async () => {
+    const current = await admin.api<PolicyView>('GET', '/policies/reply');
+    const changed = await admin.api<PolicyView>('PUT', '/policies/reply', {
+      body: { ...asBody(current.body), limit: 1 },
+    });
+    expect(changed.status).toBe(200);
+    const snapshot = await publishedSnapshot(connectRedis(), admin.prefix);
+    expect(snapshot.version).toBe(changed.body.version);
+    expect(snapshot.policies).toContainEqual(expect.objectContaining({ name: 'reply', limit: 1 }));
+    const post = () =>
+      fetch(`${admin.app.url}/posts/reply`, { method: 'POST', headers: { 'x-user': 'publish' } });
+    expect([(await post()).status, (await post()).status]).toEqual([201, 429]);
+  });
+
+  it('refuses an invalid body with a 400 naming each field, and writes nothing', async () => {
+    const before = await versionNow();
+    const refused = await admin.api('PUT', '/policies/broken', {
+      body: {
+        ...quota(1),
+        name: 'other',
+        limit: -1,
+        periodMs: 'soon',
+        colour: 'red',
+        comment: 'x'.repeat(501),
+      },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('Bad Request');
+    expect(fieldsOf(refused.body.issues).sort()).toEqual([
+      'colour',
+      'comment',
+      'limit',
+      'name',
+      'periodMs',
+    ]);
+    expect(refused.body.message).toMatch(/^name: .*; limit: /);
+
+    const badPath = await admin.api('PUT', '/policies/no%20spaces', { body: quota(1) });
+    expect(badPath.status).toBe(400);
+    expect(fieldsOf(badPath.body.issues)).toEqual(['name']);
+    expect((await admin.api('PUT', '/policies/broken', { body: [quota(1)] })).status).toBe(400);
+
+    // Every instance would refuse a snapshot holding it, and so stop following changes.
+    const unknownTracker = await admin.api('PUT', '/policies/broken', {
+      body: { ...quota(1), key: 'apiclient' },
+    });
+    expect(unknownTracker.status).toBe(400);
+    expect(fieldsOf(unknownTracker.body.issues)).toEqual(['key']);
+    expect(unknownTracker.body.message).toContain('"apiclient"');
+
+    expect(await versionNow()).toBe(before);
+    expect(await auditedTargets('policy.create')).not.toContain('broken');
+  });
+
+  it('ignores the server-owned fields a client sends back', async () => {
+    const created = await admin.api<PolicyView>('PUT', '/policies/owned', {
+      body: { ...quota(4), source: 'code', updatedBy: 'mallory', updatedAt: '1999-01-01' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ source: 'admin', updatedBy: 'alice' });
+    expect(created.body.updatedAt).not.toBe('1999-01-01');
+  });
+
+  it('lets an operator change only overrides and mode between enforce and shadow', async () => {
+    const created = await admin.api<PolicyView>('PUT', '/policies/plans', { body: quota(5) });
+    const overrides = [{ identifier: '203.0.113.9', limit: 50 }];
+    const allowed = await admin.api<PolicyView>('PUT', '/policies/plans', {
+      as: 'operator',
+      body: { ...quota(5), overrides, mode: 'shadow', version: created.body.version },
+    });
+    expect(allowed.status).toBe(200);
+    expect(allowed.body).toMatchObject({ mode: 'shadow', updatedBy: 'olga' });
+
+    const refused = await admin.api('PUT', '/policies/plans', {
+      as: 'operator',
+      body: { ...quota(6), overrides, mode: 'off', version: allowed.body.version },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.fields).toEqual(['limit', 'mode']);
+    expect(refused.body.message).toContain('limit, mode');
+    const create = await admin.api('PUT', '/policies/plans-2', { as: 'operator', body: quota(5) });
+    expect(create.status).toBe(403);
+    const asViewer = await admin.api('PUT', '/policies/plans-3', { as: 'viewer', body: quota(5) });
+    expect(asViewer.status).toBe(403);
+    expect((await admin.api('DELETE', '/policies/plans', { as: 'operator' })).status).toBe(403);
+  });
+});

@@ -1,0 +1,171 @@
+import type { LoggerService } from '@nestjs/common';
+import { Client } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AdminAuthOptions } from '../../../libs/sluice-admin/src/auth/admin-auth-options.interface.js';
+import { startFaultProxy } from '../../support/fault-proxy.js';
+import { ADAPTERS, closeAppsAfterEach, createApp } from '../../support/nest-app.js';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import { adminAuthApp } from './app.module.js';
+import { bearer, CREDENTIALS, sessionCookieOf, signIn, TOKENS } from './credentials.fixture.js';
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database?.drop());
+
+const startApp = closeAppsAfterEach();
+
+const NOT_SIGNED_IN = {
+  statusCode: 401,
+  error: 'Unauthorized',
+  message: 'Sign in or send Authorization: Bearer <token>',
+};
+
+describe.each(ADAPTERS)('admin authentication on %s', (adapter) => {
+  async function start(
+    databaseUrl = database.url,
+    auth: AdminAuthOptions = { credentials: CREDENTIALS },
+  ): Promise<string> {
+    return (await startApp(adapter, adminAuthApp(databaseUrl, auth))).url;
+  }
+
+  it('refuses a request without credentials, with a wrong token or another scheme', async () => {
+    const url = await start();
+    for (const headers of [
+      {},
+      bearer('wrong-token-of-some-length'),
+      { authorization: 'Basic YTpi' },
+    ]) {
+      const response = await fetch(`${url}/sluice/api/things`, { headers });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual(NOT_SIGNED_IN);
+    }
+  });
+
+  it('lets each role do what it may and names the role it lacks', async () => {
+    const url = await start();
+    const statuses = async (token: string): Promise<number[]> =>
+      Promise.all(
+        ['GET', 'POST', 'DELETE'].map(
+          async (method) =>
+            (await fetch(`${url}/sluice/api/things`, { method, headers: bearer(token) })).status,
+        ),
+      );
+    expect(await statuses(TOKENS.victor)).toEqual([200, 403, 403]);
+    expect(await statuses(TOKENS.olga)).toEqual([200, 201, 403]);
+    expect(await statuses(TOKENS.alice)).toEqual([200, 201, 200]);
+    const refused = await fetch(`${url}/sluice/api/things`, {
+      method: 'POST',
+      headers: bearer(TOKENS.victor),
+    });
+    expect(await refused.json()).toEqual({
+      statusCode: 403,
+      error: 'Forbidden',
+      message: 'This needs the operator role; you are viewer',
+    });
+  });
+
+  it('tells the handler who is asking, from where and with which user agent', async () => {
+    const url = await start();
+    const response = await fetch(`${url}/sluice/api/things`, {
+      headers: { ...bearer(TOKENS.olga), 'user-agent': `ops-script/${'x'.repeat(600)}` },
+    });
+    const actor = (await response.json()) as Record<string, string>;
+    expect(actor).toMatchObject({ name: 'olga', role: 'operator', ip: '127.0.0.1' });
+    expect(actor.userAgent).toHaveLength(512);
+    expect(actor.userAgent?.startsWith('ops-script/xxx')).toBe(true);
+  });
+
+  it('answers 429 with Retry-After after 20 failed attempts, even for a right token', async () => {
+    const url = await start();
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const wrong = await fetch(`${url}/sluice/api/things`, {
+        headers: bearer(`wrong-${attempt}`),
+      });
+      expect(wrong.status).toBe(401);
+    }
+    for (const token of ['wrong-again', TOKENS.alice]) {
+      const limited = await fetch(`${url}/sluice/api/things`, { headers: bearer(token) });
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(55);
+      expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+      expect(await limited.json()).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
+    }
+    const signInLimited = await signIn(url, 'alice', TOKENS.alice);
+    expect(signInLimited.status).toBe(429);
+  });
+
+  it('keeps accepting bearer tokens while PostgreSQL is unreachable; sessions answer 503', async () => {
+    const { hostname, port } = new URL(database.url);
+    const proxy = await startFaultProxy({ target: { host: hostname, port: Number(port) } });
+    try {
+      const url = await start(proxy.url(database.url));
+      const cookie = sessionCookieOf(await signIn(url, 'victor', TOKENS.victor));
+      await proxy.mode('drop');
+      const response = await fetch(`${url}/sluice/api/things`, { headers: bearer(TOKENS.victor) });
+      expect(response.status).toBe(200);
+      const session = await fetch(`${url}/sluice/api/session`, { headers: { cookie } });
+      expect(session.status).toBe(503);
+      expect(session.headers.get('retry-after')).toBe('5');
+      await proxy.mode('pass');
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  it('stores argon2id hashes, never a token', async () => {
+    await start();
+    const rows = await query<{ name: string; secret_hash: string; source: string }>(
+      "SELECT name, secret_hash, source FROM sluice_admin_credential WHERE name IN ('alice', 'olga', 'victor') ORDER BY name",
+    );
+    expect(rows.map((row) => [row.name, row.source])).toEqual([
+      ['alice', 'config'],
+      ['olga', 'config'],
+      ['victor', 'config'],
+    ]);
+    for (const row of rows) expect(row.secret_hash).toMatch(/^\$argon2id\$/);
+    const dump = JSON.stringify(await query('SELECT * FROM sluice_admin_credential'));
+    for (const token of Object.values(TOKENS)) expect(dump).not.toContain(token);
+  });
+
+  it('refuses to start in production without credentials, saying how to set them', async () => {
+    const app = await createApp(adapter, adminAuthApp(database.url, { production: true }));
+    await expect(app.init()).rejects.toThrow(/SLUICE_ADMIN_TOKENS=/);
+    await app.close();
+  });
+
+  it('prints a one-time admin token in development, which then works', async () => {
+    const warnings: string[] = [];
+    const logger: LoggerService = {
+      log: () => {},
+      error: () => {},
+      warn: (message: unknown) => warnings.push(String(message)),
+    };
+    const { url } = await startApp(adapter, adminAuthApp(database.url, {}), (app) =>
+      app.useLogger(logger),
+    );
+    expect(warnings).toHaveLength(1);
+    const token = /one-time token (\S+) /.exec(warnings[0] ?? '')?.[1] ?? '';
+    expect(warnings[0]).toBe(
+      `Sluice admin: no credentials configured; sign in as "admin" with the one-time token ${token} (valid until this process stops)`,
+    );
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43,}$/);
+    const response = await fetch(`${url}/sluice/api/things`, {
+      method: 'DELETE',
+      headers: bearer(token),
+    });
+    expect(await response.json()).toEqual({ removedBy: 'admin' });
+    expect((await signIn(url, 'admin', token)).status).toBe(200);
+  });
+});
+
+async function query<T>(sql: string): Promise<T[]> {
+  const client = new Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
