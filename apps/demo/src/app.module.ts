@@ -23,6 +23,7 @@ function adminModule(config: DemoConfig): DynamicModule[] {
     SluiceAdminModule.forRoot({
       database: config.databaseUrl,
       auth: { credentials: config.adminTokens, production: config.nodeEnv === 'production' },
+      penalties: { claimIdleMs: config.penaltyClaimIdleMs },
     }),
   ];
 }

@@ -23,6 +23,8 @@ export interface DemoConfig {
   adminTokens: string | undefined;
   syncIntervalMs: number;
   heartbeatIntervalMs: number;
+  /** How long another admin's unacknowledged penalty events wait before this one takes them. */
+  penaltyClaimIdleMs: number;
   prefix: string;
   trustProxy: TrustProxy;
   nodeEnv: NodeEnv;
@@ -167,6 +169,7 @@ const environment = z
     SLUICE_ADMIN_TOKENS: adminTokens,
     SLUICE_SYNC_INTERVAL_MS: integer(10, 300_000, 5_000),
     SLUICE_HEARTBEAT_INTERVAL_MS: integer(10, 300_000, 5_000),
+    SLUICE_PENALTY_CLAIM_IDLE_MS: integer(100, 3_600_000, 30_000),
     SLUICE_PREFIX: prefix,
     TRUST_PROXY: trustProxy,
     NODE_ENV: nodeEnv,
@@ -201,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): DemoConfig {
     adminTokens: vars.SLUICE_ADMIN_TOKENS,
     syncIntervalMs: vars.SLUICE_SYNC_INTERVAL_MS,
     heartbeatIntervalMs: vars.SLUICE_HEARTBEAT_INTERVAL_MS,
+    penaltyClaimIdleMs: vars.SLUICE_PENALTY_CLAIM_IDLE_MS,
     prefix: vars.SLUICE_PREFIX,
     trustProxy: vars.TRUST_PROXY,
     nodeEnv: vars.NODE_ENV,

@@ -129,3 +129,79 @@ export interface AuditPage {
   entries: AuditEntry[];
   nextCursor: string | null;
 }
+
+/** A block in force now, as the penalty history records it. */
+export interface BlockedEntry {
+  policy: string;
+  keyKind: string;
+  identifier: string;
+  /** 0 for a manual block. */
+  offence: number;
+  source: 'auto' | 'manual';
+  startedAt: string;
+  expiresAt: string;
+  timeLeftMs: number;
+  createdBy: string | null;
+  reason: string | null;
+  route: string | null;
+}
+
+/** GET /blocked?policy=&q=&limit=: newest first; `total` counts every match. */
+export interface BlockedList {
+  blocked: BlockedEntry[];
+  total: number;
+}
+
+/** POST /blocked */
+export interface BlockRequest {
+  policy: string;
+  identifier: string;
+  durationMs: number;
+  reason?: string | null;
+  /** What the identifier is; default the policy's `key`. */
+  keyKind?: string;
+}
+
+export interface BlockResult {
+  policy: string;
+  keyKind: string;
+  identifier: string;
+  expiresAt: string;
+}
+
+/** DELETE /blocked/:policy/:identifier?keyKind=&reason= */
+export interface UnblockResult {
+  lifted: true;
+}
+
+/** `active` until it ends; `expired` when it ran its course; `lifted` by hand or by a newer block. */
+export type PenaltyState = 'active' | 'expired' | 'lifted';
+
+/** One block in the penalty history (DESIGN §7). */
+export interface PenaltyRecord {
+  id: string;
+  policy: string;
+  policyVersion: number;
+  keyKind: string;
+  identifier: string;
+  offence: number;
+  trigger: { count: number; limit: number; windowMs: number; algorithm: string } | null;
+  startedAt: string;
+  expiresAt: string;
+  durationMs: number;
+  source: 'auto' | 'manual';
+  createdBy: string | null;
+  reason: string | null;
+  state: PenaltyState;
+  liftedAt: string | null;
+  liftedBy: string | null;
+  liftReason: string | null;
+  instanceId: string | null;
+  route: string | null;
+}
+
+/** GET /penalties, newest first; pass `nextCursor` as `cursor` for the next page. */
+export interface PenaltyPage {
+  penalties: PenaltyRecord[];
+  nextCursor: string | null;
+}

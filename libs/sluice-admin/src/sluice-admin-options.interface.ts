@@ -1,3 +1,4 @@
+import type { PenaltyEventType } from '@sluice/nest';
 import type { AdminAuthOptions } from './auth/admin-auth-options.interface.js';
 
 /** The PostgreSQL the admin keeps policies, revisions and the audit in. */
@@ -12,10 +13,33 @@ export interface AdminDatabaseOptions {
   queryTimeoutMs?: number;
 }
 
+/**
+ * An HTTP endpoint told of penalty events: a POST of the event's JSON, signed in the
+ * `Sluice-Signature` header (`sha256=<hex HMAC-SHA256 of the body with secret>`).
+ */
+export interface PenaltyWebhook {
+  /** http:// or https:// URL. */
+  url: string;
+  /** At least 16 characters. */
+  secret: string;
+  /** The event types sent; default all. */
+  events?: PenaltyEventType[];
+}
+
+export interface AdminPenaltyOptions {
+  /**
+   * How long a stream entry another admin read may stay unacknowledged before this one takes it
+   * over (that admin is presumed gone), ms. Default 30 000.
+   */
+  claimIdleMs?: number;
+  webhooks?: PenaltyWebhook[];
+}
+
 export interface SluiceAdminModuleOptions {
   /** A postgres:// URL, or the URL with pool settings. */
   database: string | AdminDatabaseOptions;
   auth?: AdminAuthOptions;
+  penalties?: AdminPenaltyOptions;
 }
 
 /** Options fixed when the module is defined, beside forRoot's or forRootAsync's own. */

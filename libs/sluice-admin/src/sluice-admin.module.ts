@@ -14,6 +14,12 @@ import { AdminAuthModule } from './auth/auth.module.js';
 import { ADMIN_DATA_SOURCE } from './database/admin.persistence.js';
 import { adminTypeOrmOptions, openAdminDataSource } from './database/data-source.factory.js';
 import { VersionedWrites } from './database/versioned-writes.service.js';
+import { BlockedController } from './penalties/blocked.controller.js';
+import { BlockedService } from './penalties/blocked.service.js';
+import { PenaltiesController } from './penalties/penalties.controller.js';
+import { PenaltyHistoryService } from './penalties/penalty-history.service.js';
+import { PenaltyRecorder } from './penalties/penalty.recorder.js';
+import { WebhookDispatcher } from './penalties/webhook.dispatcher.js';
 import { AdminStartup } from './policies/admin.startup.js';
 import { CodeDefaultsSeeder } from './policies/code-defaults.seeder.js';
 import { PoliciesController } from './policies/policies.controller.js';
@@ -49,6 +55,8 @@ import { ADMIN_OPTIONS } from './sluice-admin.tokens.js';
     InspectController,
     CountersController,
     AuditController,
+    BlockedController,
+    PenaltiesController,
   ],
   providers: [
     VersionedWrites,
@@ -61,6 +69,10 @@ import { ADMIN_OPTIONS } from './sluice-admin.tokens.js';
     InstancesService,
     CountersService,
     AuditService,
+    BlockedService,
+    PenaltyHistoryService,
+    PenaltyRecorder,
+    WebhookDispatcher,
   ],
 })
 export class SluiceAdminModule extends SluiceAdminConfigurableModule {}

@@ -1,6 +1,6 @@
 export { PolicyBus } from './bus/policy.bus.js';
 export type { InstanceHeartbeat } from './bus/instance.heartbeat.js';
-export type { ChangeNotice, PolicySnapshot } from './bus/policy-snapshot.js';
+export type { ChangeNotice, PolicySnapshot, UnblockNotice } from './bus/policy-snapshot.js';
 export { ALGORITHM_CODES, ALGORITHMS, type AlgorithmName } from './algorithms/algorithm.types.js';
 export { ManualClock, systemClock, type Clock } from './clock/clock.js';
 export type {
@@ -16,6 +16,17 @@ export {
 } from './engine/sluice.engine.js';
 export { InvalidIdentifierError, type Identifier } from './keys/identifier.js';
 export { identifierKey, toIdentifier } from './keys/key.builder.js';
+export {
+  PENALTY_EVENT_TYPES,
+  parsePenaltyEvent,
+  type PenaltyEvent,
+  type PenaltyEventType,
+  type PenaltyTrigger,
+} from './penalty/penalty.event.js';
+export { PenaltyEventPublisher, type PenaltyContext } from './penalty/penalty-event.publisher.js';
+export type { PenaltyStream, PenaltyStreamEntry } from './penalty/penalty.stream.js';
+export { LocalPenaltyStream } from './penalty/local-penalty.stream.js';
+export { RedisPenaltyStream } from './penalty/redis-penalty.stream.js';
 export { PolicyRegistry, UnknownPolicyError } from './policy/policy.registry.js';
 export { MAX_LIMIT, MAX_PERIOD_MS, POLICY_NAME, parsePolicy } from './policy/policy.schema.js';
 export type {
@@ -55,8 +66,13 @@ export type {
   SluiceModuleOptions,
   Tracker,
 } from './nest/sluice-options.interface.js';
-export { SluiceService } from './nest/sluice.service.js';
-export { SKIP_THROTTLE_METADATA, SLUICE_CLOCK, THROTTLE_METADATA } from './nest/sluice.tokens.js';
+export { SluiceService, type ManualBlockOptions } from './nest/sluice.service.js';
+export {
+  PENALTY_STREAM,
+  SKIP_THROTTLE_METADATA,
+  SLUICE_CLOCK,
+  THROTTLE_METADATA,
+} from './nest/sluice.tokens.js';
 export {
   SkipThrottle,
   Throttle,

@@ -37,6 +37,10 @@ const GRANTS: Record<string, Grant> = {
   'GET /inspect/:policy/:identifier': 'viewer',
   'DELETE /counters/:policy/:identifier': 'operator',
   'GET /audit': 'viewer',
+  'GET /blocked': 'viewer',
+  'POST /blocked': 'operator',
+  'DELETE /blocked/:policy/:identifier': 'operator',
+  'GET /penalties': 'viewer',
 };
 
 const ROLES: AdminRole[] = ['viewer', 'operator', 'admin'];

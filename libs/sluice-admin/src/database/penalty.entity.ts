@@ -1,13 +1,6 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { PenaltyTrigger } from '@sluice/nest';
 import { bigintAsNumber } from './bigint.transformer.js';
-
-/** What set off a block: the count that crossed the limit within the window. */
-export interface PenaltyTrigger {
-  count: number;
-  limit: number;
-  windowMs: number;
-  algorithm: string;
-}
 
 /** A block's history (DESIGN §7), written from the penalty event stream. */
 @Entity({ name: 'sluice_penalty' })
@@ -49,6 +42,10 @@ export class PenaltyEntity {
 
   @Column({ name: 'created_by', type: 'text', nullable: true })
   createdBy!: string | null;
+
+  /** Why a manual block was set. */
+  @Column({ type: 'varchar', length: 500, nullable: true })
+  reason!: string | null;
 
   @Column({ name: 'lifted_at', type: 'timestamptz', nullable: true })
   liftedAt!: Date | null;

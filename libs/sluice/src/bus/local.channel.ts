@@ -1,6 +1,6 @@
 import type { InstanceHeartbeat } from './instance.heartbeat.js';
 import type { ChannelListener, PolicyChannel } from './policy.channel.js';
-import type { ChangeNotice, PolicySnapshot } from './policy-snapshot.js';
+import type { ChangeNotice, PolicySnapshot, UnblockNotice } from './policy-snapshot.js';
 
 /** Without Redis there is one instance: the snapshot and heartbeat live in this process. */
 export class LocalPolicyChannel implements PolicyChannel {
@@ -26,6 +26,11 @@ export class LocalPolicyChannel implements PolicyChannel {
 
   announce(notice: ChangeNotice): Promise<void> {
     for (const listener of this.listeners) listener.notice(notice);
+    return Promise.resolve();
+  }
+
+  announceUnblock(target: UnblockNotice['unblock']): Promise<void> {
+    for (const listener of this.listeners) listener.unblocked(target);
     return Promise.resolve();
   }
 

@@ -15,6 +15,11 @@ export interface ChangeNotice {
   name: string | null;
 }
 
+/** Published on `<prefix>:policies` when a block is lifted: every instance forgets its copy. */
+export interface UnblockNotice {
+  unblock: { policy: string; keyKind: string; identifier: string };
+}
+
 export class SnapshotFormatError extends Error {
   override name = 'SnapshotFormatError';
 }
@@ -72,6 +77,18 @@ export function parseNotice(message: string): ChangeNotice | null {
     const notice = JSON.parse(message) as Partial<ChangeNotice>;
     if (!Number.isSafeInteger(notice.version) || (notice.version as number) < 1) return null;
     return { version: notice.version as number, name: notice.name ?? null };
+  } catch {
+    return null;
+  }
+}
+
+export function parseUnblockNotice(message: string): UnblockNotice['unblock'] | null {
+  try {
+    const { unblock } = JSON.parse(message) as Partial<UnblockNotice>;
+    if (typeof unblock !== 'object' || unblock === null) return null;
+    const { policy, keyKind, identifier } = unblock;
+    if ([policy, keyKind, identifier].some((field) => typeof field !== 'string')) return null;
+    return { policy, keyKind, identifier };
   } catch {
     return null;
   }

@@ -12,9 +12,10 @@ import { SLUICE_OPTIONS } from '../nest/sluice.module-definition.js';
 import type { SluiceModuleOptions } from '../nest/sluice-options.interface.js';
 import { TrackerResolver } from '../trackers/tracker.resolver.js';
 import { heartbeat, newInstanceId, type InstanceHeartbeat } from './instance.heartbeat.js';
+import { BlockCache } from '../nest/block.cache.js';
 import { POLICY_CHANNEL } from '../nest/sluice.tokens.js';
 import type { PolicyChannel } from './policy.channel.js';
-import type { ChangeNotice, PolicySnapshot } from './policy-snapshot.js';
+import type { ChangeNotice, PolicySnapshot, UnblockNotice } from './policy-snapshot.js';
 
 const DEFAULT_INTERVAL_MS = 5_000;
 /** A notice whose snapshot could not be read is retried this soon, doubling up to a second. */
@@ -53,6 +54,7 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
     @Inject(SLUICE_OPTIONS) private readonly options: SluiceModuleOptions,
     @Inject(SluiceEngine) private readonly engine: SluiceEngine,
     @Inject(POLICY_CHANNEL) private readonly channel: PolicyChannel,
+    @Inject(BlockCache) private readonly blocks: BlockCache,
   ) {
     this.trackers = new TrackerResolver(undefined, options.trackers);
     for (const policy of engine.policies.all()) this.codePolicies.set(policy.name, policy);
@@ -124,6 +126,12 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
     await this.channel.announce({ version: snapshot.version, name: changed });
   }
 
+  /** Tells every instance, this one included, to forget its cached copy of a lifted block. */
+  async announceUnblock(target: UnblockNotice['unblock']): Promise<void> {
+    this.blocks.forget(target.policy, target.keyKind, target.identifier);
+    await this.channel.announceUnblock(target);
+  }
+
   storedVersion(): Promise<number | null> {
     return this.channel.storedVersion();
   }
@@ -173,6 +181,8 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
           if (notice.version > this.appliedVersion) void this.sync();
         },
         resubscribed: () => void this.sync(),
+        unblocked: ({ policy, keyKind, identifier }) =>
+          this.blocks.forget(policy, keyKind, identifier),
       })
       .catch((error: unknown) => this.failed('subscribe', error));
     await this.read();

@@ -1,11 +1,13 @@
 import type { InstanceHeartbeat } from './instance.heartbeat.js';
-import type { ChangeNotice, PolicySnapshot } from './policy-snapshot.js';
+import type { ChangeNotice, PolicySnapshot, UnblockNotice } from './policy-snapshot.js';
 
 export interface ChannelListener {
   /** A change notice arrived; it says only that a newer snapshot may exist. */
   notice(notice: ChangeNotice): void;
   /** The subscription was (re-)established: notices may have been missed meanwhile. */
   resubscribed(): void;
+  /** A block was lifted somewhere: forget any copy of it. */
+  unblocked(target: UnblockNotice['unblock']): void;
 }
 
 /** Where snapshots, change notices and heartbeats travel: Redis, or this process alone. */
@@ -15,6 +17,7 @@ export interface PolicyChannel {
   /** Stores the snapshot unless a newer one is stored; true when it was stored. */
   write(snapshot: PolicySnapshot): Promise<boolean>;
   announce(notice: ChangeNotice): Promise<void>;
+  announceUnblock(target: UnblockNotice['unblock']): Promise<void>;
   subscribe(listener: ChannelListener): Promise<void>;
   beat(heartbeat: InstanceHeartbeat): Promise<void>;
   heartbeats(): Promise<InstanceHeartbeat[]>;

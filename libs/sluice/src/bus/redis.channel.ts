@@ -5,9 +5,11 @@ import {
   decodeSnapshot,
   encodeSnapshot,
   parseNotice,
+  parseUnblockNotice,
   parseVersion,
   type ChangeNotice,
   type PolicySnapshot,
+  type UnblockNotice,
 } from './policy-snapshot.js';
 
 /** Replaces the snapshot only when it is newer, so a slow writer cannot move it backwards. */
@@ -64,6 +66,10 @@ export class RedisPolicyChannel implements PolicyChannel {
     await this.client.publish(this.snapshotKey, JSON.stringify(notice));
   }
 
+  async announceUnblock(target: UnblockNotice['unblock']): Promise<void> {
+    await this.client.publish(this.snapshotKey, JSON.stringify({ unblock: target }));
+  }
+
   /**
    * On a connection of its own (a subscribed connection can run nothing else), which queues its
    * SUBSCRIBE until connected, so an instance started while Redis is down subscribes once it is
@@ -78,7 +84,9 @@ export class RedisPolicyChannel implements PolicyChannel {
     subscriber.on('message', (channel: string, message: string) => {
       if (channel !== this.snapshotKey) return;
       const notice = parseNotice(message);
-      if (notice !== null) listener.notice(notice);
+      if (notice !== null) return listener.notice(notice);
+      const unblocked = parseUnblockNotice(message);
+      if (unblocked !== null) listener.unblocked(unblocked);
     });
     // A SUBSCRIBE lost with its connection before Redis confirmed it is not one ioredis knows to
     // renew, so each (re)connection subscribes until one is confirmed.

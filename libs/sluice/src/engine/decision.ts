@@ -22,7 +22,8 @@ export interface PolicyDecision {
   retryAfterMs: number;
   delayMs: number;
   reason: DecisionReason;
-  blocked?: { untilMs: number; offence: number };
+  /** `started`: this request's refusal is the one that set the block off. */
+  blocked?: { untilMs: number; offence: number; started?: boolean };
   override?: AppliedOverride;
 }
 

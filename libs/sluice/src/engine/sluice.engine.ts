@@ -29,6 +29,8 @@ export interface ConsumeOptions {
   cost?: number;
   /** What the identifier is (ip, user, header:x-api-key …). Default: the policies' `key`. */
   keyKind?: string;
+  /** The handler deciding (`Controller.method`): labels the penalty events this call sets off. */
+  route?: string;
 }
 
 /** The framework-free API: policies by name, decided by one store call per request. */
@@ -108,9 +110,19 @@ export class SluiceEngine {
     identifier: string,
     options: Pick<ConsumeOptions, 'keyKind'> = {},
   ): Promise<boolean> {
+    return (await this.lift(policy, identifier, options)) !== null;
+  }
+
+  /** Lifts a block; resolves when it would have ended, or null when there was none. */
+  async lift(
+    policy: string,
+    identifier: string,
+    options: Pick<ConsumeOptions, 'keyKind'> = {},
+  ): Promise<{ untilMs: number } | null> {
     const target = this.target(policy, identifier, options.keyKind);
-    const outcomes = await this.run('unblock', target, this.specs(target, undefined));
-    return outcomes.some((outcome) => outcome.blockedUntil > 0);
+    const [outcome] = await this.run('unblock', target, this.specs(target, undefined));
+    const blockedUntil = outcome?.blockedUntil ?? 0;
+    return blockedUntil > 0 ? { untilMs: ceilDiv(blockedUntil, 1000) } : null;
   }
 
   /**
@@ -225,6 +237,7 @@ export class SluiceEngine {
     };
     if (outcome.blockedUntil > 0) {
       decision.blocked = { untilMs: ceilDiv(outcome.blockedUntil, 1000), offence: outcome.offence };
+      if (outcome.blockStarted) decision.blocked.started = true;
     }
     if (override !== undefined) decision.override = override;
     return decision;

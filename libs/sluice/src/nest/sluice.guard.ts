@@ -58,13 +58,13 @@ export class SluiceGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (!this.sluice.engine.policies.enforcing || (await this.shouldSkip(context))) return true;
-    const { names } = this.marks.of(context.getHandler(), context.getClass());
+    const { names, route } = this.marks.of(context.getHandler(), context.getClass());
     if (names === undefined) return true;
     const { req, res } = this.getRequestResponse(context);
     const policies = this.applicable(names, req);
     if (policies.length === 0) return true;
     const charges = await this.charges(policies, req, context);
-    const decision = await this.decideAll(charges);
+    const decision = await this.decideAll(charges, route);
     this.sendHeaders(res, decision, policies);
     if (!decision.allowed) {
       this.giveBack(charges.filter((charge) => charge.decision?.allowed));
@@ -161,12 +161,12 @@ export class SluiceGuard implements CanActivate {
   }
 
   /** Each identifier's store call, all at once; a lone identifier's decision is the request's. */
-  private async decideAll(charges: Charge[]): Promise<Decision> {
+  private async decideAll(charges: Charge[], route: string): Promise<Decision> {
     const only = charges.length === 1 ? charges[0] : undefined;
-    if (only !== undefined) return (only.decision = await this.decide(only));
+    if (only !== undefined) return (only.decision = await this.decide(only, route));
     await Promise.all(
       charges.map(async (charge) => {
-        charge.decision = await this.decide(charge);
+        charge.decision = await this.decide(charge, route);
       }),
     );
     const decisions = charges.map((charge) => charge.decision as Decision);
@@ -176,10 +176,13 @@ export class SluiceGuard implements CanActivate {
     );
   }
 
-  private async decide(charge: Charge): Promise<Decision> {
+  private async decide(charge: Charge, route: string): Promise<Decision> {
     const names = charge.policies.map((policy) => policy.name);
     try {
-      return await this.sluice.consume(names, charge.identifier, { keyKind: charge.keyKind });
+      return await this.sluice.consume(names, charge.identifier, {
+        keyKind: charge.keyKind,
+        route,
+      });
     } catch (error) {
       if (error instanceof InvalidIdentifierError) {
         throw new BadRequestException(`${charge.keyKind}: ${error.message}`);

@@ -5,6 +5,9 @@ import { PolicyBus } from '../bus/policy.bus.js';
 import { RedisPolicyChannel } from '../bus/redis.channel.js';
 import { systemClock } from '../clock/clock.js';
 import { SluiceEngine } from '../engine/sluice.engine.js';
+import { LocalPenaltyStream } from '../penalty/local-penalty.stream.js';
+import { PenaltyEventPublisher } from '../penalty/penalty-event.publisher.js';
+import { RedisPenaltyStream } from '../penalty/redis-penalty.stream.js';
 import { BlockCache } from './block.cache.js';
 import { RouteExplorer } from './route.explorer.js';
 import { RouteRegistry } from './route.registry.js';
@@ -14,7 +17,7 @@ import { SluiceConfigurableModule, SLUICE_OPTIONS } from './sluice.module-defini
 import type { SluiceModuleOptions } from './sluice-options.interface.js';
 import { assertOptions } from './sluice-options.validation.js';
 import { SluiceService } from './sluice.service.js';
-import { GLOBAL_GUARD, POLICY_CHANNEL, SLUICE_CLOCK } from './sluice.tokens.js';
+import { GLOBAL_GUARD, PENALTY_STREAM, POLICY_CHANNEL, SLUICE_CLOCK } from './sluice.tokens.js';
 import { LocalFallback } from './local.fallback.js';
 
 const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
@@ -60,7 +63,16 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
           ? new LocalPolicyChannel()
           : new RedisPolicyChannel(connection.redis, options.prefix ?? 'sluice'),
     },
+    {
+      provide: PENALTY_STREAM,
+      inject: [SLUICE_OPTIONS, SluiceConnection],
+      useFactory: (options: SluiceModuleOptions, connection: SluiceConnection) =>
+        connection.redis === undefined
+          ? new LocalPenaltyStream()
+          : new RedisPenaltyStream(connection.redis, options.prefix ?? 'sluice'),
+    },
     PolicyBus,
+    PenaltyEventPublisher,
     LocalFallback,
     RouteRegistry,
     RouteExplorer,
@@ -75,6 +87,8 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     SluiceEngine,
     BlockCache,
     PolicyBus,
+    PENALTY_STREAM,
+    PenaltyEventPublisher,
     RouteRegistry,
     SluiceService,
     SluiceGuard,

@@ -6,11 +6,20 @@ import { InvalidIdentifierError } from '../keys/identifier.js';
 import { UnknownPolicyError } from '../policy/policy.registry.js';
 import { PolicyValidationError } from '../policy/policy-validation.error.js';
 import type { Policy } from '../policy/policy.types.js';
+import { PolicyBus } from '../bus/policy.bus.js';
+import { PenaltyEventPublisher } from '../penalty/penalty-event.publisher.js';
 import { BlockCache } from './block.cache.js';
 import { LocalFallback } from './local.fallback.js';
 import { SLUICE_CLOCK } from './sluice.tokens.js';
 
 type PolicyNames = string | readonly string[];
+
+/** Who blocks or lifts by hand, and why: recorded with the penalty event. */
+export interface ManualBlockOptions {
+  keyKind?: string;
+  actor?: string;
+  reason?: string;
+}
 const STORE_ERROR_RETRY_MS = 1000;
 const STORE_ERROR_LOG_EVERY_MS = 10_000;
 
@@ -28,6 +37,8 @@ export class SluiceService {
     @Inject(BlockCache) private readonly blocks: BlockCache,
     @Inject(SLUICE_CLOCK) private readonly clock: Clock,
     @Inject(LocalFallback) private readonly local: LocalFallback,
+    @Inject(PolicyBus) private readonly bus: PolicyBus,
+    @Inject(PenaltyEventPublisher) private readonly penalties: PenaltyEventPublisher,
   ) {}
 
   async consume(
@@ -47,8 +58,13 @@ export class SluiceService {
       if (isInputError(error)) throw error;
       return this.storeFailure(resolve(), identifier, options, error);
     }
-    if (!decision.allowed && this.blocks.capacity > 0) {
-      this.rememberBlocks(decision, resolve(), identifier, options);
+    if (!decision.allowed && decision.policies.some((part) => part.blocked !== undefined)) {
+      const resolved = resolve();
+      if (this.blocks.capacity > 0) this.rememberBlocks(decision, resolved, identifier, options);
+      this.penalties.blocksSeen(decision, resolved, {
+        ...this.context(resolved[0]?.key, identifier, options.keyKind),
+        route: options.route,
+      });
     }
     return decision;
   }
@@ -65,27 +81,50 @@ export class SluiceService {
     return this.engine.reset(policies, identifier, options);
   }
 
+  /** Blocks by hand for durationMs, replacing any current block's end; a `block.manual` event. */
   async block(
     policy: string,
     identifier: string,
     durationMs: number,
-    options: Pick<ConsumeOptions, 'keyKind'> = {},
+    options: ManualBlockOptions = {},
   ): Promise<{ untilMs: number }> {
     const result = await this.engine.block(policy, identifier, durationMs, options);
-    const keyKind = options.keyKind ?? this.engine.policies.resolve([policy])[0]?.key ?? 'user';
+    const context = this.context(this.keyOf(policy), identifier, options.keyKind);
     const { untilMs } = result;
-    this.blocks.remember(policy, keyKind, identifier, { untilMs, retryAtMs: untilMs, offence: 0 });
+    this.blocks.remember(policy, context.keyKind, identifier, {
+      untilMs,
+      retryAtMs: untilMs,
+      offence: 0,
+    });
+    this.penalties.manualBlock(
+      policy,
+      context,
+      { untilMs, durationMs },
+      options.actor ?? null,
+      options.reason ?? null,
+    );
     return result;
   }
 
+  /**
+   * Lifts a block, and has every instance forget its cached copy; a `block.lifted` event when
+   * there was one. Resolves false when the identifier was not blocked.
+   */
   async unblock(
     policy: string,
     identifier: string,
-    options: Pick<ConsumeOptions, 'keyKind'> = {},
+    options: ManualBlockOptions = {},
   ): Promise<boolean> {
-    const keyKind = options.keyKind ?? this.engine.policies.resolve([policy])[0]?.key ?? 'user';
-    this.blocks.forget(policy, keyKind, identifier);
-    return this.engine.unblock(policy, identifier, options);
+    const context = this.context(this.keyOf(policy), identifier, options.keyKind);
+    const lifted = await this.engine.lift(policy, identifier, options);
+    const target = { policy, keyKind: context.keyKind, identifier };
+    await this.bus.announceUnblock(target).catch((error: unknown) => {
+      this.logger.warn(`Other instances may keep the lifted block cached: ${String(error)}`);
+    });
+    if (lifted === null) return false;
+    const { actor = null, reason = null } = options;
+    this.penalties.lifted(policy, context, lifted.untilMs, actor, reason);
+    return true;
   }
 
   isActionAllowed(
@@ -95,6 +134,19 @@ export class SluiceService {
     maxCount: number,
   ): Promise<boolean> {
     return this.engine.isActionAllowed(userId, actionKey, periodSec, maxCount);
+  }
+
+  private keyOf(policy: string): string {
+    return this.engine.policies.resolve([policy])[0]?.key ?? 'user';
+  }
+
+  private context(policyKey: string | undefined, identifier: string, keyKind?: string) {
+    return {
+      keyKind: keyKind ?? policyKey ?? 'user',
+      identifier,
+      instanceId: this.bus.instanceId,
+      policyVersion: this.bus.version,
+    };
   }
 
   private cachedBlock(

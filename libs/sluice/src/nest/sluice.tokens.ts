@@ -8,3 +8,5 @@ export const SLUICE_CLOCK = Symbol('SLUICE_CLOCK');
 export const GLOBAL_GUARD = Symbol('SLUICE_GLOBAL_GUARD');
 /** Where policy snapshots, change notices and heartbeats travel (Redis, or this process). */
 export const POLICY_CHANNEL = Symbol('SLUICE_POLICY_CHANNEL');
+/** Where penalty events are appended for the admin (a Redis Stream, or this process). */
+export const PENALTY_STREAM = Symbol('SLUICE_PENALTY_STREAM');

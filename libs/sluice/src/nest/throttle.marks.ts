@@ -8,6 +8,8 @@ export interface ThrottleMarks {
   skip: boolean;
   /** The policies named, or undefined when none are. */
   names: readonly string[] | undefined;
+  /** `Controller.method`: labels the penalty events the handler's requests set off. */
+  route: string;
 }
 
 /**
@@ -36,6 +38,7 @@ export class ThrottleMarksCache {
       marks = {
         skip: skip === true,
         names: throttle !== undefined && throttle.names.length > 0 ? throttle.names : undefined,
+        route: `${controller.name}.${(handler as { name?: string }).name ?? 'handler'}`,
       };
       byController.set(controller, marks);
     }

@@ -34,6 +34,7 @@ export interface AdminDemoSetup {
   /** How often instances compare their version with the stored one; the demo's default when absent. */
   syncIntervalMs?: number;
   heartbeatIntervalMs?: number;
+  penaltyClaimIdleMs?: number;
 }
 
 export function adminDemoEnv(setup: AdminDemoSetup): DemoEnv {
@@ -44,6 +45,7 @@ export function adminDemoEnv(setup: AdminDemoSetup): DemoEnv {
     SLUICE_ADMIN_TOKENS: ADMIN_TOKENS,
     SLUICE_SYNC_INTERVAL_MS: setup.syncIntervalMs?.toString(),
     SLUICE_HEARTBEAT_INTERVAL_MS: setup.heartbeatIntervalMs?.toString(),
+    SLUICE_PENALTY_CLAIM_IDLE_MS: setup.penaltyClaimIdleMs?.toString(),
   };
 }
 

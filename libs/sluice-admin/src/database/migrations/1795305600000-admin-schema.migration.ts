@@ -87,6 +87,7 @@ export class AdminSchema1795305600000 implements MigrationInterface {
         expires_at timestamptz NOT NULL,
         source varchar(8) NOT NULL CHECK (source IN ('auto', 'manual')),
         created_by text,
+        reason varchar(500),
         lifted_at timestamptz,
         lifted_by text,
         lift_reason varchar(500),
@@ -100,6 +101,13 @@ export class AdminSchema1795305600000 implements MigrationInterface {
       `CREATE INDEX sluice_penalty_policy ON sluice_penalty (policy, started_at)`,
     );
     await queryRunner.query(`CREATE INDEX sluice_penalty_started ON sluice_penalty (started_at)`);
+    // Blocks not lifted by hand: the live list, and the rows a later block of the same key ends.
+    await queryRunner.query(
+      `CREATE INDEX sluice_penalty_open ON sluice_penalty (policy, key_kind, identifier, started_at) WHERE lifted_at IS NULL`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX sluice_penalty_open_expiry ON sluice_penalty (expires_at) WHERE lifted_at IS NULL`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

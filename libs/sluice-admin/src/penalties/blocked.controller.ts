@@ -1,0 +1,53 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Query,
+  UseFilters,
+  UseGuards,
+} from '@nestjs/common';
+import type { BlockedList, BlockResult, UnblockResult } from '../admin-api.types.js';
+import type { Actor } from '../auth/actor.js';
+import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
+import { CurrentActor } from '../auth/current-actor.decorator.js';
+import { RequireRole } from '../auth/require-role.decorator.js';
+import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
+import { BlockedService } from './blocked.service.js';
+
+@Controller('blocked')
+@UseGuards(AdminAuthGuard)
+@UseFilters(DatabaseUnavailableFilter)
+export class BlockedController {
+  constructor(@Inject(BlockedService) private readonly blocked: BlockedService) {}
+
+  /** ?policy=&q=&limit= — the blocks in force, newest first, with the time each has left. */
+  @Get()
+  @RequireRole('viewer')
+  list(@Query() query: unknown): Promise<BlockedList> {
+    return this.blocked.list(query);
+  }
+
+  @Post()
+  @HttpCode(201)
+  @RequireRole('operator')
+  block(@Body() body: unknown, @CurrentActor() actor: Actor): Promise<BlockResult> {
+    return this.blocked.block(body, actor);
+  }
+
+  /** ?keyKind=&reason= — lifts the block on every instance. */
+  @Delete(':policy/:identifier')
+  @RequireRole('operator')
+  unblock(
+    @Param('policy') policy: string,
+    @Param('identifier') identifier: string,
+    @Query() query: Record<string, unknown>,
+    @CurrentActor() actor: Actor,
+  ): Promise<UnblockResult> {
+    return this.blocked.unblock({ ...query, policy, identifier }, actor);
+  }
+}

@@ -1,0 +1,167 @@
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { SluiceService, type Policy } from '@sluice/nest';
+import { DataSource } from 'typeorm';
+import type { BlockedEntry, BlockedList, BlockResult, UnblockResult } from '../admin-api.types.js';
+import { recordAudit } from '../admin/audit.recorder.js';
+import type { Actor } from '../auth/actor.js';
+import { InvalidRequestException, parseRequest } from '../common/invalid-request.exception.js';
+import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
+import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
+import { readSetting } from '../database/snapshot.reader.js';
+import { inTransaction } from '../database/transaction.js';
+import { blockBodySchema, blockedQuerySchema, unblockSchema } from './penalty-requests.schema.js';
+
+const DEFAULT_LIST_SIZE = 1_000;
+
+interface BlockedRow {
+  policy: string;
+  key_kind: string;
+  identifier: string;
+  offence_level: number;
+  source: 'auto' | 'manual';
+  started_at: Date;
+  expires_at: Date;
+  created_by: string | null;
+  reason: string | null;
+  route: string | null;
+  total: string;
+}
+
+/**
+ * Who is blocked now, and blocking or lifting by hand. The list reads the penalty history, which
+ * the stream consumer keeps within about a second of the instances; blocking and lifting act on
+ * Redis through SluiceService, audited in a transaction that commits only once Redis has acted.
+ */
+@Injectable()
+export class BlockedService {
+  constructor(
+    @Inject(SluiceService) private readonly sluice: SluiceService,
+    @InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource,
+  ) {}
+
+  async list(query: unknown): Promise<BlockedList> {
+    const {
+      policy,
+      q,
+      limit = DEFAULT_LIST_SIZE,
+    } = parseRequest(blockedQuerySchema, query ?? {}, '(query)');
+    const rows = await this.dataSource.query<BlockedRow[]>(
+      `SELECT *, count(*) OVER () AS total FROM (
+         SELECT DISTINCT ON (policy, key_kind, identifier)
+           policy, key_kind, identifier, offence_level, source, started_at, expires_at,
+           created_by, reason, route
+         FROM sluice_penalty
+         WHERE lifted_at IS NULL AND expires_at > now()
+           AND ($1::varchar IS NULL OR policy = $1)
+           AND ($2::text IS NULL OR strpos(identifier, $2) > 0)
+         ORDER BY policy, key_kind, identifier, started_at DESC
+       ) open ORDER BY started_at DESC LIMIT $3`,
+      [policy ?? null, q ?? null, limit],
+    );
+    const now = Date.now();
+    return { blocked: rows.map((row) => toEntry(row, now)), total: Number(rows[0]?.total ?? 0) };
+  }
+
+  async block(body: unknown, actor: Actor): Promise<BlockResult> {
+    const request = parseRequest(blockBodySchema, body);
+    const policy = this.policy(request.policy);
+    const keyKind = request.keyKind ?? policy.key;
+    const reason = request.reason ?? null;
+    return inTransaction(this.dataSource, async (manager) => {
+      const { version } = await readSetting(manager);
+      await recordAudit(manager, {
+        actor,
+        action: 'block.create',
+        target: `${policy.name}/${request.identifier}`,
+        before: null,
+        after: { keyKind, identifier: request.identifier, durationMs: request.durationMs, reason },
+        comment: reason,
+        version,
+      });
+      let untilMs: number;
+      try {
+        ({ untilMs } = await this.sluice.block(
+          policy.name,
+          request.identifier,
+          request.durationMs,
+          {
+            keyKind,
+            actor: actor.name,
+            reason: reason ?? undefined,
+          },
+        ));
+      } catch (error) {
+        throw new RedisUnavailableException('the block was not set', error);
+      }
+      return {
+        policy: policy.name,
+        keyKind,
+        identifier: request.identifier,
+        expiresAt: new Date(untilMs).toISOString(),
+      };
+    });
+  }
+
+  async unblock(params: unknown, actor: Actor): Promise<UnblockResult> {
+    const request = parseRequest(unblockSchema, params, '(query)');
+    const policy = this.policy(request.policy);
+    const keyKind = request.keyKind ?? policy.key;
+    const reason = request.reason ?? null;
+    return inTransaction(this.dataSource, async (manager) => {
+      const { version } = await readSetting(manager);
+      await recordAudit(manager, {
+        actor,
+        action: 'block.lift',
+        target: `${policy.name}/${request.identifier}`,
+        before: { keyKind, identifier: request.identifier },
+        after: null,
+        comment: reason,
+        version,
+      });
+      let lifted: boolean;
+      try {
+        lifted = await this.sluice.unblock(policy.name, request.identifier, {
+          keyKind,
+          actor: actor.name,
+          reason: reason ?? undefined,
+        });
+      } catch (error) {
+        throw new RedisUnavailableException('the block was not lifted', error);
+      }
+      // Thrown inside the transaction, so the audit does not record a lifting that lifted nothing.
+      if (!lifted) {
+        throw new NotFoundException({
+          statusCode: 404,
+          error: 'Not Found',
+          message: `${keyKind} "${request.identifier}" is not blocked under policy "${policy.name}"`,
+        });
+      }
+      return { lifted: true };
+    });
+  }
+
+  private policy(name: string): Policy {
+    const policy = this.sluice.engine.policies.get(name);
+    if (policy !== undefined) return policy;
+    throw new InvalidRequestException([
+      { field: 'policy', message: `no policy named "${name}" is in force` },
+    ]);
+  }
+}
+
+function toEntry(row: BlockedRow, now: number): BlockedEntry {
+  return {
+    policy: row.policy,
+    keyKind: row.key_kind,
+    identifier: row.identifier,
+    offence: row.offence_level,
+    source: row.source,
+    startedAt: row.started_at.toISOString(),
+    expiresAt: row.expires_at.toISOString(),
+    timeLeftMs: Math.max(0, row.expires_at.getTime() - now),
+    createdBy: row.created_by,
+    reason: row.reason,
+    route: row.route,
+  };
+}

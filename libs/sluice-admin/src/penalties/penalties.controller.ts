@@ -1,0 +1,39 @@
+import {
+  Controller,
+  Get,
+  Headers,
+  Inject,
+  Query,
+  StreamableFile,
+  UseFilters,
+  UseGuards,
+} from '@nestjs/common';
+import type { PenaltyPage } from '../admin-api.types.js';
+import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
+import { RequireRole } from '../auth/require-role.decorator.js';
+import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
+import { PenaltyHistoryService } from './penalty-history.service.js';
+
+@Controller('penalties')
+@UseGuards(AdminAuthGuard)
+@UseFilters(DatabaseUnavailableFilter)
+export class PenaltiesController {
+  constructor(@Inject(PenaltyHistoryService) private readonly history: PenaltyHistoryService) {}
+
+  /**
+   * ?identifier=&policy=&from=&to=&cursor=&limit= — newest first, `nextCursor` for the next page;
+   * with `Accept: text/csv`, every match (up to 100 000) as a CSV download.
+   */
+  @Get()
+  @RequireRole('viewer')
+  list(
+    @Query() query: unknown,
+    @Headers('accept') accept: string | undefined,
+  ): Promise<PenaltyPage> | StreamableFile {
+    if (accept?.includes('text/csv') !== true) return this.history.page(query);
+    return new StreamableFile(this.history.csv(query), {
+      type: 'text/csv; charset=utf-8',
+      disposition: 'attachment; filename="penalties.csv"',
+    });
+  }
+}

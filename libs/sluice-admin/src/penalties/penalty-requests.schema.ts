@@ -1,0 +1,89 @@
+import { POLICY_NAME } from '@sluice/nest';
+import { z } from 'zod';
+
+/** A year: longer blocks are a ban, which belongs in a denylist override. */
+export const MAX_BLOCK_MS = 365 * 86_400_000;
+const TIME_RULE = 'must be an ISO 8601 time with its offset, like 2026-11-22T09:00:00Z';
+const IDENTIFIER_RULE =
+  'must be 1 to 256 characters of well-formed Unicode, without control characters';
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export const policyName = z
+  .string({ error: 'must be a policy name' })
+  .regex(POLICY_NAME, { error: 'must be a policy name: 1 to 64 letters, digits, _ . or -' });
+
+export const identifier = z
+  .string({ error: IDENTIFIER_RULE })
+  .min(1, { error: IDENTIFIER_RULE })
+  .max(256, { error: IDENTIFIER_RULE })
+  .refine((value) => !CONTROL.test(value) && !LONE_SURROGATE.test(value), {
+    error: IDENTIFIER_RULE,
+  });
+
+const keyKind = z
+  .string({ error: 'must be a key kind like ip, user or header:x-api-key' })
+  .regex(/^[a-z][a-z0-9_.:-]{0,79}$/, {
+    error: 'must be a key kind like ip, user or header:x-api-key',
+  });
+
+const reason = z
+  .string({ error: 'must be text of at most 500 characters' })
+  .max(500, { error: 'must be text of at most 500 characters' })
+  .nullable();
+
+const count = (max: number) => {
+  const rule = `must be an integer from 1 to ${max}`;
+  return z
+    .string({ error: rule })
+    .regex(/^[0-9]{1,6}$/, { error: rule })
+    .transform(Number)
+    .refine((value) => value >= 1 && value <= max, { error: rule });
+};
+
+/** POST /blocked */
+export const blockBodySchema = z.strictObject({
+  policy: policyName,
+  identifier,
+  durationMs: z
+    .number({ error: `must be a whole number of milliseconds from 1 to ${MAX_BLOCK_MS} (a year)` })
+    .int({ error: `must be a whole number of milliseconds from 1 to ${MAX_BLOCK_MS} (a year)` })
+    .min(1, { error: `must be a whole number of milliseconds from 1 to ${MAX_BLOCK_MS} (a year)` })
+    .max(MAX_BLOCK_MS, {
+      error: `must be a whole number of milliseconds from 1 to ${MAX_BLOCK_MS} (a year)`,
+    }),
+  reason: reason.optional(),
+  keyKind: keyKind.optional(),
+});
+
+/** DELETE /blocked/:policy/:identifier?keyKind=&reason= (path parameters included). */
+export const unblockSchema = z.strictObject({
+  policy: policyName,
+  identifier,
+  keyKind: keyKind.optional(),
+  reason: reason.optional(),
+});
+
+/** GET /blocked?policy=&q=&limit= */
+export const blockedQuerySchema = z.strictObject({
+  policy: policyName.optional(),
+  q: z.string({ error: 'must be given once, as 1 to 256 characters' }).min(1).max(256).optional(),
+  limit: count(10_000).optional(),
+});
+
+/** GET /penalties?identifier=&policy=&from=&to=&cursor=&limit= (from inclusive, to exclusive). */
+export const penaltyQuerySchema = z.strictObject({
+  identifier: identifier.optional(),
+  policy: policyName.optional(),
+  from: z.iso.datetime({ offset: true, error: TIME_RULE }).optional(),
+  to: z.iso.datetime({ offset: true, error: TIME_RULE }).optional(),
+  cursor: z
+    .string({ error: 'must be the nextCursor of a previous page' })
+    .regex(/^[1-9][0-9]{0,17}$/, { error: 'must be the nextCursor of a previous page' })
+    .optional(),
+  limit: count(500).optional(),
+});
+
+export type BlockBody = z.output<typeof blockBodySchema>;
+export type PenaltyQuery = z.output<typeof penaltyQuerySchema>;

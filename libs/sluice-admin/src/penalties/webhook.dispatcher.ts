@@ -1,0 +1,254 @@
+import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
+import { PENALTY_EVENT_TYPES, type PenaltyEvent, type PenaltyEventType } from '@sluice/nest';
+import { createHmac } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import type { SluiceAdminModuleOptions } from '../sluice-admin-options.interface.js';
+import { ADMIN_OPTIONS } from '../sluice-admin.tokens.js';
+
+const OPTION = 'SluiceAdminModule options.penalties.webhooks';
+const MAX_WEBHOOKS = 20;
+const MAX_WAITING = 10_000;
+const CONCURRENCY = 4;
+const REQUEST_TIMEOUT_MS = 5_000;
+const SHUTDOWN_GRACE_MS = 2_000;
+const DROP_LOG_EVERY_MS = 10_000;
+
+const URL_RULE =
+  'must be an http:// or https:// URL of at most 2048 characters, without credentials';
+const SECRET_RULE = 'must be a string of 16 to 512 characters';
+const EVENTS_RULE = 'must be a non-empty array of event types';
+const EVENT_RULE = `must be one of ${PENALTY_EVENT_TYPES.join(', ')}`;
+
+/** fetch refuses a URL with credentials. */
+function isWebhookUrl(url: string): boolean {
+  if (url.length > 2048 || !/^https?:\/\//i.test(url) || !URL.canParse(url)) return false;
+  const { username, password } = new URL(url);
+  return username === '' && password === '';
+}
+
+const webhookSchema = z.strictObject(
+  {
+    url: z.string({ error: URL_RULE }).refine(isWebhookUrl, { error: URL_RULE }),
+    secret: z
+      .string({ error: SECRET_RULE })
+      .min(16, { error: SECRET_RULE })
+      .max(512, { error: SECRET_RULE }),
+    events: z
+      .array(z.enum(PENALTY_EVENT_TYPES, { error: EVENT_RULE }), { error: EVENTS_RULE })
+      .min(1, { error: EVENTS_RULE })
+      .refine((events) => new Set(events).size === events.length, {
+        error: 'must not repeat an event type',
+      })
+      .optional(),
+  },
+  { error: 'must be an object { url, secret, events? }' },
+);
+
+const webhooksSchema = z
+  .array(webhookSchema, { error: `must be an array of at most ${MAX_WEBHOOKS} webhooks` })
+  .max(MAX_WEBHOOKS, { error: `must be an array of at most ${MAX_WEBHOOKS} webhooks` });
+
+export interface ResolvedWebhook {
+  url: URL;
+  secret: string;
+  events: ReadonlySet<PenaltyEventType>;
+}
+
+/** Validates `penalties.webhooks`; the error names every bad field, never a secret. */
+export function resolveWebhooks(webhooks: unknown): ResolvedWebhook[] {
+  if (webhooks === undefined) return [];
+  const parsed = webhooksSchema.safeParse(webhooks);
+  if (parsed.success) {
+    return parsed.data.map(({ url, secret, events }) => ({
+      url: new URL(url),
+      secret,
+      events: new Set(events ?? PENALTY_EVENT_TYPES),
+    }));
+  }
+  const problems = parsed.error.issues.flatMap((issue) => {
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [''];
+    return keys.map((key) => {
+      const path = [OPTION, ...issue.path.map(String), ...(key ? [key] : [])];
+      return `${path.join('.')}: ${key ? 'is not an option' : issue.message}`;
+    });
+  });
+  throw new Error(problems.join('; '));
+}
+
+export interface WebhookTiming {
+  firstRetryMs: number;
+  maxRetryMs: number;
+  /** Tries in all, the first included. */
+  attempts: number;
+}
+
+const DEFAULT_TIMING: WebhookTiming = { firstRetryMs: 1_000, maxRetryMs: 60_000, attempts: 8 };
+
+/** Overrides the retry timing (tests). */
+export const WEBHOOK_TIMING = Symbol('SLUICE_WEBHOOK_TIMING');
+
+interface Target {
+  readonly hook: ResolvedWebhook;
+  /** Deliveries due now, oldest first. */
+  readonly ready: Set<Delivery>;
+  active: number;
+}
+
+interface Delivery {
+  readonly target: Target;
+  readonly event: PenaltyEvent;
+  readonly body: string;
+  readonly signature: string;
+  failures: number;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * Posts each recorded penalty event to the webhooks that want it, off the request path: `send`
+ * only queues. Failed deliveries are retried with exponential backoff, then dropped with an error.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationShutdown {
+  private readonly logger = new Logger('SluiceAdmin');
+  private readonly targets: Target[];
+  /** Deliveries not on the wire (due, or awaiting a retry), oldest first. */
+  private readonly waiting = new Set<Delivery>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly shutdown = new AbortController();
+  private stopped = false;
+  private pumpPending = false;
+  private dropped = 0;
+  private lastDropLog = 0;
+  private dropLog: NodeJS.Timeout | undefined;
+
+  constructor(
+    @Inject(ADMIN_OPTIONS) options: SluiceAdminModuleOptions,
+    @Optional() @Inject(WEBHOOK_TIMING) private readonly timing: WebhookTiming = DEFAULT_TIMING,
+  ) {
+    this.targets = resolveWebhooks(options.penalties?.webhooks).map((hook) => ({
+      hook,
+      ready: new Set(),
+      active: 0,
+    }));
+  }
+
+  send(event: PenaltyEvent): void {
+    if (this.stopped) return;
+    const body = JSON.stringify(event);
+    for (const target of this.targets) {
+      if (!target.hook.events.has(event.type)) continue;
+      const signature = createHmac('sha256', target.hook.secret).update(body).digest('hex');
+      const delivery: Delivery = { target, event, body, signature, failures: 0 };
+      this.waiting.add(delivery);
+      target.ready.add(delivery);
+      this.trim();
+    }
+    // Even building a request takes milliseconds: the caller's turn of the event loop is not delayed.
+    if (this.pumpPending) return;
+    this.pumpPending = true;
+    setImmediate(() => {
+      this.pumpPending = false;
+      for (const target of this.targets) this.pump(target);
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    for (const delivery of this.waiting) this.discard(delivery);
+    if (this.inFlight.size > 0) {
+      await Promise.race([
+        Promise.allSettled(this.inFlight),
+        sleep(SHUTDOWN_GRACE_MS, undefined, { ref: false }),
+      ]);
+    }
+    this.shutdown.abort();
+  }
+
+  private pump(target: Target): void {
+    for (const delivery of target.ready) {
+      if (target.active >= CONCURRENCY) return;
+      target.ready.delete(delivery);
+      this.waiting.delete(delivery);
+      target.active++;
+      const attempt = this.attempt(delivery).finally(() => this.inFlight.delete(attempt));
+      this.inFlight.add(attempt);
+    }
+  }
+
+  private async attempt(delivery: Delivery): Promise<void> {
+    const delivered = await this.post(delivery);
+    delivery.target.active--;
+    if (!delivered && !this.stopped) this.retryOrDrop(delivery);
+    this.pump(delivery.target);
+  }
+
+  private async post({ target, event, body, signature }: Delivery): Promise<boolean> {
+    try {
+      const response = await fetch(target.hook.url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'Sluice-Event': event.type,
+          'Sluice-Delivery': event.id,
+          'Sluice-Signature': `sha256=${signature}`,
+        },
+        body,
+        // A followed 301/302/303 would turn the POST into a GET and pass for a delivery.
+        redirect: 'manual',
+        signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), this.shutdown.signal]),
+      });
+      await response.body?.cancel().catch(() => undefined);
+      return response.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  private retryOrDrop(delivery: Delivery): void {
+    const { target, event } = delivery;
+    delivery.failures++;
+    if (delivery.failures >= this.timing.attempts) {
+      const { origin, pathname } = target.hook.url;
+      this.logger.error(
+        `Webhook ${origin}${pathname} failed ${delivery.failures} times; dropped ${event.type} event ${event.id}`,
+      );
+      return;
+    }
+    const { firstRetryMs, maxRetryMs } = this.timing;
+    const delay = Math.min(firstRetryMs * 2 ** (delivery.failures - 1), maxRetryMs);
+    delivery.timer = setTimeout(() => {
+      delivery.timer = undefined;
+      target.ready.add(delivery);
+      this.pump(target);
+    }, delay).unref();
+    this.waiting.add(delivery);
+    this.trim();
+  }
+
+  /** Keeps at most MAX_WAITING deliveries waiting, dropping the oldest. */
+  private trim(): void {
+    for (const oldest of this.waiting) {
+      if (this.waiting.size <= MAX_WAITING) break;
+      this.discard(oldest);
+      this.dropped++;
+    }
+    if (this.dropped === 0 || this.dropLog) return;
+    // One message per DROP_LOG_EVERY_MS, counting every drop since the last.
+    const wait = Math.max(0, this.lastDropLog + DROP_LOG_EVERY_MS - Date.now());
+    this.dropLog = setTimeout(() => {
+      this.logger.warn(
+        `Dropped ${this.dropped} webhook deliveries: more than ${MAX_WAITING} were waiting`,
+      );
+      this.dropped = 0;
+      this.lastDropLog = Date.now();
+      this.dropLog = undefined;
+    }, wait).unref();
+  }
+
+  private discard(delivery: Delivery): void {
+    this.waiting.delete(delivery);
+    delivery.target.ready.delete(delivery);
+    clearTimeout(delivery.timer);
+  }
+}

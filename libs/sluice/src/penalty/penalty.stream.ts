@@ -1,0 +1,36 @@
+import type { PenaltyEvent } from './penalty.event.js';
+
+/** An entry of the stream: its id, and the event it holds (null when it holds none). */
+export interface PenaltyStreamEntry {
+  entryId: string;
+  event: PenaltyEvent | null;
+}
+
+/**
+ * Where instances append penalty events and the admin consumes them with a consumer group
+ * (DESIGN §7): a Redis Stream, or this process alone without Redis. An entry read and not yet
+ * acknowledged stays pending for its consumer, so nothing is lost when the reader fails.
+ */
+export interface PenaltyStream {
+  append(events: readonly PenaltyEvent[]): Promise<void>;
+  /** Creates the group (reading from the stream's start) unless it exists. */
+  ensureGroup(group: string): Promise<void>;
+  /** Entries no consumer of the group has been given; waits up to blockMs for one. */
+  readNew(
+    group: string,
+    consumer: string,
+    count: number,
+    blockMs: number,
+  ): Promise<PenaltyStreamEntry[]>;
+  /** Entries given to this consumer and not acknowledged. */
+  readPending(group: string, consumer: string, count: number): Promise<PenaltyStreamEntry[]>;
+  /** Takes over entries another consumer was given and left unacknowledged for minIdleMs. */
+  claim(
+    group: string,
+    consumer: string,
+    minIdleMs: number,
+    count: number,
+  ): Promise<PenaltyStreamEntry[]>;
+  ack(group: string, entryIds: readonly string[]): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,328 @@
+import type {
+  AuditPage,
+  BlockedList,
+  BlockResult,
+  PenaltyPage,
+  PenaltyRecord,
+} from '@sluice/admin';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { adminClient, eventually } from '../admin-api/admin.client.js';
+import { TOKENS } from '../admin-api/app.module.js';
+import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import { closeAll } from '../../support/redis.clients.js';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import { HeardEvents, penaltiesApp } from './app.module.js';
+
+afterAll(closeAll);
+
+const MINUTE = 60_000;
+
+describe.each(ADAPTERS)('penalties through the admin API on %s', (adapter) => {
+  let database: TestDatabase;
+  let app: RunningApp;
+  let api: ReturnType<typeof adminClient>;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    app = await startApp(
+      adapter,
+      penaltiesApp({
+        redisUrl: inject('redisUrl'),
+        prefix: uniquePrefix('admin-penalties'),
+        databaseUrl: database.url,
+      }),
+    );
+    api = adminClient(`${app.url}/sluice/api`);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await database?.drop();
+  });
+
+  const attempt = (user: string) =>
+    fetch(`${app.url}/attempt`, { method: 'POST', headers: { 'x-user': user } });
+
+  const history = async (user: string): Promise<PenaltyRecord[]> => {
+    const page = await api<PenaltyPage>('GET', `/penalties?identifier=${user}&policy=attempts`);
+    expect(page.status).toBe(200);
+    return page.body.penalties;
+  };
+
+  /** Waits until the consumer has recorded `count` blocks of `user`. */
+  const recorded = async (user: string, count: number): Promise<PenaltyRecord[]> => {
+    await eventually(async () => (await history(user)).length >= count, 5_000);
+    return history(user);
+  };
+
+  it('records each block of an identifier in order: its level, duration and who lifted it', async () => {
+    const user = `harry-${adapter}`;
+    expect((await attempt(user)).status).toBe(201);
+    expect((await attempt(user)).status).toBe(429); // offence 1: a minute
+    await recorded(user, 1);
+    const lifted = await api('DELETE', `/blocked/attempts/${user}?reason=false%20alarm`, {
+      as: 'operator',
+    });
+    expect(lifted.status, JSON.stringify(lifted.body)).toBe(200);
+
+    expect((await attempt(user)).status).toBe(429); // the window is still full: offence 2
+    await recorded(user, 2);
+    expect((await api('DELETE', `/blocked/attempts/${user}`)).status).toBe(200);
+
+    expect((await attempt(user)).status).toBe(429); // offence 3, then a manual block over it
+    await recorded(user, 3);
+    const manual = await api<BlockResult>('POST', '/blocked', {
+      as: 'operator',
+      body: { policy: 'attempts', identifier: user, durationMs: 10 * MINUTE, reason: 'abuse' },
+    });
+    expect(manual.status, JSON.stringify(manual.body)).toBe(201);
+
+    const oldestFirst = (await recorded(user, 4)).reverse();
+    expect(
+      oldestFirst.map(({ offence, durationMs, source, state, liftedBy, liftReason }) => ({
+        offence,
+        durationMs,
+        source,
+        state,
+        liftedBy,
+        liftReason,
+      })),
+    ).toEqual([
+      {
+        offence: 1,
+        durationMs: MINUTE,
+        source: 'auto',
+        state: 'lifted',
+        liftedBy: 'olga',
+        liftReason: 'false alarm',
+      },
+      {
+        offence: 2,
+        durationMs: 2 * MINUTE,
+        source: 'auto',
+        state: 'lifted',
+        liftedBy: 'alice',
+        liftReason: 'lifted by hand',
+      },
+      {
+        offence: 3,
+        durationMs: 4 * MINUTE,
+        source: 'auto',
+        state: 'lifted',
+        liftedBy: null,
+        liftReason: 'superseded by a newer block',
+      },
+      {
+        offence: 0,
+        durationMs: 10 * MINUTE,
+        source: 'manual',
+        state: 'active',
+        liftedBy: null,
+        liftReason: null,
+      },
+    ]);
+    const [first, , , last] = oldestFirst;
+    expect(first).toMatchObject({
+      keyKind: 'header:x-user',
+      identifier: user,
+      trigger: { count: 1, limit: 1, windowMs: MINUTE, algorithm: 'fixed-window' },
+      route: 'AttemptController.attempt',
+      policyVersion: expect.any(Number) as number,
+    });
+    expect(last).toMatchObject({ createdBy: 'olga', reason: 'abuse', trigger: null });
+    const started = oldestFirst.map((record) => Date.parse(record.startedAt));
+    expect(started).toEqual([...started].sort((a, b) => a - b));
+  });
+
+  it('tells the app in-process of every start, escalation, manual block and lifting', async () => {
+    const user = `ginny-${adapter}`;
+    const heard = app.app.get(HeardEvents).events;
+    const about = () => heard.filter((event) => event.identifier === user).map((e) => e.type);
+    await attempt(user);
+    await attempt(user);
+    await api('DELETE', `/blocked/attempts/${user}`);
+    await attempt(user);
+    await api('POST', '/blocked', {
+      body: { policy: 'attempts', identifier: user, durationMs: MINUTE },
+    });
+    expect(about()).toEqual(['block.started', 'block.lifted', 'block.escalated', 'block.manual']);
+    const lifting = heard.find(
+      (event) => event.identifier === user && event.type === 'block.lifted',
+    );
+    expect(lifting).toMatchObject({ actor: 'alice', policy: 'attempts', keyKind: 'header:x-user' });
+  });
+
+  it('lists the blocks in force with the time left, and blocks and lifts by hand, audited', async () => {
+    const user = `luna-${adapter}`;
+    const blocked = await api<BlockResult>('POST', '/blocked', {
+      as: 'operator',
+      body: { policy: 'attempts', identifier: user, durationMs: 5 * MINUTE, reason: 'spam' },
+    });
+    expect(blocked.status).toBe(201);
+    expect(blocked.body).toMatchObject({ policy: 'attempts', keyKind: 'header:x-user' });
+    expect((await attempt(user)).status).toBe(429);
+
+    let list: BlockedList | undefined;
+    await eventually(async () => {
+      list = (await api<BlockedList>('GET', `/blocked?policy=attempts&q=${user}`)).body;
+      return list.total === 1;
+    }, 5_000);
+    const [entry] = list!.blocked;
+    expect(entry).toMatchObject({ identifier: user, source: 'manual', createdBy: 'olga' });
+    expect(entry!.timeLeftMs).toBeGreaterThan(4 * MINUTE);
+    expect(entry!.timeLeftMs).toBeLessThanOrEqual(5 * MINUTE);
+
+    expect((await api('DELETE', `/blocked/attempts/${user}`, { as: 'operator' })).status).toBe(200);
+    expect((await attempt(user)).status).toBe(201);
+    await eventually(
+      async () =>
+        (await api<BlockedList>('GET', `/blocked?q=${user}`)).body.total === 0 &&
+        (await history(user))[0]?.state === 'lifted',
+      5_000,
+    );
+    const again = await api('DELETE', `/blocked/attempts/${user}`, { as: 'operator' });
+    expect(again.status).toBe(404);
+
+    const audit = await api<AuditPage>('GET', '/audit?actor=olga');
+    const mine = audit.body.entries.filter((entry) => entry.target === `attempts/${user}`);
+    expect(mine.map((entry) => entry.action)).toEqual(['block.lift', 'block.create']);
+    expect(mine[1]).toMatchObject({ comment: 'spam' });
+  });
+
+  it('exports the history as CSV and pages it with a cursor', async () => {
+    const users = ['csv-a', 'csv-b', 'csv-c'].map((name) => `${name}-${adapter}`);
+    for (const user of users) {
+      await api('POST', '/blocked', {
+        body: {
+          policy: 'attempts',
+          identifier: user,
+          durationMs: MINUTE,
+          reason: 'a, "quoted"\nreason',
+        },
+      });
+    }
+    await eventually(
+      async () => (await Promise.all(users.map(history))).every((rows) => rows.length === 1),
+      5_000,
+    );
+
+    const response = await fetch(`${app.url}/sluice/api/penalties?policy=attempts`, {
+      headers: { authorization: `Bearer ${TOKENS.viewer}`, accept: 'text/csv' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(response.headers.get('content-disposition')).toContain('penalties.csv');
+    const csv = await response.text();
+    expect(csv.split('\n')[0]).toMatch(/^id,policy,policyVersion,keyKind,identifier,offence,/);
+    for (const user of users) expect(csv).toContain(`,${user},0,`);
+    expect(csv).toContain('"a, ""quoted""\nreason"');
+
+    const firstPage = await api<PenaltyPage>('GET', '/penalties?policy=attempts&limit=2');
+    expect(firstPage.body.penalties).toHaveLength(2);
+    expect(firstPage.body.nextCursor).not.toBeNull();
+    const secondPage = await api<PenaltyPage>(
+      'GET',
+      `/penalties?policy=attempts&limit=2&cursor=${firstPage.body.nextCursor}`,
+    );
+    const ids = [...firstPage.body.penalties, ...secondPage.body.penalties].map((row) => row.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual([...ids].sort((a, b) => Number(b) - Number(a)));
+  });
+
+  it.each([
+    [
+      'an unknown policy',
+      'POST',
+      '/blocked',
+      { policy: 'nope', identifier: 'x', durationMs: 1000 },
+      'policy',
+    ],
+    [
+      'an empty identifier',
+      'POST',
+      '/blocked',
+      { policy: 'attempts', identifier: '', durationMs: 1000 },
+      'identifier',
+    ],
+    [
+      'an identifier over 256 characters',
+      'POST',
+      '/blocked',
+      { policy: 'attempts', identifier: 'x'.repeat(257), durationMs: 1000 },
+      'identifier',
+    ],
+    [
+      'an identifier with a control character',
+      'POST',
+      '/blocked',
+      { policy: 'attempts', identifier: 'a\u0007b', durationMs: 1000 },
+      'identifier',
+    ],
+    [
+      'a negative duration',
+      'POST',
+      '/blocked',
+      { policy: 'attempts', identifier: 'x', durationMs: -5 },
+      'durationMs',
+    ],
+    [
+      'an absurd duration',
+      'POST',
+      '/blocked',
+      { policy: 'attempts', identifier: 'x', durationMs: 1e13 },
+      'durationMs',
+    ],
+    [
+      'a fractional duration',
+      'POST',
+      '/blocked',
+      { policy: 'attempts', identifier: 'x', durationMs: 1.5 },
+      'durationMs',
+    ],
+    [
+      'a duration as text',
+      'POST',
+      '/blocked',
+      { policy: 'attempts', identifier: 'x', durationMs: '1000' },
+      'durationMs',
+    ],
+    [
+      'an unknown field',
+      'POST',
+      '/blocked',
+      { policy: 'attempts', identifier: 'x', durationMs: 1000, until: 5 },
+      'until',
+    ],
+    [
+      'a policy name with SQL in it',
+      'POST',
+      '/blocked',
+      { policy: "x'; DROP TABLE sluice_penalty;--", identifier: 'x', durationMs: 1000 },
+      'policy',
+    ],
+    ['an unknown policy to lift', 'DELETE', '/blocked/nope/x', undefined, 'policy'],
+    [
+      'an identifier to lift with a control character',
+      'DELETE',
+      '/blocked/attempts/a%01b',
+      undefined,
+      'identifier',
+    ],
+    ['a bad key kind to lift', 'DELETE', '/blocked/attempts/x?keyKind=%20', undefined, 'keyKind'],
+    ['a bad cursor', 'GET', '/penalties?cursor=abc', undefined, 'cursor'],
+    ['a negative cursor', 'GET', '/penalties?cursor=-1', undefined, 'cursor'],
+    ['a time without offset', 'GET', '/penalties?from=2026-11-22T09:00:00', undefined, 'from'],
+    ['a page too large', 'GET', '/penalties?limit=100000', undefined, 'limit'],
+    ['a repeated filter', 'GET', '/penalties?policy=a&policy=b', undefined, 'policy'],
+    ['an unknown filter', 'GET', '/blocked?who=me', undefined, 'who'],
+    ['a list too long', 'GET', '/blocked?limit=20000', undefined, 'limit'],
+  ])('answers 400 naming the field for %s', async (_, method, path, body, field) => {
+    const before = await api<PenaltyPage>('GET', '/penalties?limit=500');
+    const answer = await api(method, path, { as: 'operator', body });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+    expect(answer.body.issues?.map((issue) => issue.field)).toContain(field);
+    expect(answer.body.message).toContain(field);
+    const after = await api<PenaltyPage>('GET', '/penalties?limit=500');
+    expect(after.body.penalties.length).toBe(before.body.penalties.length);
+  });
+});

@@ -1,0 +1,76 @@
+// DESIGN §7: an instance caches the blocks it has seen and refuses them without asking Redis; a
+// block lifted through any instance's admin API is forgotten by every instance within a second.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import {
+  ensureDemoBuilt,
+  stopAllDemos,
+  uniqueDemoPrefix,
+  type DemoProcess,
+} from '../support/demo-process.js';
+import { send, type Answer } from '../support/http.js';
+import {
+  adminCall,
+  adminDemoEnv,
+  showDemoOutputOnFailure,
+  startAdminDemos,
+} from './support/admin-demo.js';
+
+const PASSWORD = 'correct horse';
+const WITHIN_MS = 1_000;
+
+const login = (url: string, username: string, password: string): Promise<Answer> =>
+  send(`${url}/login`, { json: { username, password } });
+
+describe('lifting a block through one instance', () => {
+  let database: TestDatabase;
+  let demos: DemoProcess[] = [];
+
+  beforeAll(async () => {
+    [database] = await Promise.all([createTestDatabase(), ensureDemoBuilt()]);
+    demos = await startAdminDemos(
+      {
+        ...adminDemoEnv({
+          redisUrl: inject('redisUrl'),
+          databaseUrl: database.url,
+          prefix: uniqueDemoPrefix('unblock'),
+        }),
+        DEMO_LOGIN_MAX_FAILURES: '1',
+        DEMO_LOGIN_BLOCK_MS: '600000',
+        DEMO_LOGIN_MAX_BLOCK_MS: '600000',
+      },
+      2,
+    );
+  }, 90_000);
+
+  showDemoOutputOnFailure(() => demos);
+
+  afterAll(async () => {
+    await stopAllDemos();
+    await database?.drop();
+  });
+
+  it(`lets the next request through on another instance, which had it cached, within ${WITHIN_MS} ms`, async () => {
+    const [a, b] = demos as [DemoProcess, DemoProcess];
+    expect((await login(b.url, 'harry', 'wrong')).status).toBe(401);
+    expect((await login(b.url, 'harry', 'wrong')).status).toBe(429); // blocked, and cached on B
+    const identifier = encodeURIComponent('127.0.0.1/harry');
+
+    // Counters reset in Redis: only B's cached block still refuses Harry there.
+    const reset = await adminCall(a.url, 'olga', 'DELETE', `/counters/login/${identifier}`);
+    expect(reset.status, reset.text).toBe(200);
+    expect((await login(a.url, 'harry', PASSWORD)).status).toBe(429);
+    expect((await login(b.url, 'harry', PASSWORD)).status).toBe(429);
+
+    const lifted = await adminCall(a.url, 'olga', 'DELETE', `/blocked/login/${identifier}`);
+    expect(lifted.status, lifted.text).toBe(200);
+    const liftedAt = performance.now();
+    let answer = await login(b.url, 'harry', PASSWORD);
+    while (answer.status === 429 && performance.now() - liftedAt < 5_000) {
+      answer = await login(b.url, 'harry', PASSWORD);
+    }
+    const waitedMs = performance.now() - liftedAt;
+    expect(answer.status, answer.text).toBe(200);
+    expect(waitedMs).toBeLessThanOrEqual(WITHIN_MS);
+  });
+});
