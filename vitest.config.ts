@@ -13,6 +13,9 @@ const MEASURED = [
   'test/e2e/store-faults/**/*.spec.ts',
   'test/system/shaping.spec.ts',
   'test/system/admin/propagation.spec.ts',
+  'test/system/admin/blocked-list.spec.ts',
+  'test/system/admin/penalty-stream.spec.ts',
+  'test/system/admin/unblock.spec.ts',
   'test/system/faults/**/*.spec.ts',
 ];
 

@@ -205,3 +205,27 @@ export interface PenaltyPage {
   penalties: PenaltyRecord[];
   nextCursor: string | null;
 }
+
+/** One identifier under one policy: its traffic over the last day, and its state now. */
+export interface IdentifierView {
+  policy: string;
+  keyKind: string;
+  identifier: string;
+  passed: number;
+  rejected: number;
+  lastSeen: string;
+  state: {
+    blocked: boolean;
+    /** When the block ends; null when not blocked. */
+    blockedUntil: string | null;
+    /** What its next request would be told, nothing charged. */
+    remaining: number;
+    limit: number;
+    retryAfterMs: number;
+  };
+}
+
+/** GET /identifiers?policy=&q=&limit=: the most rejected first, then the most passed. */
+export interface IdentifierList {
+  identifiers: IdentifierView[];
+}

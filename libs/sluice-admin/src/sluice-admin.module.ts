@@ -16,6 +16,8 @@ import { adminTypeOrmOptions, openAdminDataSource } from './database/data-source
 import { VersionedWrites } from './database/versioned-writes.service.js';
 import { BlockedController } from './penalties/blocked.controller.js';
 import { BlockedService } from './penalties/blocked.service.js';
+import { IdentifiersController } from './penalties/identifiers.controller.js';
+import { IdentifiersService } from './penalties/identifiers.service.js';
 import { PenaltiesController } from './penalties/penalties.controller.js';
 import { PenaltyHistoryService } from './penalties/penalty-history.service.js';
 import { PenaltyRecorder } from './penalties/penalty.recorder.js';
@@ -57,6 +59,7 @@ import { ADMIN_OPTIONS } from './sluice-admin.tokens.js';
     AuditController,
     BlockedController,
     PenaltiesController,
+    IdentifiersController,
   ],
   providers: [
     VersionedWrites,
@@ -73,6 +76,7 @@ import { ADMIN_OPTIONS } from './sluice-admin.tokens.js';
     PenaltyHistoryService,
     PenaltyRecorder,
     WebhookDispatcher,
+    IdentifiersService,
   ],
 })
 export class SluiceAdminModule extends SluiceAdminConfigurableModule {}

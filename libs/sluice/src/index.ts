@@ -27,6 +27,12 @@ export { PenaltyEventPublisher, type PenaltyContext } from './penalty/penalty-ev
 export type { PenaltyStream, PenaltyStreamEntry } from './penalty/penalty.stream.js';
 export { LocalPenaltyStream } from './penalty/local-penalty.stream.js';
 export { RedisPenaltyStream } from './penalty/redis-penalty.stream.js';
+export {
+  MAX_IDENTIFIERS_PER_POLICY,
+  type IdentifierCount,
+  type IdentifierStatsStore,
+} from './stats/identifier-stats.store.js';
+export { IdentifierTally } from './stats/identifier.tally.js';
 export { PolicyRegistry, UnknownPolicyError } from './policy/policy.registry.js';
 export { MAX_LIMIT, MAX_PERIOD_MS, POLICY_NAME, parsePolicy } from './policy/policy.schema.js';
 export type {
@@ -68,6 +74,7 @@ export type {
 } from './nest/sluice-options.interface.js';
 export { SluiceService, type ManualBlockOptions } from './nest/sluice.service.js';
 export {
+  IDENTIFIER_STATS,
   PENALTY_STREAM,
   SKIP_THROTTLE_METADATA,
   SLUICE_CLOCK,

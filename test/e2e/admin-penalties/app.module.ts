@@ -21,10 +21,13 @@ import { TOKENS } from '../admin-api/app.module.js';
 
 const CREDENTIALS = `alice:admin:${TOKENS.admin},olga:operator:${TOKENS.operator},victor:viewer:${TOKENS.viewer}`;
 
-/** One attempt a minute per X-User; each refusal blocks, a minute, then 2, then 4. */
+/**
+ * One attempt a minute per X-User (a sliding log: no window boundary for a test to cross); each
+ * refusal blocks, a minute, then 2, then 4.
+ */
 export const ATTEMPTS: PolicyInput = {
   name: 'attempts',
-  algorithm: 'fixed-window',
+  algorithm: 'sliding-log',
   limit: 1,
   periodMs: 60_000,
   key: 'header:x-user',

@@ -2,9 +2,11 @@ import type {
   AuditPage,
   BlockedList,
   BlockResult,
+  IdentifierList,
   PenaltyPage,
   PenaltyRecord,
 } from '@sluice/admin';
+import { IdentifierTally } from '@sluice/nest';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { adminClient, eventually } from '../admin-api/admin.client.js';
 import { TOKENS } from '../admin-api/app.module.js';
@@ -125,7 +127,7 @@ describe.each(ADAPTERS)('penalties through the admin API on %s', (adapter) => {
     expect(first).toMatchObject({
       keyKind: 'header:x-user',
       identifier: user,
-      trigger: { count: 1, limit: 1, windowMs: MINUTE, algorithm: 'fixed-window' },
+      trigger: { count: 1, limit: 1, windowMs: MINUTE, algorithm: 'sliding-log' },
       route: 'AttemptController.attempt',
       policyVersion: expect.any(Number) as number,
     });
@@ -229,6 +231,34 @@ describe.each(ADAPTERS)('penalties through the admin API on %s', (adapter) => {
     expect(ids).toEqual([...ids].sort((a, b) => Number(b) - Number(a)));
   });
 
+  it('lists the identifiers seen most: passes, rejections, last seen and state now', async () => {
+    const ron = `ron-${adapter}`;
+    const neville = `neville-${adapter}`;
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await attempt(ron)).status);
+    expect(statuses).toEqual([201, 429, 429, 429]);
+    expect((await attempt(neville)).status).toBe(201);
+    await app.app.get(IdentifierTally).flush();
+
+    const listed = await api<IdentifierList>('GET', `/identifiers?policy=attempts&q=-${adapter}`, {
+      as: 'viewer',
+    });
+    expect(listed.status).toBe(200);
+    const mine = listed.body.identifiers.filter((each) => [ron, neville].includes(each.identifier));
+    expect(
+      mine.map(({ identifier, passed, rejected }) => ({ identifier, passed, rejected })),
+    ).toEqual([
+      { identifier: ron, passed: 1, rejected: 3 },
+      { identifier: neville, passed: 1, rejected: 0 },
+    ]);
+    expect(mine[0]).toMatchObject({
+      keyKind: 'header:x-user',
+      state: { blocked: true, remaining: 0 },
+    });
+    expect(mine[1]).toMatchObject({ state: { blocked: false, blockedUntil: null, limit: 1 } });
+    expect(Date.now() - Date.parse(mine[0]!.lastSeen)).toBeLessThan(60_000);
+  });
+
   it.each([
     [
       'an unknown policy',
@@ -316,6 +346,8 @@ describe.each(ADAPTERS)('penalties through the admin API on %s', (adapter) => {
     ['a repeated filter', 'GET', '/penalties?policy=a&policy=b', undefined, 'policy'],
     ['an unknown filter', 'GET', '/blocked?who=me', undefined, 'who'],
     ['a list too long', 'GET', '/blocked?limit=20000', undefined, 'limit'],
+    ['identifiers of an unknown policy', 'GET', '/identifiers?policy=nope', undefined, 'policy'],
+    ['too many identifiers', 'GET', '/identifiers?limit=201', undefined, 'limit'],
   ])('answers 400 naming the field for %s', async (_, method, path, body, field) => {
     const before = await api<PenaltyPage>('GET', '/penalties?limit=500');
     const answer = await api(method, path, { as: 'operator', body });

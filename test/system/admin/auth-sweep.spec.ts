@@ -41,6 +41,7 @@ const GRANTS: Record<string, Grant> = {
   'POST /blocked': 'operator',
   'DELETE /blocked/:policy/:identifier': 'operator',
   'GET /penalties': 'viewer',
+  'GET /identifiers': 'viewer',
 };
 
 const ROLES: AdminRole[] = ['viewer', 'operator', 'admin'];

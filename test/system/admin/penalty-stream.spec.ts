@@ -16,6 +16,7 @@ import {
 } from '../support/demo-process.js';
 import { send } from '../support/http.js';
 import { adminDemoEnv, showDemoOutputOnFailure, waitFor } from './support/admin-demo.js';
+import { writeReliabilitySection } from './support/reliability-doc.js';
 
 const PENALTIES = 1_000;
 const CONCURRENCY = 10;
@@ -70,6 +71,7 @@ describe('penalty events while PostgreSQL or the admin is away', () => {
   let admin: DemoProcess;
   let app: DemoProcess;
   let streamKey = '';
+  const figures: string[] = [];
 
   beforeAll(async () => {
     const server = new URL(postgresUrl());
@@ -117,6 +119,7 @@ describe('penalty events while PostgreSQL or the admin is away', () => {
     expect((await tally(database.url)).rows).toBe(0);
 
     await proxy.mode('pass');
+    const back = performance.now();
     const recorded = await waitFor(
       'every block recorded',
       async () => {
@@ -126,6 +129,9 @@ describe('penalty events while PostgreSQL or the admin is away', () => {
       { timeoutMs: RECORDED_WITHIN_MS, intervalMs: 200 },
     );
     expect(recorded).toEqual({ rows: PENALTIES, events: PENALTIES, keys: PENALTIES });
+    figures.push(
+      `| PostgreSQL blackholed (TCP proxy) while ${PENALTIES} users were blocked | ${PENALTIES} | ${((performance.now() - back) / 1000).toFixed(1)} s after the proxy passed again | 0 | 0 |`,
+    );
   }, 120_000);
 
   it('records every block once when the admin is killed holding events it read but never recorded', async () => {
@@ -144,6 +150,7 @@ describe('penalty events while PostgreSQL or the admin is away', () => {
     await admin.stop('SIGKILL');
 
     await proxy.mode('pass');
+    const restarted = performance.now();
     admin = await startDemo(adminEnv);
     const recorded = await waitFor(
       'every block recorded after the restart',
@@ -156,5 +163,26 @@ describe('penalty events while PostgreSQL or the admin is away', () => {
     expect(recorded).toEqual({ rows: 2 * PENALTIES, events: 2 * PENALTIES, keys: 2 * PENALTIES });
     const [pending] = (await redis.xpending(streamKey, 'sluice-admin')) as [number];
     expect(pending).toBe(0);
+    figures.push(
+      `| PostgreSQL blackholed, ${PENALTIES} more users blocked, the admin killed (SIGKILL) holding ${held} events it had read, then restarted with PostgreSQL back | ${PENALTIES} | ${((performance.now() - restarted) / 1000).toFixed(1)} s after the restart began | 0 | 0 |`,
+    );
+    await writeReliabilitySection(
+      'penalty-stream',
+      [
+        '## Penalty events while PostgreSQL or the admin is away',
+        '',
+        `| fault (${new Date().toISOString().slice(0, 10)}) | blocks | all recorded | lost | recorded twice |`,
+        '|---|---|---|---|---|',
+        ...figures,
+        '',
+        'Method (`test/system/admin/penalty-stream.spec.ts`): two demo processes on one Redis; the',
+        "admin's reaches PostgreSQL through a TCP fault proxy the test controls, the other has no",
+        'admin and takes the traffic. Each user fails to log in until refused, which blocks it',
+        '(`DEMO_LOGIN_MAX_FAILURES=1`), 10 clients at a time. Counts are read straight from',
+        '`sluice_penalty`: rows, distinct event ids and distinct blocked keys must all equal the',
+        `blocks set. The restarted admin takes over the dead one's events after`,
+        '`SLUICE_PENALTY_CLAIM_IDLE_MS=500`; afterwards no event is left pending in the group.',
+      ].join('\n'),
+    );
   }, 120_000);
 });

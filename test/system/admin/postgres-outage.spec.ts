@@ -21,6 +21,7 @@ import {
   showDemoOutputOnFailure,
 } from './support/admin-demo.js';
 import { adminTableContents } from './support/admin-tables.js';
+import { writeReliabilitySection } from './support/reliability-doc.js';
 
 const INSTANCES = 2;
 /** A refused connection is known at once; allow for a loaded machine. */
@@ -41,6 +42,7 @@ describe('the admin while PostgreSQL is unreachable', () => {
   let replyLimit = 0;
   /** The admin's tables just before PostgreSQL went away. */
   let tablesBeforeOutage: Record<string, string[]>;
+  const refusedAfterMs: Record<'drop' | 'blackhole', number> = { drop: 0, blackhole: 0 };
 
   beforeAll(async () => {
     const server = new URL(postgresUrl());
@@ -170,7 +172,7 @@ describe('the admin while PostgreSQL is unreachable', () => {
 
     await expectRepliesLimited('dropped');
     const tookMs = await expectWriteRefused(REFUSED_ANSWER_MS);
-    console.log(`Admin write with PostgreSQL refusing connections: 503 after ${tookMs} ms`);
+    refusedAfterMs.drop = tookMs;
     await expectReadsWithoutPostgres('dropped');
   }, 30_000);
 
@@ -188,7 +190,7 @@ describe('the admin while PostgreSQL is unreachable', () => {
 
     await expectRepliesLimited('silent');
     const tookMs = await expectWriteRefused(SILENT_ANSWER_MS);
-    console.log(`Admin write with PostgreSQL silent: 503 after ${tookMs} ms`);
+    refusedAfterMs.blackhole = tookMs;
     await expectReadsWithoutPostgres('silent');
   }, 60_000);
 
@@ -199,5 +201,25 @@ describe('the admin while PostgreSQL is unreachable', () => {
     await changeReplyLimit(5);
     await expectRepliesLimited('recovered');
     expect(demos.map((demo) => demo.pid)).toEqual(pids);
+    const row = (fault: string, ms: number) =>
+      `| ${fault} | exactly the limit on each of ${INSTANCES} instances, then 429 | 503 with \`Retry-After: 5\` after ${ms} ms | no row written | next write committed and in force on every instance, no restart |`;
+    await writeReliabilitySection(
+      'postgres-outage',
+      [
+        '## PostgreSQL unreachable',
+        '',
+        `| fault (${new Date().toISOString().slice(0, 10)}) | guarded requests | admin write | database afterwards | recovery |`,
+        '|---|---|---|---|---|',
+        row('connections refused (proxy drops)', refusedAfterMs.drop),
+        row('network silent (proxy blackholes)', refusedAfterMs.blackhole),
+        '',
+        'Method (`test/system/admin/postgres-outage.spec.ts`): two demo processes with the admin',
+        'reach PostgreSQL through a TCP fault proxy the test controls. During each fault a new user',
+        'replies on every instance up to the limit and once more; a policy write is sent and timed;',
+        "the admin's tables are compared, row for row, with their contents before the fault once the",
+        'proxy passes again. Penalty events set during an outage:',
+        '[Penalty events while PostgreSQL or the admin is away](#penalty-events-while-postgresql-or-the-admin-is-away).',
+      ].join('\n'),
+    );
   }, 30_000);
 });

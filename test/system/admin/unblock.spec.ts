@@ -15,6 +15,7 @@ import {
   showDemoOutputOnFailure,
   startAdminDemos,
 } from './support/admin-demo.js';
+import { writeReliabilitySection } from './support/reliability-doc.js';
 
 const PASSWORD = 'correct horse';
 const WITHIN_MS = 1_000;
@@ -52,8 +53,13 @@ describe('lifting a block through one instance', () => {
 
   it(`lets the next request through on another instance, which had it cached, within ${WITHIN_MS} ms`, async () => {
     const [a, b] = demos as [DemoProcess, DemoProcess];
-    expect((await login(b.url, 'harry', 'wrong')).status).toBe(401);
-    expect((await login(b.url, 'harry', 'wrong')).status).toBe(429); // blocked, and cached on B
+    // One failure fills the window and the next is refused, which blocks Harry and caches the
+    // block on B (a window that turns over between the two just takes one more failure).
+    let failed = await login(b.url, 'harry', 'wrong');
+    for (let tries = 1; failed.status === 401 && tries < 5; tries++) {
+      failed = await login(b.url, 'harry', 'wrong');
+    }
+    expect(failed.status, failed.text).toBe(429);
     const identifier = encodeURIComponent('127.0.0.1/harry');
 
     // Counters reset in Redis: only B's cached block still refuses Harry there.
@@ -71,6 +77,21 @@ describe('lifting a block through one instance', () => {
     }
     const waitedMs = performance.now() - liftedAt;
     expect(answer.status, answer.text).toBe(200);
+    await writeReliabilitySection(
+      'unblock',
+      [
+        '## A lifted block on another instance',
+        '',
+        '| date | lifted through | admitted again on | after |',
+        '|---|---|---|---|',
+        `| ${new Date().toISOString().slice(0, 10)} | instance A's \`DELETE /blocked\` | instance B, which had the block cached | ${waitedMs.toFixed(1)} ms |`,
+        '',
+        'Method (`test/system/admin/unblock.spec.ts`): two demo processes with the admin on one Redis.',
+        "Harry's failed logins on B block him, and B caches the block. His counters are reset through",
+        "A, and B still refuses him from its cache; then A lifts the block, and the test repeats Harry's",
+        'login on B until it passes, timing from the answer to the lifting. DESIGN §7 asks for a second.',
+      ].join('\n'),
+    );
     expect(waitedMs).toBeLessThanOrEqual(WITHIN_MS);
   });
 });

@@ -87,3 +87,10 @@ export const penaltyQuerySchema = z.strictObject({
 
 export type BlockBody = z.output<typeof blockBodySchema>;
 export type PenaltyQuery = z.output<typeof penaltyQuerySchema>;
+
+/** GET /identifiers?policy=&q=&limit= */
+export const identifiersQuerySchema = z.strictObject({
+  policy: policyName.optional(),
+  q: z.string({ error: 'must be given once, as 1 to 256 characters' }).min(1).max(256).optional(),
+  limit: count(200).optional(),
+});

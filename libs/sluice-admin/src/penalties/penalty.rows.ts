@@ -8,58 +8,86 @@ const LIFTED_BY_HAND = 'lifted by hand';
 /**
  * Writes events in stream order inside the caller's transaction and returns those that changed
  * something: a block recorded for the first time, or a lifting that ended an open block. An event
- * seen before (same id, or a lifting of a block already ended) changes nothing.
+ * seen before (same id, or a lifting of a block already ended) changes nothing. Consecutive blocks
+ * go in one statement, and the older blocks they replace are ended in one more.
  */
 export async function recordEvents(
   manager: EntityManager,
   events: readonly PenaltyEvent[],
 ): Promise<PenaltyEvent[]> {
   const fresh: PenaltyEvent[] = [];
+  let blocks: PenaltyEvent[] = [];
+  const insertPending = async (): Promise<void> => {
+    if (blocks.length > 0) fresh.push(...(await insertBlocks(manager, blocks)));
+    blocks = [];
+  };
   for (const event of events) {
-    const changed =
-      event.type === 'block.lifted'
-        ? await liftOpen(manager, event)
-        : await insertBlock(manager, event);
-    if (changed) fresh.push(event);
+    if (event.type !== 'block.lifted') {
+      blocks.push(event);
+      continue;
+    }
+    await insertPending();
+    if (await liftOpen(manager, event)) fresh.push(event);
   }
+  await insertPending();
   return fresh;
 }
 
-async function insertBlock(manager: EntityManager, event: PenaltyEvent): Promise<boolean> {
-  const startedAt = new Date(event.startedAt ?? event.occurredAt);
-  const inserted = await manager.query<Array<{ id: string }>>(
+async function insertBlocks(
+  manager: EntityManager,
+  events: readonly PenaltyEvent[],
+): Promise<PenaltyEvent[]> {
+  const column = <T>(value: (event: PenaltyEvent) => T): T[] => events.map(value);
+  const inserted = await manager.query<Array<{ id: string; event_id: string }>>(
     `INSERT INTO sluice_penalty (event_id, policy, policy_version, key_kind, identifier,
        offence_level, "trigger", started_at, expires_at, source, created_by, reason, instance_id, route)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+     SELECT * FROM unnest($1::text[], $2::varchar[], $3::bigint[], $4::varchar[], $5::varchar[],
+       $6::integer[], $7::json[], $8::timestamptz[], $9::timestamptz[], $10::varchar[], $11::text[],
+       $12::varchar[], $13::text[], $14::text[])
      ON CONFLICT (event_id) DO NOTHING
-     RETURNING id`,
+     RETURNING id, event_id`,
     [
-      event.id,
-      event.policy,
-      event.policyVersion,
-      event.keyKind,
-      event.identifier,
-      event.offence,
-      event.trigger === null ? null : JSON.stringify(event.trigger),
-      startedAt,
-      new Date(event.expiresAt),
-      event.type === 'block.manual' ? 'manual' : 'auto',
-      event.actor,
-      event.reason,
-      event.instanceId,
-      event.route,
+      column((event) => event.id),
+      column((event) => event.policy),
+      column((event) => event.policyVersion),
+      column((event) => event.keyKind),
+      column((event) => event.identifier),
+      column((event) => event.offence),
+      column((event) => (event.trigger === null ? null : JSON.stringify(event.trigger))),
+      column((event) => new Date(event.startedAt ?? event.occurredAt)),
+      column((event) => new Date(event.expiresAt)),
+      column((event) => (event.type === 'block.manual' ? 'manual' : 'auto')),
+      column((event) => event.actor),
+      column((event) => event.reason),
+      column((event) => event.instanceId),
+      column((event) => event.route),
     ],
   );
-  const id = inserted[0]?.id;
-  if (id === undefined) return false;
-  // A block replaces whatever block the key had: the older one ends when this one starts.
+  if (inserted.length === 0) return [];
+  const byId = new Map(events.map((event) => [event.id, event]));
+  const rows = inserted.map((row) => ({ id: row.id, event: byId.get(row.event_id)! }));
+  const of = <T>(value: (event: PenaltyEvent) => T): T[] => rows.map((row) => value(row.event));
+  // A block replaces whatever block its key had: the older one ends when the newer one starts.
+  // The new rows come as parameters, not from the table, so the plan holds however stale the
+  // table's statistics are after a burst of inserts.
   await manager.query(
-    `UPDATE sluice_penalty SET lifted_at = $5, lift_reason = $6
-     WHERE policy = $1 AND key_kind = $2 AND identifier = $3 AND id <> $4
-       AND lifted_at IS NULL AND started_at <= $5 AND expires_at > $5`,
-    [event.policy, event.keyKind, event.identifier, id, startedAt, SUPERSEDED],
+    `UPDATE sluice_penalty older SET lifted_at = newer.started_at, lift_reason = $6
+     FROM unnest($1::bigint[], $2::varchar[], $3::varchar[], $4::varchar[], $5::timestamptz[])
+       AS newer (id, policy, key_kind, identifier, started_at)
+     WHERE older.policy = newer.policy AND older.key_kind = newer.key_kind
+       AND older.identifier = newer.identifier AND older.lifted_at IS NULL
+       AND (older.started_at, older.id) < (newer.started_at, newer.id)
+       AND older.expires_at > newer.started_at`,
+    [
+      rows.map((row) => row.id),
+      of((event) => event.policy),
+      of((event) => event.keyKind),
+      of((event) => event.identifier),
+      of((event) => new Date(event.startedAt ?? event.occurredAt)),
+      SUPERSEDED,
+    ],
   );
-  return true;
+  return rows.map((row) => row.event);
 }
 
 /** The lifted block is the key's open one that would have ended when the event says. */

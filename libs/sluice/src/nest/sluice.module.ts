@@ -8,6 +8,9 @@ import { SluiceEngine } from '../engine/sluice.engine.js';
 import { LocalPenaltyStream } from '../penalty/local-penalty.stream.js';
 import { PenaltyEventPublisher } from '../penalty/penalty-event.publisher.js';
 import { RedisPenaltyStream } from '../penalty/redis-penalty.stream.js';
+import { IdentifierTally } from '../stats/identifier.tally.js';
+import { LocalIdentifierStats } from '../stats/local-identifier.stats.js';
+import { RedisIdentifierStats } from '../stats/redis-identifier.stats.js';
 import { BlockCache } from './block.cache.js';
 import { RouteExplorer } from './route.explorer.js';
 import { RouteRegistry } from './route.registry.js';
@@ -17,7 +20,13 @@ import { SluiceConfigurableModule, SLUICE_OPTIONS } from './sluice.module-defini
 import type { SluiceModuleOptions } from './sluice-options.interface.js';
 import { assertOptions } from './sluice-options.validation.js';
 import { SluiceService } from './sluice.service.js';
-import { GLOBAL_GUARD, PENALTY_STREAM, POLICY_CHANNEL, SLUICE_CLOCK } from './sluice.tokens.js';
+import {
+  GLOBAL_GUARD,
+  IDENTIFIER_STATS,
+  PENALTY_STREAM,
+  POLICY_CHANNEL,
+  SLUICE_CLOCK,
+} from './sluice.tokens.js';
 import { LocalFallback } from './local.fallback.js';
 
 const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
@@ -71,8 +80,17 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
           ? new LocalPenaltyStream()
           : new RedisPenaltyStream(connection.redis, options.prefix ?? 'sluice'),
     },
+    {
+      provide: IDENTIFIER_STATS,
+      inject: [SLUICE_OPTIONS, SluiceConnection],
+      useFactory: (options: SluiceModuleOptions, connection: SluiceConnection) =>
+        connection.redis === undefined
+          ? new LocalIdentifierStats()
+          : new RedisIdentifierStats(connection.redis, options.prefix ?? 'sluice'),
+    },
     PolicyBus,
     PenaltyEventPublisher,
+    IdentifierTally,
     LocalFallback,
     RouteRegistry,
     RouteExplorer,
@@ -89,6 +107,8 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     PolicyBus,
     PENALTY_STREAM,
     PenaltyEventPublisher,
+    IDENTIFIER_STATS,
+    IdentifierTally,
     RouteRegistry,
     SluiceService,
     SluiceGuard,

@@ -8,6 +8,7 @@ import { PolicyValidationError } from '../policy/policy-validation.error.js';
 import type { Policy } from '../policy/policy.types.js';
 import { PolicyBus } from '../bus/policy.bus.js';
 import { PenaltyEventPublisher } from '../penalty/penalty-event.publisher.js';
+import { IdentifierTally } from '../stats/identifier.tally.js';
 import { BlockCache } from './block.cache.js';
 import { LocalFallback } from './local.fallback.js';
 import { SLUICE_CLOCK } from './sluice.tokens.js';
@@ -39,6 +40,7 @@ export class SluiceService {
     @Inject(LocalFallback) private readonly local: LocalFallback,
     @Inject(PolicyBus) private readonly bus: PolicyBus,
     @Inject(PenaltyEventPublisher) private readonly penalties: PenaltyEventPublisher,
+    @Inject(IdentifierTally) private readonly tally: IdentifierTally,
   ) {}
 
   async consume(
@@ -46,26 +48,9 @@ export class SluiceService {
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<Decision> {
-    // Resolved here only when needed: the engine resolves the names again on its own path.
-    const resolve = (): Policy[] => this.engine.policies.resolve(list(policies));
-    const cached =
-      this.blocks.size > 0 ? this.cachedBlock(resolve(), identifier, options) : undefined;
-    if (cached !== undefined) return cached;
-    let decision: Decision;
-    try {
-      decision = await this.engine.consume(policies, identifier, options);
-    } catch (error) {
-      if (isInputError(error)) throw error;
-      return this.storeFailure(resolve(), identifier, options, error);
-    }
-    if (!decision.allowed && decision.policies.some((part) => part.blocked !== undefined)) {
-      const resolved = resolve();
-      if (this.blocks.capacity > 0) this.rememberBlocks(decision, resolved, identifier, options);
-      this.penalties.blocksSeen(decision, resolved, {
-        ...this.context(resolved[0]?.key, identifier, options.keyKind),
-        route: options.route,
-      });
-    }
+    const decision = await this.decide(policies, identifier, options);
+    const { keyKind } = options;
+    this.tally.count(decision, keyKind === undefined ? this.keyOf : () => keyKind, identifier);
     return decision;
   }
 
@@ -136,9 +121,36 @@ export class SluiceService {
     return this.engine.isActionAllowed(userId, actionKey, periodSec, maxCount);
   }
 
-  private keyOf(policy: string): string {
-    return this.engine.policies.resolve([policy])[0]?.key ?? 'user';
+  private async decide(
+    policies: PolicyNames,
+    identifier: string,
+    options: ConsumeOptions,
+  ): Promise<Decision> {
+    // Resolved here only when needed: the engine resolves the names again on its own path.
+    const resolve = (): Policy[] => this.engine.policies.resolve(list(policies));
+    const cached =
+      this.blocks.size > 0 ? this.cachedBlock(resolve(), identifier, options) : undefined;
+    if (cached !== undefined) return cached;
+    let decision: Decision;
+    try {
+      decision = await this.engine.consume(policies, identifier, options);
+    } catch (error) {
+      if (isInputError(error)) throw error;
+      return this.storeFailure(resolve(), identifier, options, error);
+    }
+    if (!decision.allowed && decision.policies.some((part) => part.blocked !== undefined)) {
+      const resolved = resolve();
+      if (this.blocks.capacity > 0) this.rememberBlocks(decision, resolved, identifier, options);
+      this.penalties.blocksSeen(decision, resolved, {
+        ...this.context(resolved[0]?.key, identifier, options.keyKind),
+        route: options.route,
+      });
+    }
+    return decision;
   }
+
+  private readonly keyOf = (policy: string): string =>
+    this.engine.policies.get(policy)?.key ?? 'user';
 
   private context(policyKey: string | undefined, identifier: string, keyKind?: string) {
     return {

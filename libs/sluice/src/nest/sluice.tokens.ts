@@ -10,3 +10,5 @@ export const GLOBAL_GUARD = Symbol('SLUICE_GLOBAL_GUARD');
 export const POLICY_CHANNEL = Symbol('SLUICE_POLICY_CHANNEL');
 /** Where penalty events are appended for the admin (a Redis Stream, or this process). */
 export const PENALTY_STREAM = Symbol('SLUICE_PENALTY_STREAM');
+/** Where per-identifier traffic is added up for the admin (Redis, or this process). */
+export const IDENTIFIER_STATS = Symbol('SLUICE_IDENTIFIER_STATS');

@@ -1,0 +1,68 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  IDENTIFIER_STATS,
+  SluiceService,
+  type IdentifierCount,
+  type IdentifierStatsStore,
+} from '@sluice/nest';
+import type { IdentifierList, IdentifierView } from '../admin-api.types.js';
+import { InvalidRequestException, parseRequest } from '../common/invalid-request.exception.js';
+import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
+import { identifiersQuerySchema } from './penalty-requests.schema.js';
+
+const DEFAULT_LIMIT = 50;
+
+/** The identifiers the instances saw most, with what each would be told now. */
+@Injectable()
+export class IdentifiersService {
+  constructor(
+    @Inject(IDENTIFIER_STATS) private readonly stats: IdentifierStatsStore,
+    @Inject(SluiceService) private readonly sluice: SluiceService,
+  ) {}
+
+  async list(query: unknown): Promise<IdentifierList> {
+    const {
+      policy,
+      q,
+      limit = DEFAULT_LIMIT,
+    } = parseRequest(identifiersQuerySchema, query ?? {}, '(query)');
+    const names = policy === undefined ? this.policiesInForce() : [this.known(policy)];
+    try {
+      const counts = (await Promise.all(names.map((name) => this.stats.read(name))))
+        .flat()
+        .filter((count) => q === undefined || count.identifier.includes(q))
+        .sort((a, b) => b.rejected - a.rejected || b.passed - a.passed || b.lastSeen - a.lastSeen)
+        .slice(0, limit);
+      return { identifiers: await Promise.all(counts.map((count) => this.view(count))) };
+    } catch (error) {
+      throw new RedisUnavailableException('the identifiers cannot be read', error);
+    }
+  }
+
+  private async view(count: IdentifierCount): Promise<IdentifierView> {
+    const now = await this.sluice.peek(count.policy, count.identifier, { keyKind: count.keyKind });
+    return {
+      ...count,
+      lastSeen: new Date(count.lastSeen).toISOString(),
+      state: {
+        blocked: now.blocked !== undefined && now.blocked.untilMs > Date.now(),
+        blockedUntil:
+          now.blocked === undefined ? null : new Date(now.blocked.untilMs).toISOString(),
+        remaining: now.remaining,
+        limit: now.limit,
+        retryAfterMs: now.retryAfterMs,
+      },
+    };
+  }
+
+  private policiesInForce(): string[] {
+    return this.sluice.engine.policies.all().map((policy) => policy.name);
+  }
+
+  private known(name: string): string {
+    if (this.sluice.engine.policies.get(name) !== undefined) return name;
+    throw new InvalidRequestException([
+      { field: 'policy', message: `no policy named "${name}" is in force` },
+    ]);
+  }
+}

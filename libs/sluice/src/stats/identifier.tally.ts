@@ -1,0 +1,94 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import type { Decision } from '../engine/decision.js';
+import { IDENTIFIER_STATS } from '../nest/sluice.tokens.js';
+import type { IdentifierCount, IdentifierStatsStore } from './identifier-stats.store.js';
+
+const FLUSH_EVERY_MS = 1_000;
+/** Per policy and flush, only the busiest go to the store: its work follows policies, not traffic. */
+const SENT_PER_POLICY = 100;
+/** Distinct (policy, identifier) pairs counted per second; more are left out until the flush. */
+const TRACKED_PER_FLUSH = 50_000;
+const MAX_DISPLAY_LENGTH = 256;
+const LOG_EVERY_MS = 60_000;
+
+/**
+ * Counts each identifier's passes and rejections per policy in memory and sends the busiest to
+ * the identifier stats once a second, for the admin's GET /identifiers.
+ */
+@Injectable()
+export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('Sluice');
+  private current = new Map<string, IdentifierCount>();
+  private timer: NodeJS.Timeout | undefined;
+  private lastLog = 0;
+
+  constructor(@Inject(IDENTIFIER_STATS) private readonly store: IdentifierStatsStore) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.flush(), FLUSH_EVERY_MS);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  /** A policy that admitted a refused request counts neither way: the request did not pass. */
+  count(decision: Decision, keyKindOf: (policy: string) => string, identifier: string): void {
+    const now = Date.now();
+    const shown =
+      identifier.length > MAX_DISPLAY_LENGTH ? identifier.slice(0, MAX_DISPLAY_LENGTH) : identifier;
+    for (const part of decision.policies) {
+      const passed = part.allowed && decision.allowed;
+      if (part.allowed && !passed) continue;
+      const keyKind = keyKindOf(part.policy);
+      const key = `${part.policy}\u0000${keyKind}\u0000${shown}`;
+      let entry = this.current.get(key);
+      if (entry === undefined) {
+        if (this.current.size >= TRACKED_PER_FLUSH) continue;
+        entry = {
+          policy: part.policy,
+          keyKind,
+          identifier: shown,
+          passed: 0,
+          rejected: 0,
+          lastSeen: now,
+        };
+        this.current.set(key, entry);
+      }
+      if (passed) entry.passed++;
+      else entry.rejected++;
+      entry.lastSeen = now;
+    }
+  }
+
+  async flush(): Promise<void> {
+    if (this.current.size === 0) return;
+    const counted = this.current;
+    this.current = new Map();
+    const byPolicy = new Map<string, IdentifierCount[]>();
+    for (const entry of counted.values()) {
+      const list = byPolicy.get(entry.policy) ?? [];
+      list.push(entry);
+      byPolicy.set(entry.policy, list);
+    }
+    const sent = [...byPolicy.values()].flatMap((list) =>
+      list.sort((a, b) => b.rejected - a.rejected || b.passed - a.passed).slice(0, SENT_PER_POLICY),
+    );
+    try {
+      await this.store.add(sent);
+    } catch (error) {
+      const now = Date.now();
+      if (now - this.lastLog < LOG_EVERY_MS) return;
+      this.lastLog = now;
+      this.logger.warn(`Identifier counts of the last second were not stored: ${String(error)}`);
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import type { Cluster, Redis } from 'ioredis';
+import {
+  busiestFirst,
+  IDENTIFIER_STATS_TTL_MS,
+  MAX_IDENTIFIERS_PER_POLICY,
+  memberOf,
+  parseMember,
+  type IdentifierCount,
+  type IdentifierStatsStore,
+} from './identifier-stats.store.js';
+
+/**
+ * Three sorted sets per policy, `<prefix>:{ids:<policy>}:passed|rejected|seen`, sharing a hash
+ * tag so a Cluster keeps a policy's sets on one master: counts as scores, and the last request's
+ * time in `seen`, which decides who is kept when a policy has seen too many identifiers.
+ */
+export class RedisIdentifierStats implements IdentifierStatsStore {
+  constructor(
+    private readonly client: Redis | Cluster,
+    private readonly prefix: string,
+  ) {}
+
+  async add(counts: readonly IdentifierCount[]): Promise<void> {
+    const byPolicy = new Map<string, IdentifierCount[]>();
+    for (const count of counts) {
+      const list = byPolicy.get(count.policy) ?? [];
+      list.push(count);
+      byPolicy.set(count.policy, list);
+    }
+    const pipeline = this.client.pipeline();
+    for (const [policy, list] of byPolicy) {
+      const keys = this.keys(policy);
+      for (const count of list) {
+        const member = memberOf(count);
+        if (count.passed > 0) pipeline.zincrby(keys.passed, count.passed, member);
+        if (count.rejected > 0) pipeline.zincrby(keys.rejected, count.rejected, member);
+        pipeline.zadd(keys.seen, 'GT', count.lastSeen, member);
+      }
+      // Beyond the cap, the identifiers seen longest ago are forgotten from all three sets.
+      pipeline.zremrangebyrank(keys.seen, 0, -(MAX_IDENTIFIERS_PER_POLICY + 1));
+      pipeline.zremrangebyrank(keys.passed, 0, -(MAX_IDENTIFIERS_PER_POLICY + 1));
+      pipeline.zremrangebyrank(keys.rejected, 0, -(MAX_IDENTIFIERS_PER_POLICY + 1));
+      for (const key of [keys.passed, keys.rejected, keys.seen]) {
+        pipeline.pexpire(key, IDENTIFIER_STATS_TTL_MS);
+      }
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    const failed = replies.find(([error]) => error !== null);
+    if (failed !== undefined) throw failed[0] as Error;
+  }
+
+  async read(policy: string): Promise<IdentifierCount[]> {
+    const keys = this.keys(policy);
+    const [seen, passed, rejected] = await Promise.all(
+      [keys.seen, keys.passed, keys.rejected].map((key) =>
+        this.client.zrange(key, 0, -1, 'WITHSCORES'),
+      ),
+    );
+    const scores = (flat: string[] = []) => {
+      const map = new Map<string, number>();
+      for (let at = 0; at + 1 < flat.length; at += 2) map.set(flat[at]!, Number(flat[at + 1]));
+      return map;
+    };
+    const passes = scores(passed);
+    const rejections = scores(rejected);
+    const counts: IdentifierCount[] = [];
+    for (const [member, lastSeen] of scores(seen)) {
+      const parsed = parseMember(member);
+      if (parsed === null) continue;
+      counts.push({
+        policy,
+        ...parsed,
+        passed: passes.get(member) ?? 0,
+        rejected: rejections.get(member) ?? 0,
+        lastSeen,
+      });
+    }
+    return counts.sort(busiestFirst);
+  }
+
+  private keys(policy: string) {
+    const base = `${this.prefix}:{ids:${policy}}`;
+    return { passed: `${base}:passed`, rejected: `${base}:rejected`, seen: `${base}:seen` };
+  }
+}
