@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { SluiceService, type Policy } from '@sluice/nest';
 import { DataSource } from 'typeorm';
 import type { BlockedEntry, BlockedList, BlockResult, UnblockResult } from '../admin-api.types.js';
-import { recordAudit } from '../admin/audit.recorder.js';
+import { recordAudit, type AuditRecord } from '../admin/audit.recorder.js';
 import type { Actor } from '../auth/actor.js';
 import { InvalidRequestException, parseRequest } from '../common/invalid-request.exception.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
@@ -68,38 +68,19 @@ export class BlockedService {
     const policy = this.policy(request.policy);
     const keyKind = request.keyKind ?? policy.key;
     const reason = request.reason ?? null;
-    return inTransaction(this.dataSource, async (manager) => {
-      const { version } = await readSetting(manager);
-      await recordAudit(manager, {
-        actor,
-        action: 'block.create',
-        target: `${policy.name}/${request.identifier}`,
-        before: null,
-        after: { keyKind, identifier: request.identifier, durationMs: request.durationMs, reason },
-        comment: reason,
-        version,
-      });
-      let untilMs: number;
-      try {
-        ({ untilMs } = await this.sluice.block(
-          policy.name,
-          request.identifier,
-          request.durationMs,
-          {
-            keyKind,
-            actor: actor.name,
-            reason: reason ?? undefined,
-          },
-        ));
-      } catch (error) {
-        throw new RedisUnavailableException('the block was not set', error);
-      }
-      return {
-        policy: policy.name,
-        keyKind,
-        identifier: request.identifier,
-        expiresAt: new Date(untilMs).toISOString(),
-      };
+    const { identifier, durationMs } = request;
+    const change = {
+      action: 'block.create',
+      target: `${policy.name}/${identifier}`,
+      before: null,
+      after: { keyKind, identifier, durationMs, reason },
+      comment: reason,
+    };
+    return this.audited(actor, change, 'the block was not set', async () => {
+      const options = { keyKind, actor: actor.name, reason: reason ?? undefined };
+      const { untilMs } = await this.sluice.block(policy.name, identifier, durationMs, options);
+      const expiresAt = new Date(untilMs).toISOString();
+      return { policy: policy.name, keyKind, identifier, expiresAt };
     });
   }
 
@@ -108,36 +89,55 @@ export class BlockedService {
     const policy = this.policy(request.policy);
     const keyKind = request.keyKind ?? policy.key;
     const reason = request.reason ?? null;
+    const { identifier } = request;
+    const change = {
+      action: 'block.lift',
+      target: `${policy.name}/${identifier}`,
+      before: { keyKind, identifier },
+      after: null,
+      comment: reason,
+    };
+    const lifted = await this.audited(actor, change, 'the block was not lifted', () =>
+      this.sluice.unblock(policy.name, identifier, {
+        keyKind,
+        actor: actor.name,
+        reason: reason ?? undefined,
+      }),
+    );
+    if (!lifted) {
+      throw new NotFoundException({
+        statusCode: 404,
+        error: 'Not Found',
+        message: `${keyKind} "${identifier}" is not blocked under policy "${policy.name}"`,
+      });
+    }
+    return { lifted: true };
+  }
+
+  /**
+   * Writes the audit entry, then acts on Redis; commits only once Redis has acted, so the audit
+   * never records what did not happen. `act` answering false (nothing to lift) rolls back too.
+   */
+  private audited<T>(
+    actor: Actor,
+    change: Omit<AuditRecord, 'actor' | 'version'>,
+    failure: string,
+    act: () => Promise<T>,
+  ): Promise<T> {
     return inTransaction(this.dataSource, async (manager) => {
       const { version } = await readSetting(manager);
-      await recordAudit(manager, {
-        actor,
-        action: 'block.lift',
-        target: `${policy.name}/${request.identifier}`,
-        before: { keyKind, identifier: request.identifier },
-        after: null,
-        comment: reason,
-        version,
-      });
-      let lifted: boolean;
+      await recordAudit(manager, { ...change, actor, version });
+      let result: T;
       try {
-        lifted = await this.sluice.unblock(policy.name, request.identifier, {
-          keyKind,
-          actor: actor.name,
-          reason: reason ?? undefined,
-        });
+        result = await act();
       } catch (error) {
-        throw new RedisUnavailableException('the block was not lifted', error);
+        throw new RedisUnavailableException(failure, error);
       }
-      // Thrown inside the transaction, so the audit does not record a lifting that lifted nothing.
-      if (!lifted) {
-        throw new NotFoundException({
-          statusCode: 404,
-          error: 'Not Found',
-          message: `${keyKind} "${request.identifier}" is not blocked under policy "${policy.name}"`,
-        });
-      }
-      return { lifted: true };
+      if (result === false) throw new NothingDone();
+      return result;
+    }).catch((error: unknown) => {
+      if (error instanceof NothingDone) return false as T;
+      throw error;
     });
   }
 
@@ -165,3 +165,6 @@ function toEntry(row: BlockedRow, now: number): BlockedEntry {
     route: row.route,
   };
 }
+
+/** Rolls back an audited change that changed nothing. */
+class NothingDone extends Error {}

@@ -44,39 +44,39 @@ export class RedisPenaltyStream implements PenaltyStream {
     }
   }
 
-  async readNew(
+  readNew(
     group: string,
     consumer: string,
     count: number,
     blockMs: number,
   ): Promise<PenaltyStreamEntry[]> {
-    const reply = (await this.readerFor(blockMs).call(
-      'XREADGROUP',
-      'GROUP',
-      group,
-      consumer,
-      'COUNT',
-      count,
-      'BLOCK',
-      blockMs,
-      'STREAMS',
-      this.key,
-      '>',
-    )) as Array<[string, RawEntry[]]> | null;
-    return entries(reply?.[0]?.[1]);
+    return this.readGroup(this.readerFor(blockMs), group, consumer, count, ['BLOCK', blockMs], '>');
   }
 
-  async readPending(group: string, consumer: string, count: number): Promise<PenaltyStreamEntry[]> {
-    const reply = (await this.client.call(
+  /** Entry id 0: this consumer's entries read and not acknowledged. */
+  readPending(group: string, consumer: string, count: number): Promise<PenaltyStreamEntry[]> {
+    return this.readGroup(this.client, group, consumer, count, [], '0');
+  }
+
+  private async readGroup(
+    client: Redis | Cluster,
+    group: string,
+    consumer: string,
+    count: number,
+    options: Array<string | number>,
+    from: string,
+  ): Promise<PenaltyStreamEntry[]> {
+    const reply = (await client.call(
       'XREADGROUP',
       'GROUP',
       group,
       consumer,
       'COUNT',
       count,
+      ...options,
       'STREAMS',
       this.key,
-      '0',
+      from,
     )) as Array<[string, RawEntry[]]> | null;
     return entries(reply?.[0]?.[1]);
   }
