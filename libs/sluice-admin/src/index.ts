@@ -5,6 +5,8 @@ export {
 } from './sluice-admin.module-definition.js';
 export type {
   AdminDatabaseOptions,
+  AdminPenaltyOptions,
+  PenaltyWebhook,
   SluiceAdminModuleExtras,
   SluiceAdminModuleOptions,
 } from './sluice-admin-options.interface.js';

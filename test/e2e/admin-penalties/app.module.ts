@@ -8,7 +8,7 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
-import { SluiceAdminModule } from '@sluice/admin';
+import { SluiceAdminModule, type PenaltyWebhook } from '@sluice/admin';
 import {
   PENALTY_EVENT_TYPES,
   SluiceGuard,
@@ -68,6 +68,7 @@ export function penaltiesApp(options: {
   redisUrl: string;
   prefix: string;
   databaseUrl: string;
+  webhooks?: PenaltyWebhook[];
 }): ModuleMetadata {
   return {
     imports: [
@@ -80,7 +81,7 @@ export function penaltiesApp(options: {
       SluiceAdminModule.forRoot({
         database: options.databaseUrl,
         auth: { credentials: CREDENTIALS },
-        penalties: { claimIdleMs: 500 },
+        penalties: { claimIdleMs: 500, webhooks: options.webhooks },
       }),
     ],
     controllers: [AttemptController],
