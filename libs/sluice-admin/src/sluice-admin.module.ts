@@ -16,6 +16,7 @@ import { adminTypeOrmOptions, openAdminDataSource } from './database/data-source
 import { VersionedWrites } from './database/versioned-writes.service.js';
 import { BlockedController } from './penalties/blocked.controller.js';
 import { BlockedService } from './penalties/blocked.service.js';
+import { ExpirySweeper } from './penalties/expiry.sweeper.js';
 import { IdentifiersController } from './penalties/identifiers.controller.js';
 import { IdentifiersService } from './penalties/identifiers.service.js';
 import { PenaltiesController } from './penalties/penalties.controller.js';
@@ -77,6 +78,7 @@ import { ADMIN_OPTIONS } from './sluice-admin.tokens.js';
     PenaltyRecorder,
     WebhookDispatcher,
     IdentifiersService,
+    ExpirySweeper,
   ],
 })
 export class SluiceAdminModule extends SluiceAdminConfigurableModule {}

@@ -13,6 +13,7 @@ import { TOKENS } from '../admin-api/app.module.js';
 import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
 import { closeAll } from '../../support/redis.clients.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import { ExpirySweeper } from '../../../libs/sluice-admin/src/penalties/expiry.sweeper.js';
 import { HeardEvents, penaltiesApp } from './app.module.js';
 
 afterAll(closeAll);
@@ -152,6 +153,27 @@ describe.each(ADAPTERS)('penalties through the admin API on %s', (adapter) => {
       (event) => event.identifier === user && event.type === 'block.lifted',
     );
     expect(lifting).toMatchObject({ actor: 'alice', policy: 'attempts', keyKind: 'header:x-user' });
+  });
+
+  it('marks a block that ran its course as expired and announces it as lifted', async () => {
+    const user = `cedric-${adapter}`;
+    const blocked = await api('POST', '/blocked', {
+      body: { policy: 'attempts', identifier: user, durationMs: 50 },
+    });
+    expect(blocked.status).toBe(201);
+    const sweeper = app.app.get(ExpirySweeper);
+    await eventually(async () => {
+      await sweeper.sweep();
+      return (await history(user))[0]?.liftReason === 'expired';
+    }, 5_000);
+    const [record] = await history(user);
+    expect(record).toMatchObject({ state: 'expired', liftedBy: null, liftedAt: record!.expiresAt });
+    const heard = app.app.get(HeardEvents).events.filter((event) => event.identifier === user);
+    expect(heard.map((event) => [event.type, event.reason])).toEqual([
+      ['block.manual', null],
+      ['block.lifted', 'expired'],
+    ]);
+    expect((await attempt(user)).status).toBe(201);
   });
 
   it('lists the blocks in force with the time left, and blocks and lifts by hand, audited', async () => {

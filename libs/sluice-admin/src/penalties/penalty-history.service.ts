@@ -8,6 +8,7 @@ import type { PenaltyPage, PenaltyRecord, PenaltyState } from '../admin-api.type
 import { parseRequest } from '../common/invalid-request.exception.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { PenaltyEntity } from '../database/penalty.entity.js';
+import { EXPIRED } from './expiry.sweeper.js';
 import { penaltyQuerySchema, type PenaltyQuery } from './penalty-requests.schema.js';
 
 const DEFAULT_PAGE_SIZE = 50;
@@ -37,7 +38,9 @@ const CSV_COLUMNS: ReadonlyArray<keyof PenaltyRecord> = [
   'trigger',
 ];
 
+/** Expired once its end has passed, whether or not the admin has marked it yet. */
 function stateOf(row: PenaltyEntity, now: number): PenaltyState {
+  if (row.liftReason === EXPIRED) return 'expired';
   if (row.liftedAt !== null) return 'lifted';
   return row.expiresAt.getTime() <= now ? 'expired' : 'active';
 }

@@ -160,16 +160,24 @@ export class PenaltyEventPublisher implements OnModuleInit, OnApplicationShutdow
       instanceId: context.instanceId,
       route: context.route ?? null,
     };
-    try {
-      if (inProcess) this.emitter?.emit(`sluice.${type}`, event);
-    } catch (error) {
-      this.logger.error(`A sluice.${type} listener failed: ${(error as Error).message}`);
-    }
+    if (inProcess) this.emitLocally(event);
     this.waiting.push(event);
     if (this.waiting.length > MAX_WAITING) {
       this.dropped += this.waiting.splice(0, this.waiting.length - MAX_WAITING).length;
     }
     this.schedule(0);
+  }
+
+  /**
+   * Tells this process's listeners only: for what the admin learns by itself, such as a block that
+   * has run its course, which no instance is there to see.
+   */
+  emitLocally(event: PenaltyEvent): void {
+    try {
+      this.emitter?.emit(`sluice.${event.type}`, event);
+    } catch (error) {
+      this.logger.error(`A sluice.${event.type} listener failed: ${(error as Error).message}`);
+    }
   }
 
   /** Sends what waits, in batches; on failure keeps it and tries again a second later. */
