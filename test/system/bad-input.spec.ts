@@ -302,6 +302,16 @@ describe('the demo started with a bad environment', () => {
     { name: 'a prefix with a space', env: { SLUICE_PREFIX: 'my app' }, named: ['SLUICE_PREFIX'] },
     { name: 'an unknown NODE_ENV', env: { NODE_ENV: 'staging' }, named: ['NODE_ENV'] },
     {
+      name: 'metrics neither on nor off',
+      env: { SLUICE_METRICS: 'yes' },
+      named: ['SLUICE_METRICS'],
+    },
+    {
+      name: 'a claim idle time under 100 ms',
+      env: { SLUICE_PENALTY_CLAIM_IDLE_MS: '5' },
+      named: ['SLUICE_PENALTY_CLAIM_IDLE_MS'],
+    },
+    {
       name: 'several bad values',
       env: { TRUST_PROXY: '10.0.0.0/99', DEMO_LOGIN_BLOCK_MS: '-5' },
       named: ['TRUST_PROXY', 'DEMO_LOGIN_BLOCK_MS'],

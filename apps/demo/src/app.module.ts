@@ -43,6 +43,7 @@ export class AppModule implements NestModule {
           syncIntervalMs: config.syncIntervalMs,
           heartbeatIntervalMs: config.heartbeatIntervalMs,
           global: true,
+          metrics: config.metrics,
         }),
         ...adminModule(config),
         PostsModule,

@@ -26,6 +26,8 @@ export interface DemoConfig {
   /** How long another admin's unacknowledged penalty events wait before this one takes them. */
   penaltyClaimIdleMs: number;
   prefix: string;
+  /** Serve Prometheus metrics at GET /metrics. */
+  metrics: boolean;
   trustProxy: TrustProxy;
   nodeEnv: NodeEnv;
   login: LoginLimits;
@@ -109,6 +111,16 @@ const adminTokens = z
     return raw;
   });
 
+const onOff = z
+  .string()
+  .optional()
+  .transform((raw, context): boolean => {
+    if (unset(raw) || raw === 'off') return false;
+    if (raw === 'on') return true;
+    context.addIssue({ code: 'custom', message: `must be on or off, got ${shown(raw)}` });
+    return z.NEVER;
+  });
+
 const prefix = z
   .string()
   .optional()
@@ -171,6 +183,7 @@ const environment = z
     SLUICE_HEARTBEAT_INTERVAL_MS: integer(10, 300_000, 5_000),
     SLUICE_PENALTY_CLAIM_IDLE_MS: integer(100, 3_600_000, 30_000),
     SLUICE_PREFIX: prefix,
+    SLUICE_METRICS: onOff,
     TRUST_PROXY: trustProxy,
     NODE_ENV: nodeEnv,
     DEMO_LOGIN_MAX_FAILURES: integer(1, 1000, 5),
@@ -206,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): DemoConfig {
     heartbeatIntervalMs: vars.SLUICE_HEARTBEAT_INTERVAL_MS,
     penaltyClaimIdleMs: vars.SLUICE_PENALTY_CLAIM_IDLE_MS,
     prefix: vars.SLUICE_PREFIX,
+    metrics: vars.SLUICE_METRICS,
     trustProxy: vars.TRUST_PROXY,
     nodeEnv: vars.NODE_ENV,
     login: {

@@ -57,6 +57,7 @@ export type {
   StoreResult,
 } from './store/store.types.js';
 export { BlockCache, type CachedBlock } from './nest/block.cache.js';
+export { SluiceMetrics, type DecisionOutcome } from './metrics/sluice.metrics.js';
 export { RouteRegistry, type ThrottledRoute } from './nest/route.registry.js';
 export { SluiceConnection } from './nest/sluice.connection.js';
 export { SluiceGuard, type RequestResponse } from './nest/sluice.guard.js';

@@ -8,7 +8,7 @@ import {
 import { SluiceEngine } from '../engine/sluice.engine.js';
 import { parsePolicy } from '../policy/policy.schema.js';
 import type { Policy } from '../policy/policy.types.js';
-import { SLUICE_OPTIONS } from '../nest/sluice.module-definition.js';
+import { SLUICE_OPTIONS } from '../nest/sluice.tokens.js';
 import type { SluiceModuleOptions } from '../nest/sluice-options.interface.js';
 import { TrackerResolver } from '../trackers/tracker.resolver.js';
 import { heartbeat, newInstanceId, type InstanceHeartbeat } from './instance.heartbeat.js';

@@ -5,7 +5,7 @@ import { SluiceEngine, type ConsumeOptions } from '../engine/sluice.engine.js';
 import { parsePolicy } from '../policy/policy.schema.js';
 import type { Policy } from '../policy/policy.types.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { SLUICE_OPTIONS } from './sluice.module-definition.js';
+import { SLUICE_OPTIONS } from './sluice.tokens.js';
 import type { SluiceModuleOptions } from './sluice-options.interface.js';
 
 const share = (amount: number, instances: number): number =>

@@ -7,7 +7,7 @@ import { parsePolicy } from '../policy/policy.schema.js';
 import { PolicyValidationError } from '../policy/policy-validation.error.js';
 import { TrackerResolver } from '../trackers/tracker.resolver.js';
 import { RouteRegistry, type ThrottledRoute } from './route.registry.js';
-import { SLUICE_OPTIONS } from './sluice.module-definition.js';
+import { SLUICE_OPTIONS } from './sluice.tokens.js';
 import type { SluiceModuleOptions } from './sluice-options.interface.js';
 import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from './sluice.tokens.js';
 import type { PolicyDefaults, ThrottleMetadata } from './throttle.decorator.js';

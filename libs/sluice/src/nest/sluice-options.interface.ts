@@ -45,4 +45,9 @@ export interface SluiceModuleOptions {
 export interface SluiceModuleExtras {
   /** Register SluiceGuard as APP_GUARD, guarding every route. Default false. */
   global?: boolean;
+  /**
+   * Serve Prometheus metrics (needs the prom-client package): `true` at GET /metrics, or
+   * `{ path }` elsewhere. Default off. The route has no authentication of its own.
+   */
+  metrics?: boolean | { path?: string };
 }

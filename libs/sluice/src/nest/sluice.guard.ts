@@ -14,7 +14,7 @@ import type { Policy } from '../policy/policy.types.js';
 import { TrackerResolver, type Tracked } from '../trackers/tracker.resolver.js';
 import { guardedResponseHeaders } from './rate-limit.headers.js';
 import { onFinished, setHeader, userAgentOf } from './response.access.js';
-import { SLUICE_OPTIONS } from './sluice.module-definition.js';
+import { SLUICE_OPTIONS } from './sluice.tokens.js';
 import type { SluiceModuleOptions } from './sluice-options.interface.js';
 import { SluiceService } from './sluice.service.js';
 import { ThrottleMarksCache } from './throttle.marks.js';

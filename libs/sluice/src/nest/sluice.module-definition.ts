@@ -1,27 +1,53 @@
 import { ConfigurableModuleBuilder, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { SluiceModuleExtras, SluiceModuleOptions } from './sluice-options.interface.js';
-import { GLOBAL_GUARD } from './sluice.tokens.js';
+import { metricsController } from '../metrics/metrics.controller.js';
+import { SluiceMetrics } from '../metrics/sluice.metrics.js';
+import { GLOBAL_GUARD, SLUICE_OPTIONS } from './sluice.tokens.js';
+
+const METRICS_PATH = /^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/;
+
+/** The metrics route's path; throws naming the option when it is not one. */
+function metricsPath(metrics: SluiceModuleExtras['metrics']): string | undefined {
+  if (metrics === undefined || metrics === false) return undefined;
+  const path = metrics === true ? 'metrics' : (metrics.path ?? 'metrics');
+  if (typeof path !== 'string' || !METRICS_PATH.test(path)) {
+    throw new Error(
+      `SluiceModule metrics.path: must be a URL path like 'metrics' or 'ops/metrics', got ${JSON.stringify(path)}`,
+    );
+  }
+  return path;
+}
+
+/** `global` adds the guard as APP_GUARD; `metrics` adds the metrics and their route. */
+function withExtras(definition: DynamicModule, extras: SluiceModuleExtras): DynamicModule {
+  const providers = [...(definition.providers ?? [])];
+  const controllers = [...(definition.controllers ?? [])];
+  if (extras.global) providers.push({ provide: APP_GUARD, useExisting: GLOBAL_GUARD });
+  const path = metricsPath(extras.metrics);
+  if (path !== undefined) {
+    providers.push(SluiceMetrics);
+    controllers.push(metricsController(path));
+  }
+  return {
+    ...definition,
+    providers,
+    controllers,
+    exports: [...(definition.exports ?? []), ...(path === undefined ? [] : [SluiceMetrics])],
+  };
+}
 
 export const {
   ConfigurableModuleClass: SluiceConfigurableModule,
-  MODULE_OPTIONS_TOKEN: SLUICE_OPTIONS,
   OPTIONS_TYPE: SLUICE_OPTIONS_TYPE,
   ASYNC_OPTIONS_TYPE: SLUICE_ASYNC_OPTIONS_TYPE,
-} = new ConfigurableModuleBuilder<SluiceModuleOptions>({ moduleName: 'Sluice' })
+} = new ConfigurableModuleBuilder<SluiceModuleOptions>({
+  moduleName: 'Sluice',
+  optionsInjectionToken: SLUICE_OPTIONS,
+})
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createSluiceOptions')
-  .setExtras<SluiceModuleExtras>(
-    { global: false },
-    (definition: DynamicModule, extras): DynamicModule =>
-      extras.global
-        ? {
-            ...definition,
-            providers: [
-              ...(definition.providers ?? []),
-              { provide: APP_GUARD, useExisting: GLOBAL_GUARD },
-            ],
-          }
-        : definition,
-  )
+  .setExtras<SluiceModuleExtras>({ global: false, metrics: false }, withExtras)
   .build();
+
+export { SLUICE_OPTIONS };

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Clock } from '../clock/clock.js';
 import { summarize, type Decision, type PolicyDecision } from '../engine/decision.js';
 import { SluiceEngine, type ConsumeOptions } from '../engine/sluice.engine.js';
@@ -8,6 +8,7 @@ import { PolicyValidationError } from '../policy/policy-validation.error.js';
 import type { Policy } from '../policy/policy.types.js';
 import { PolicyBus } from '../bus/policy.bus.js';
 import { PenaltyEventPublisher } from '../penalty/penalty-event.publisher.js';
+import { SluiceMetrics } from '../metrics/sluice.metrics.js';
 import { IdentifierTally } from '../stats/identifier.tally.js';
 import { BlockCache } from './block.cache.js';
 import { LocalFallback } from './local.fallback.js';
@@ -41,6 +42,7 @@ export class SluiceService {
     @Inject(PolicyBus) private readonly bus: PolicyBus,
     @Inject(PenaltyEventPublisher) private readonly penalties: PenaltyEventPublisher,
     @Inject(IdentifierTally) private readonly tally: IdentifierTally,
+    @Optional() @Inject(SluiceMetrics) private readonly metrics?: SluiceMetrics,
   ) {}
 
   async consume(
@@ -48,7 +50,12 @@ export class SluiceService {
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<Decision> {
+    const started = this.metrics === undefined ? 0 : performance.now();
     const decision = await this.decide(policies, identifier, options);
+    if (this.metrics !== undefined) {
+      const cached = decision.reason === 'cache-block';
+      this.metrics.decided(decision, cached ? undefined : (performance.now() - started) / 1000);
+    }
     const { keyKind } = options;
     this.tally.count(decision, keyKind === undefined ? this.keyOf : () => keyKind, identifier);
     return decision;

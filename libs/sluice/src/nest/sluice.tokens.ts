@@ -1,3 +1,5 @@
+/** SluiceModule's options, as forRoot or forRootAsync gave them. */
+export const SLUICE_OPTIONS = Symbol('SLUICE_OPTIONS');
 /** Metadata written by @Throttle(): the policy names on a handler or class, and code defaults. */
 export const THROTTLE_METADATA = 'sluice:throttle';
 /** Metadata written by @SkipThrottle(). */

@@ -1,0 +1,125 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import type { Counter, Histogram, Registry } from 'prom-client';
+import { PolicyBus } from '../bus/policy.bus.js';
+import type { Decision } from '../engine/decision.js';
+import { BlockCache } from '../nest/block.cache.js';
+import { SluiceConnection } from '../nest/sluice.connection.js';
+
+type PromClient = typeof import('prom-client');
+
+/** What a decision came to, as the `outcome` label says it. */
+export type DecisionOutcome =
+  | 'allowed'
+  | 'delayed'
+  | 'rejected'
+  | 'blocked'
+  | 'cache_block'
+  | 'shadow_rejected'
+  | 'store_error';
+
+const BREAKER_STATES = { none: -1, closed: 0, 'half-open': 1, open: 2 } as const;
+
+async function loadPromClient(): Promise<PromClient> {
+  try {
+    return await import('prom-client');
+  } catch {
+    throw new Error(
+      'SluiceModule metrics need the prom-client package: npm install prom-client (or leave `metrics` off)',
+    );
+  }
+}
+
+/** The outcome a policy's part of a decision counts under. */
+function outcomeOf(decision: Decision, part: Decision['policies'][number]): DecisionOutcome {
+  if (part.reason === 'store-error') return 'store_error';
+  if (part.reason === 'shadow') return 'shadow_rejected';
+  if (part.reason === 'cache-block') return 'cache_block';
+  if (part.reason === 'blocked') return 'blocked';
+  if (!part.allowed || !decision.allowed) return 'rejected';
+  return part.delayMs > 0 ? 'delayed' : 'allowed';
+}
+
+/**
+ * Prometheus metrics of this instance, in a registry of their own (merge it with the app's with
+ * `Registry.merge` to serve both on one route): decisions by policy and outcome, how long store
+ * calls take, the breaker's state, the policy version applied, and block cache hits.
+ */
+@Injectable()
+export class SluiceMetrics implements OnModuleInit {
+  registry!: Registry;
+  private decisions!: Counter<'policy' | 'outcome'>;
+  private storeDuration!: Histogram;
+  private cacheHits!: Counter;
+  private readonly children = new Map<string, { inc(): void }>();
+
+  constructor(
+    @Inject(PolicyBus) private readonly bus: PolicyBus,
+    @Inject(SluiceConnection) private readonly connection: SluiceConnection,
+    @Inject(BlockCache) private readonly blocks: BlockCache,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const prom = await loadPromClient();
+    const registry = new prom.Registry();
+    this.registry = registry;
+    this.decisions = new prom.Counter({
+      name: 'sluice_decisions_total',
+      help: 'Decisions by policy and outcome',
+      labelNames: ['policy', 'outcome'],
+      registers: [registry],
+    });
+    this.storeDuration = new prom.Histogram({
+      name: 'sluice_store_duration_seconds',
+      help: 'How long a decision waited for its store (Redis, or memory)',
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+      registers: [registry],
+    });
+    this.cacheHits = new prom.Counter({
+      name: 'sluice_block_cache_hits_total',
+      help: 'Requests refused from the block cache, without a store call',
+      registers: [registry],
+    });
+    const { bus, connection, blocks } = this;
+    new prom.Gauge({
+      name: 'sluice_breaker_state',
+      help: 'The store breaker: 0 closed, 1 half-open, 2 open, -1 none (in-memory store)',
+      registers: [registry],
+      collect() {
+        this.set(BREAKER_STATES[connection.breakerState]);
+      },
+    });
+    new prom.Gauge({
+      name: 'sluice_policy_version',
+      help: 'The policy snapshot version this instance applies (0: code defaults)',
+      registers: [registry],
+      collect() {
+        this.set(bus.version);
+      },
+    });
+    new prom.Gauge({
+      name: 'sluice_block_cache_size',
+      help: 'Blocks this instance holds in its cache',
+      registers: [registry],
+      collect() {
+        this.set(blocks.size);
+      },
+    });
+  }
+
+  /** `storeSeconds`: how long the store took; undefined when none was asked (a cached block). */
+  decided(decision: Decision, storeSeconds: number | undefined): void {
+    if (storeSeconds === undefined) this.cacheHits.inc();
+    else this.storeDuration.observe(storeSeconds);
+    for (const part of decision.policies) this.child(part.policy, outcomeOf(decision, part)).inc();
+  }
+
+  private child(policy: string, outcome: DecisionOutcome): { inc(): void } {
+    const key = `${policy}\u0000${outcome}`;
+    let child = this.children.get(key);
+    if (child === undefined) {
+      child = this.decisions.labels(policy, outcome);
+      this.children.set(key, child);
+    }
+    return child;
+  }
+}
