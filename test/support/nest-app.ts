@@ -31,10 +31,10 @@ export async function createApp(
 export async function startApp(
   adapter: AdapterName,
   metadata: ModuleMetadata,
-  configure?: (app: INestApplication) => void,
+  configure?: (app: INestApplication) => unknown,
 ): Promise<RunningApp> {
   const app = await createApp(adapter, metadata);
-  configure?.(app);
+  await configure?.(app);
   await app.listen(0, '127.0.0.1');
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   return { app, url, close: () => app.close() };

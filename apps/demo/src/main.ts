@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { setupSluiceAdminDocs } from '@sluice/admin';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module.js';
 import { ConfigError, loadConfig, redactedUrl, type DemoConfig } from './config.js';
@@ -29,6 +30,7 @@ async function bootstrap(): Promise<void> {
   });
   app.disable('x-powered-by');
   app.enableShutdownHooks();
+  if (config.databaseUrl !== undefined) await setupSluiceAdminDocs(app);
   await app.listen(config.port);
   const { port } = app.getHttpServer().address() as AddressInfo;
   const logger = new Logger('Demo');
@@ -42,7 +44,7 @@ async function bootstrap(): Promise<void> {
     );
   } else {
     logger.log(
-      `Admin API on http://localhost:${port}/sluice/api, policies in ${redactedUrl(config.databaseUrl)}`,
+      `Admin API on http://localhost:${port}/sluice/api (its OpenAPI description at /sluice/api/docs), policies in ${redactedUrl(config.databaseUrl)}`,
     );
   }
 }

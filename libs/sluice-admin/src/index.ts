@@ -1,4 +1,5 @@
 export { SluiceAdminModule } from './sluice-admin.module.js';
+export { setupSluiceAdminDocs } from './docs/setup-admin-docs.js';
 export {
   SLUICE_ADMIN_ASYNC_OPTIONS_TYPE,
   SLUICE_ADMIN_OPTIONS_TYPE,

@@ -11,6 +11,8 @@ import { InstancesController } from './admin/instances.controller.js';
 import { InstancesService } from './admin/instances.service.js';
 import { RoutesController } from './admin/routes.controller.js';
 import { AdminAuthModule } from './auth/auth.module.js';
+import { AdminDocsStore } from './docs/admin-docs.store.js';
+import { DocsController } from './docs/docs.controller.js';
 import { ADMIN_DATA_SOURCE } from './database/admin.persistence.js';
 import { adminTypeOrmOptions, openAdminDataSource } from './database/data-source.factory.js';
 import { VersionedWrites } from './database/versioned-writes.service.js';
@@ -61,6 +63,7 @@ import { ADMIN_OPTIONS } from './sluice-admin.tokens.js';
     BlockedController,
     PenaltiesController,
     IdentifiersController,
+    DocsController,
   ],
   providers: [
     VersionedWrites,
@@ -79,6 +82,7 @@ import { ADMIN_OPTIONS } from './sluice-admin.tokens.js';
     WebhookDispatcher,
     IdentifiersService,
     ExpirySweeper,
+    AdminDocsStore,
   ],
 })
 export class SluiceAdminModule extends SluiceAdminConfigurableModule {}

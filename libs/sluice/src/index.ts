@@ -34,7 +34,13 @@ export {
 } from './stats/identifier-stats.store.js';
 export { IdentifierTally } from './stats/identifier.tally.js';
 export { PolicyRegistry, UnknownPolicyError } from './policy/policy.registry.js';
-export { MAX_LIMIT, MAX_PERIOD_MS, POLICY_NAME, parsePolicy } from './policy/policy.schema.js';
+export {
+  MAX_LIMIT,
+  MAX_PERIOD_MS,
+  POLICY_NAME,
+  parsePolicy,
+  policyInputSchema,
+} from './policy/policy.schema.js';
 export type {
   PenaltyOptions,
   Policy,

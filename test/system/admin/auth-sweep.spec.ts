@@ -42,6 +42,7 @@ const GRANTS: Record<string, Grant> = {
   'DELETE /blocked/:policy/:identifier': 'operator',
   'GET /penalties': 'viewer',
   'GET /identifiers': 'viewer',
+  'GET /docs': 'viewer',
 };
 
 const ROLES: AdminRole[] = ['viewer', 'operator', 'admin'];

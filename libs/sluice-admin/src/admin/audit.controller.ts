@@ -4,6 +4,7 @@ import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
 import { AuditService } from './audit.service.js';
+import { auditQuerySchema } from './audit-query.schema.js';
 
 @Controller('audit')
 @UseGuards(AdminAuthGuard)
@@ -14,7 +15,7 @@ export class AuditController {
   /** ?actor=&action=&from=&to=&cursor=&limit= — newest first, `nextCursor` for the next page. */
   @Get()
   @RequireRole('viewer')
-  page(@Query() query: unknown): Promise<AuditPage> {
+  page(@Query({ schema: auditQuerySchema }) query: unknown): Promise<AuditPage> {
     return this.audit.page(query);
   }
 }

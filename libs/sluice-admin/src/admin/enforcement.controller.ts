@@ -6,6 +6,7 @@ import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
 import { EnforcementService } from './enforcement.service.js';
+import { enforcementBodySchema } from './enforcement-body.schema.js';
 
 @Controller('enforcement')
 @UseGuards(AdminAuthGuard)
@@ -21,7 +22,10 @@ export class EnforcementController {
 
   @Put()
   @RequireRole('admin')
-  set(@Body() body: unknown, @CurrentActor() actor: Actor): Promise<EnforcementState> {
+  set(
+    @Body({ schema: enforcementBodySchema }) body: unknown,
+    @CurrentActor() actor: Actor,
+  ): Promise<EnforcementState> {
     return this.enforcement.set(body, actor);
   }
 }

@@ -24,6 +24,7 @@ import { PublicAdminRoute } from './public-admin-route.decorator.js';
 import { withRetryAfter } from './retry-after.js';
 import { clearedSessionCookie, sessionCookie } from './session.cookie.js';
 import { parseSignInBody } from './sign-in-body.schema.js';
+import { signInBodySchema } from './sign-in-body.schema.js';
 
 export interface SessionView {
   name: string;
@@ -44,7 +45,7 @@ export class SessionController {
   @HttpCode(200)
   @PublicAdminRoute()
   async signIn(
-    @Body() body: unknown,
+    @Body({ schema: signInBodySchema }) body: unknown,
     @Req() request: object,
     @Res({ passthrough: true }) response: unknown,
   ): Promise<SessionView> {

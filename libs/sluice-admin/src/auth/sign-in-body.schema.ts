@@ -5,7 +5,7 @@ import { MAX_TOKEN_LENGTH } from './credentials.parser.js';
 const NAME_RULE = 'must be a string of 1 to 64 characters';
 const PASSWORD_RULE = `must be a string of 1 to ${MAX_TOKEN_LENGTH} characters`;
 
-const signInBodySchema = z.object(
+export const signInBodySchema = z.object(
   {
     name: z.string({ error: NAME_RULE }).min(1, { error: NAME_RULE }).max(64, { error: NAME_RULE }),
     password: z

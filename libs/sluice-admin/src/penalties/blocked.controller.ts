@@ -18,6 +18,11 @@ import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
 import { BlockedService } from './blocked.service.js';
+import {
+  blockBodySchema,
+  blockedQuerySchema,
+  unblockQuerySchema,
+} from './penalty-requests.schema.js';
 
 @Controller('blocked')
 @UseGuards(AdminAuthGuard)
@@ -28,14 +33,17 @@ export class BlockedController {
   /** ?policy=&q=&limit= — the blocks in force, newest first, with the time each has left. */
   @Get()
   @RequireRole('viewer')
-  list(@Query() query: unknown): Promise<BlockedList> {
+  list(@Query({ schema: blockedQuerySchema }) query: unknown): Promise<BlockedList> {
     return this.blocked.list(query);
   }
 
   @Post()
   @HttpCode(201)
   @RequireRole('operator')
-  block(@Body() body: unknown, @CurrentActor() actor: Actor): Promise<BlockResult> {
+  block(
+    @Body({ schema: blockBodySchema }) body: unknown,
+    @CurrentActor() actor: Actor,
+  ): Promise<BlockResult> {
     return this.blocked.block(body, actor);
   }
 
@@ -45,7 +53,7 @@ export class BlockedController {
   unblock(
     @Param('policy') policy: string,
     @Param('identifier') identifier: string,
-    @Query() query: Record<string, unknown>,
+    @Query({ schema: unblockQuerySchema }) query: Record<string, unknown>,
     @CurrentActor() actor: Actor,
   ): Promise<UnblockResult> {
     return this.blocked.unblock({ ...query, policy, identifier }, actor);

@@ -3,6 +3,7 @@ import type { IdentifierList } from '../admin-api.types.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { IdentifiersService } from './identifiers.service.js';
+import { identifiersQuerySchema } from './penalty-requests.schema.js';
 
 @Controller('identifiers')
 @UseGuards(AdminAuthGuard)
@@ -12,7 +13,7 @@ export class IdentifiersController {
   /** ?policy=&q=&limit= — passes and rejections over the last day, last seen, state now. */
   @Get()
   @RequireRole('viewer')
-  list(@Query() query: unknown): Promise<IdentifierList> {
+  list(@Query({ schema: identifiersQuerySchema }) query: unknown): Promise<IdentifierList> {
     return this.identifiers.list(query);
   }
 }

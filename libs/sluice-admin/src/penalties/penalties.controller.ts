@@ -13,6 +13,7 @@ import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
 import { PenaltyHistoryService } from './penalty-history.service.js';
+import { penaltyQuerySchema } from './penalty-requests.schema.js';
 
 @Controller('penalties')
 @UseGuards(AdminAuthGuard)
@@ -27,7 +28,7 @@ export class PenaltiesController {
   @Get()
   @RequireRole('viewer')
   list(
-    @Query() query: unknown,
+    @Query({ schema: penaltyQuerySchema }) query: unknown,
     @Headers('accept') accept: string | undefined,
   ): Promise<PenaltyPage> | StreamableFile {
     if (accept?.includes('text/csv') !== true) return this.history.page(query);

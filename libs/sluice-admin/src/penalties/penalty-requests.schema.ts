@@ -65,6 +65,9 @@ export const unblockSchema = z.strictObject({
   reason: reason.optional(),
 });
 
+/** DELETE /blocked/…'s query, as the API description states it. */
+export const unblockQuerySchema = unblockSchema.pick({ keyKind: true, reason: true });
+
 /** GET /blocked?policy=&q=&limit= */
 export const blockedQuerySchema = z.strictObject({
   policy: policyName.optional(),

@@ -17,6 +17,7 @@ import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
+import { changeNoteSchema, policyWriteSchema } from './policy-body.schema.js';
 import { PolicyReader } from './policy-reader.service.js';
 import { PolicyWriter } from './policy-writer.service.js';
 
@@ -47,7 +48,7 @@ export class PoliciesController {
   @RequireRole('operator')
   async put(
     @Param('name') name: string,
-    @Body() body: unknown,
+    @Body({ schema: policyWriteSchema }) body: unknown,
     @CurrentActor() actor: Actor,
     @Res() response: unknown,
   ): Promise<void> {
@@ -59,7 +60,7 @@ export class PoliciesController {
   @RequireRole('admin')
   async remove(
     @Param('name') name: string,
-    @Body() body: unknown,
+    @Body({ schema: changeNoteSchema }) body: unknown,
     @CurrentActor() actor: Actor,
   ): Promise<PolicyRemovalResult> {
     const { version, policy } = await this.writer.remove(name, body, actor);

@@ -1,4 +1,10 @@
-import { parsePolicy, POLICY_NAME, PolicyValidationError, type Policy } from '@sluice/nest';
+import {
+  parsePolicy,
+  policyInputSchema,
+  POLICY_NAME,
+  PolicyValidationError,
+  type Policy,
+} from '@sluice/nest';
 import { z } from 'zod';
 import {
   InvalidRequestException,
@@ -19,8 +25,18 @@ const version = z
 const comment = z.string({ error: COMMENT_RULE }).max(500, { error: COMMENT_RULE }).nullable();
 
 /** `{ version?, comment? }`: the staleness check and note a delete or restore may carry. */
-const changeNoteSchema = z.strictObject({
+export const changeNoteSchema = z.strictObject({
   version: version.optional(),
+  comment: comment.optional(),
+});
+
+/**
+ * PUT /policies/:name's body as the API description states it: a policy (its name optional, from
+ * the path), the version read and a note. parsePolicyWrite checks it, naming each bad field.
+ */
+export const policyWriteSchema = policyInputSchema.extend({
+  name: policyInputSchema.shape.name.optional(),
+  version,
   comment: comment.optional(),
 });
 

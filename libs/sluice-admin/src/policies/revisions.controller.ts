@@ -18,6 +18,7 @@ import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter
 import { InvalidRequestException } from '../common/invalid-request.exception.js';
 import { PolicyReader } from './policy-reader.service.js';
 import { PolicyWriter } from './policy-writer.service.js';
+import { changeNoteSchema } from './policy-body.schema.js';
 
 function revisionNumber(text: string): number {
   const version = /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : NaN;
@@ -51,7 +52,7 @@ export class RevisionsController {
   async restore(
     @Param('name') name: string,
     @Param('v') v: string,
-    @Body() body: unknown,
+    @Body({ schema: changeNoteSchema }) body: unknown,
     @CurrentActor() actor: Actor,
   ): Promise<PolicyView> {
     const policy = await this.writer.restore(name, revisionNumber(v), body, actor);

@@ -47,7 +47,8 @@ const overrideSchema = z.strictObject({
   expiresAt: expiresAt.optional(),
 });
 
-const policySchema = z.strictObject({
+/** A policy as code, the database or a request states it; `parsePolicy` checks it and fills defaults. */
+export const policyInputSchema = z.strictObject({
   name: z.string({ error: 'must be a string' }).regex(POLICY_NAME, {
     error:
       "must be 1-64 characters of letters, digits, '_', '.' or '-', starting with a letter or digit",
@@ -176,7 +177,7 @@ export function parsePolicy(input: unknown): Policy {
     typeof input === 'object' && input !== null && typeof (input as PolicyInput).name === 'string'
       ? (input as PolicyInput).name
       : undefined;
-  const parsed = policySchema.safeParse(input);
+  const parsed = policyInputSchema.safeParse(input);
   const applicability =
     typeof input === 'object' && input !== null
       ? applicabilityIssues(input as Record<string, unknown>)

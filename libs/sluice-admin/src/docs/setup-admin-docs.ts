@@ -1,0 +1,43 @@
+import type { INestApplication } from '@nestjs/common';
+import { AdminAuthModule } from '../auth/auth.module.js';
+import { SESSION_COOKIE } from '../auth/session.cookie.js';
+import { SluiceAdminModule } from '../sluice-admin.module.js';
+import { ADMIN_PATH } from '../sluice-admin.tokens.js';
+import { AdminDocsStore } from './admin-docs.store.js';
+
+type Swagger = typeof import('@nestjs/swagger');
+
+async function loadSwagger(): Promise<Swagger> {
+  try {
+    return await import('@nestjs/swagger');
+  } catch {
+    throw new Error(
+      'setupSluiceAdminDocs needs the @nestjs/swagger package: npm install @nestjs/swagger',
+    );
+  }
+}
+
+/**
+ * Builds the OpenAPI description of the admin API from its routes and the schemas its handlers
+ * validate with, and serves it at `GET /<path>/api/docs` behind the admin's own authentication.
+ * Call it after `NestFactory.create()` and before `app.listen()`.
+ */
+export async function setupSluiceAdminDocs(app: INestApplication): Promise<object> {
+  const { DocumentBuilder, SwaggerModule } = await loadSwagger();
+  const path = app.get<string>(ADMIN_PATH);
+  const config = new DocumentBuilder()
+    .setTitle('Sluice admin API')
+    .setDescription(
+      `Policies, revisions, the enforcement switch, blocked identifiers, penalties and the audit, under /${path}/api. Every route needs a bearer token or the panel's session cookie; roles: viewer (read), operator (block, unblock, reset, overrides, shadow), admin (policies, restore, enforcement).`,
+    )
+    .setVersion('1')
+    .addBearerAuth()
+    .addCookieAuth(SESSION_COOKIE)
+    .addSecurityRequirements('bearer')
+    .build();
+  const document = SwaggerModule.createDocument(app, config, {
+    include: [SluiceAdminModule, AdminAuthModule],
+  });
+  app.get(AdminDocsStore).document = document;
+  return document;
+}
