@@ -33,6 +33,7 @@ export {
   type IdentifierStatsStore,
 } from './stats/identifier-stats.store.js';
 export { IdentifierTally } from './stats/identifier.tally.js';
+export { RedisIdentifierStats } from './stats/redis-identifier.stats.js';
 export { PolicyRegistry, UnknownPolicyError } from './policy/policy.registry.js';
 export {
   MAX_LIMIT,

@@ -113,7 +113,10 @@ describe('a Redis Cluster master failing over to its replica under load', () => 
 
   it('keeps deciding: no 500, no CROSSSLOT, every failure answered by the fail mode, counts exact', async () => {
     expect(answers.filter((answer) => answer.status === 0).map((a) => a.error)).toEqual([]);
-    expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([200, 429]));
+    // Admitted or refused, never an error: whether limits are reached depends on the load.
+    const statuses = new Set(answers.map((answer) => answer.status));
+    expect([...statuses].filter((status) => status !== 200 && status !== 429)).toEqual([]);
+    expect(statuses.has(200)).toBe(true);
 
     const errors = instances.flatMap(({ fcall }) =>
       fcall.mock.settledResults.flatMap((result) =>

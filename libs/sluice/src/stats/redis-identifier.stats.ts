@@ -20,6 +20,7 @@ export class RedisIdentifierStats implements IdentifierStatsStore {
     private readonly prefix: string,
   ) {}
 
+  /** One pipeline per policy: a policy's sets share a slot, different policies may not. */
   async add(counts: readonly IdentifierCount[]): Promise<void> {
     const byPolicy = new Map<string, IdentifierCount[]>();
     for (const count of counts) {
@@ -27,22 +28,22 @@ export class RedisIdentifierStats implements IdentifierStatsStore {
       list.push(count);
       byPolicy.set(count.policy, list);
     }
+    await Promise.all([...byPolicy].map(([policy, list]) => this.addTo(policy, list)));
+  }
+
+  private async addTo(policy: string, list: readonly IdentifierCount[]): Promise<void> {
+    const keys = this.keys(policy);
     const pipeline = this.client.pipeline();
-    for (const [policy, list] of byPolicy) {
-      const keys = this.keys(policy);
-      for (const count of list) {
-        const member = memberOf(count);
-        if (count.passed > 0) pipeline.zincrby(keys.passed, count.passed, member);
-        if (count.rejected > 0) pipeline.zincrby(keys.rejected, count.rejected, member);
-        pipeline.zadd(keys.seen, 'GT', count.lastSeen, member);
-      }
-      // Beyond the cap, the identifiers seen longest ago are forgotten from all three sets.
-      pipeline.zremrangebyrank(keys.seen, 0, -(MAX_IDENTIFIERS_PER_POLICY + 1));
-      pipeline.zremrangebyrank(keys.passed, 0, -(MAX_IDENTIFIERS_PER_POLICY + 1));
-      pipeline.zremrangebyrank(keys.rejected, 0, -(MAX_IDENTIFIERS_PER_POLICY + 1));
-      for (const key of [keys.passed, keys.rejected, keys.seen]) {
-        pipeline.pexpire(key, IDENTIFIER_STATS_TTL_MS);
-      }
+    for (const count of list) {
+      const member = memberOf(count);
+      if (count.passed > 0) pipeline.zincrby(keys.passed, count.passed, member);
+      if (count.rejected > 0) pipeline.zincrby(keys.rejected, count.rejected, member);
+      pipeline.zadd(keys.seen, 'GT', count.lastSeen, member);
+    }
+    // Beyond the cap, the identifiers seen longest ago are forgotten from all three sets.
+    for (const key of [keys.seen, keys.passed, keys.rejected]) {
+      pipeline.zremrangebyrank(key, 0, -(MAX_IDENTIFIERS_PER_POLICY + 1));
+      pipeline.pexpire(key, IDENTIFIER_STATS_TTL_MS);
     }
     const replies = (await pipeline.exec()) ?? [];
     const failed = replies.find(([error]) => error !== null);
