@@ -164,7 +164,7 @@ describe('penalty events while PostgreSQL or the admin is away', () => {
     const [pending] = (await redis.xpending(streamKey, 'sluice-admin')) as [number];
     expect(pending).toBe(0);
     figures.push(
-      `| PostgreSQL blackholed, ${PENALTIES} more users blocked, the admin killed (SIGKILL) holding ${held} events it had read, then restarted with PostgreSQL back | ${PENALTIES} | ${((performance.now() - restarted) / 1000).toFixed(1)} s after the restart began | 0 | 0 |`,
+      `| PostgreSQL blackholed, ${PENALTIES} more users blocked, the admin killed (SIGKILL) holding what it had read and not recorded (${held} pending), then restarted with PostgreSQL back | ${PENALTIES} | ${((performance.now() - restarted) / 1000).toFixed(1)} s after the restart began | 0 | 0 |`,
     );
     await writeReliabilitySection(
       'penalty-stream',

@@ -97,32 +97,34 @@ export class BlockedService {
       after: null,
       comment: reason,
     };
-    const lifted = await this.audited(actor, change, 'the block was not lifted', () =>
-      this.sluice.unblock(policy.name, identifier, {
-        keyKind,
-        actor: actor.name,
-        reason: reason ?? undefined,
-      }),
-    );
-    if (!lifted) {
+    const notBlocked = (lifted: boolean): void => {
+      if (lifted) return;
       throw new NotFoundException({
         statusCode: 404,
         error: 'Not Found',
         message: `${keyKind} "${identifier}" is not blocked under policy "${policy.name}"`,
       });
-    }
+    };
+    const act = () =>
+      this.sluice.unblock(policy.name, identifier, {
+        keyKind,
+        actor: actor.name,
+        reason: reason ?? undefined,
+      });
+    await this.audited(actor, change, 'the block was not lifted', act, notBlocked);
     return { lifted: true };
   }
 
   /**
-   * Writes the audit entry, then acts on Redis; commits only once Redis has acted, so the audit
-   * never records what did not happen. `act` answering false (nothing to lift) rolls back too.
+   * Writes the audit entry, then acts on Redis, then `verify`s what Redis answered; commits only
+   * once all three have passed, so the audit never records what did not happen.
    */
   private audited<T>(
     actor: Actor,
     change: Omit<AuditRecord, 'actor' | 'version'>,
     failure: string,
     act: () => Promise<T>,
+    verify: (result: T) => void = () => undefined,
   ): Promise<T> {
     return inTransaction(this.dataSource, async (manager) => {
       const { version } = await readSetting(manager);
@@ -133,11 +135,8 @@ export class BlockedService {
       } catch (error) {
         throw new RedisUnavailableException(failure, error);
       }
-      if (result === false) throw new NothingDone();
+      verify(result);
       return result;
-    }).catch((error: unknown) => {
-      if (error instanceof NothingDone) return false as T;
-      throw error;
     });
   }
 
@@ -165,6 +164,3 @@ function toEntry(row: BlockedRow, now: number): BlockedEntry {
     route: row.route,
   };
 }
-
-/** Rolls back an audited change that changed nothing. */
-class NothingDone extends Error {}

@@ -1,4 +1,4 @@
-import { POLICY_NAME } from '@sluice/nest';
+import { InvalidIdentifierError, POLICY_NAME, toIdentifier } from '@sluice/nest';
 import { z } from 'zod';
 
 /** A year: longer blocks are a ban, which belongs in a denylist override. */
@@ -8,7 +8,6 @@ const IDENTIFIER_RULE =
   'must be 1 to 256 characters of well-formed Unicode, without control characters';
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export const policyName = z
   .string({ error: 'must be a policy name' })
@@ -18,9 +17,18 @@ export const identifier = z
   .string({ error: IDENTIFIER_RULE })
   .min(1, { error: IDENTIFIER_RULE })
   .max(256, { error: IDENTIFIER_RULE })
-  .refine((value) => !CONTROL.test(value) && !LONE_SURROGATE.test(value), {
-    error: IDENTIFIER_RULE,
-  });
+  .refine((value) => !CONTROL.test(value) && isIdentifier(value), { error: IDENTIFIER_RULE });
+
+/** What the engine itself accepts (well-formed Unicode among it). */
+function isIdentifier(value: string): boolean {
+  try {
+    toIdentifier(value);
+    return true;
+  } catch (error) {
+    if (error instanceof InvalidIdentifierError) return false;
+    throw error;
+  }
+}
 
 const keyKind = z
   .string({ error: 'must be a key kind like ip, user or header:x-api-key' })

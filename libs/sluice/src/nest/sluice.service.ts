@@ -56,8 +56,7 @@ export class SluiceService {
       const cached = decision.reason === 'cache-block';
       this.metrics.decided(decision, cached ? undefined : (performance.now() - started) / 1000);
     }
-    const { keyKind } = options;
-    this.tally.count(decision, keyKind === undefined ? this.keyOf : () => keyKind, identifier);
+    this.tally.count(decision, options.keyKind, this.keyOf, identifier);
     return decision;
   }
 

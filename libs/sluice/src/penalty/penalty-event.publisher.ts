@@ -20,6 +20,8 @@ const MAX_WAITING = 10_000;
 const BATCH = 500;
 const RETRY_MS = 1_000;
 const LOG_EVERY_MS = 10_000;
+/** Blocks this instance has reported, so a block met again (no block cache) is not re-sent. */
+const REMEMBERED_BLOCKS = 10_000;
 
 /** Who an event is about, and what this instance knows of itself. */
 export interface PenaltyContext {
@@ -44,6 +46,7 @@ interface EmitterLike {
 export class PenaltyEventPublisher implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Sluice');
   private readonly waiting: PenaltyEvent[] = [];
+  private readonly reported = new Set<string>();
   private emitter: EmitterLike | undefined;
   private flushing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -143,8 +146,10 @@ export class PenaltyEventPublisher implements OnModuleInit, OnApplicationShutdow
       Partial<Pick<PenaltyEvent, 'offence' | 'startedAt' | 'trigger' | 'actor' | 'reason'>>,
     inProcess: boolean,
   ): void {
+    const id = type === 'block.lifted' ? randomUUID() : blockId(policy, context, details.expiresAt);
+    if (this.alreadyReported(id)) return;
     const event: PenaltyEvent = {
-      id: type === 'block.lifted' ? randomUUID() : blockId(policy, context, details.expiresAt),
+      id,
       type,
       occurredAt: Date.now(),
       policy,
@@ -166,6 +171,16 @@ export class PenaltyEventPublisher implements OnModuleInit, OnApplicationShutdow
       this.dropped += this.waiting.splice(0, this.waiting.length - MAX_WAITING).length;
     }
     this.schedule(0);
+  }
+
+  /** Remembers a block's id; true when it was reported already. Liftings are never repeated. */
+  private alreadyReported(id: string): boolean {
+    if (this.reported.has(id)) return true;
+    this.reported.add(id);
+    if (this.reported.size > REMEMBERED_BLOCKS) {
+      this.reported.delete(this.reported.values().next().value as string);
+    }
+    return false;
   }
 
   /**

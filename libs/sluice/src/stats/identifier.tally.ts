@@ -41,21 +41,27 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** A policy that admitted a refused request counts neither way: the request did not pass. */
-  count(decision: Decision, keyKindOf: (policy: string) => string, identifier: string): void {
+  /** `keyKind` undefined: each policy's own key, from `keyOf`. */
+  count(
+    decision: Decision,
+    keyKind: string | undefined,
+    keyOf: (policy: string) => string,
+    identifier: string,
+  ): void {
     const now = Date.now();
     const shown =
       identifier.length > MAX_DISPLAY_LENGTH ? identifier.slice(0, MAX_DISPLAY_LENGTH) : identifier;
     for (const part of decision.policies) {
       const passed = part.allowed && decision.allowed;
       if (part.allowed && !passed) continue;
-      const keyKind = keyKindOf(part.policy);
-      const key = `${part.policy}\u0000${keyKind}\u0000${shown}`;
+      const kind = keyKind ?? keyOf(part.policy);
+      const key = `${part.policy}\u0000${kind}\u0000${shown}`;
       let entry = this.current.get(key);
       if (entry === undefined) {
         if (this.current.size >= TRACKED_PER_FLUSH) continue;
         entry = {
           policy: part.policy,
-          keyKind,
+          keyKind: kind,
           identifier: shown,
           passed: 0,
           rejected: 0,
