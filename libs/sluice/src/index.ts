@@ -33,6 +33,18 @@ export {
   type IdentifierStatsStore,
 } from './stats/identifier-stats.store.js';
 export { IdentifierTally } from './stats/identifier.tally.js';
+export {
+  COUNT_NAMES,
+  RESOLUTION_MS,
+  STATS_RETENTION_MS,
+  type DecisionCounts,
+  type DecisionStatsStore,
+  type PolicyCounts,
+  type StatsResolution,
+} from './stats/decision-stats.store.js';
+export { DecisionTally } from './stats/decision.tally.js';
+export { LocalDecisionStats } from './stats/local-decision.stats.js';
+export { RedisDecisionStats } from './stats/redis-decision.stats.js';
 export { RedisIdentifierStats } from './stats/redis-identifier.stats.js';
 export { PolicyRegistry, UnknownPolicyError } from './policy/policy.registry.js';
 export {
@@ -64,7 +76,8 @@ export type {
   StoreResult,
 } from './store/store.types.js';
 export { BlockCache, type CachedBlock } from './nest/block.cache.js';
-export { SluiceMetrics, type DecisionOutcome } from './metrics/sluice.metrics.js';
+export { SluiceMetrics } from './metrics/sluice.metrics.js';
+export { outcomeOf, type DecisionOutcome } from './stats/decision-outcome.js';
 export { RouteRegistry, type ThrottledRoute } from './nest/route.registry.js';
 export { SluiceConnection } from './nest/sluice.connection.js';
 export { SluiceGuard, type RequestResponse } from './nest/sluice.guard.js';
@@ -82,6 +95,7 @@ export type {
 } from './nest/sluice-options.interface.js';
 export { SluiceService, type ManualBlockOptions } from './nest/sluice.service.js';
 export {
+  DECISION_STATS,
   IDENTIFIER_STATS,
   PENALTY_STREAM,
   SKIP_THROTTLE_METADATA,

@@ -4,18 +4,9 @@ import { PolicyBus } from '../bus/policy.bus.js';
 import type { Decision } from '../engine/decision.js';
 import { BlockCache } from '../nest/block.cache.js';
 import { SluiceConnection } from '../nest/sluice.connection.js';
+import { outcomeOf, type DecisionOutcome } from '../stats/decision-outcome.js';
 
 type PromClient = typeof import('prom-client');
-
-/** What a decision came to, as the `outcome` label says it. */
-export type DecisionOutcome =
-  | 'allowed'
-  | 'delayed'
-  | 'rejected'
-  | 'blocked'
-  | 'cache_block'
-  | 'shadow_rejected'
-  | 'store_error';
 
 const BREAKER_STATES = { none: -1, closed: 0, 'half-open': 1, open: 2 } as const;
 
@@ -27,16 +18,6 @@ async function loadPromClient(): Promise<PromClient> {
       'SluiceModule metrics need the prom-client package: npm install prom-client (or leave `metrics` off)',
     );
   }
-}
-
-/** The outcome a policy's part of a decision counts under. */
-function outcomeOf(decision: Decision, part: Decision['policies'][number]): DecisionOutcome {
-  if (part.reason === 'store-error') return 'store_error';
-  if (part.reason === 'shadow') return 'shadow_rejected';
-  if (part.reason === 'cache-block') return 'cache_block';
-  if (part.reason === 'blocked') return 'blocked';
-  if (!part.allowed || !decision.allowed) return 'rejected';
-  return part.delayMs > 0 ? 'delayed' : 'allowed';
 }
 
 /**

@@ -8,7 +8,10 @@ import { SluiceEngine } from '../engine/sluice.engine.js';
 import { LocalPenaltyStream } from '../penalty/local-penalty.stream.js';
 import { PenaltyEventPublisher } from '../penalty/penalty-event.publisher.js';
 import { RedisPenaltyStream } from '../penalty/redis-penalty.stream.js';
+import { DecisionTally } from '../stats/decision.tally.js';
 import { IdentifierTally } from '../stats/identifier.tally.js';
+import { LocalDecisionStats } from '../stats/local-decision.stats.js';
+import { RedisDecisionStats } from '../stats/redis-decision.stats.js';
 import { LocalIdentifierStats } from '../stats/local-identifier.stats.js';
 import { RedisIdentifierStats } from '../stats/redis-identifier.stats.js';
 import { BlockCache } from './block.cache.js';
@@ -21,6 +24,7 @@ import type { SluiceModuleOptions } from './sluice-options.interface.js';
 import { assertOptions } from './sluice-options.validation.js';
 import { SluiceService } from './sluice.service.js';
 import {
+  DECISION_STATS,
   GLOBAL_GUARD,
   IDENTIFIER_STATS,
   PENALTY_STREAM,
@@ -88,9 +92,18 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
           ? new LocalIdentifierStats()
           : new RedisIdentifierStats(connection.redis, options.prefix ?? 'sluice'),
     },
+    {
+      provide: DECISION_STATS,
+      inject: [SLUICE_OPTIONS, SluiceConnection],
+      useFactory: (options: SluiceModuleOptions, connection: SluiceConnection) =>
+        connection.redis === undefined
+          ? new LocalDecisionStats()
+          : new RedisDecisionStats(connection.redis, options.prefix ?? 'sluice'),
+    },
     PolicyBus,
     PenaltyEventPublisher,
     IdentifierTally,
+    DecisionTally,
     LocalFallback,
     RouteRegistry,
     RouteExplorer,
@@ -109,6 +122,8 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     PenaltyEventPublisher,
     IDENTIFIER_STATS,
     IdentifierTally,
+    DECISION_STATS,
+    DecisionTally,
     RouteRegistry,
     SluiceService,
     SluiceGuard,

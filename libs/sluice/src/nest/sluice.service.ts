@@ -9,6 +9,7 @@ import type { Policy } from '../policy/policy.types.js';
 import { PolicyBus } from '../bus/policy.bus.js';
 import { PenaltyEventPublisher } from '../penalty/penalty-event.publisher.js';
 import { SluiceMetrics } from '../metrics/sluice.metrics.js';
+import { DecisionTally } from '../stats/decision.tally.js';
 import { IdentifierTally } from '../stats/identifier.tally.js';
 import { BlockCache } from './block.cache.js';
 import { LocalFallback } from './local.fallback.js';
@@ -42,6 +43,7 @@ export class SluiceService {
     @Inject(PolicyBus) private readonly bus: PolicyBus,
     @Inject(PenaltyEventPublisher) private readonly penalties: PenaltyEventPublisher,
     @Inject(IdentifierTally) private readonly tally: IdentifierTally,
+    @Inject(DecisionTally) private readonly decisions: DecisionTally,
     @Optional() @Inject(SluiceMetrics) private readonly metrics?: SluiceMetrics,
   ) {}
 
@@ -57,6 +59,7 @@ export class SluiceService {
       this.metrics.decided(decision, cached ? undefined : (performance.now() - started) / 1000);
     }
     this.tally.count(decision, options.keyKind, this.keyOf, identifier);
+    this.decisions.count(decision);
     return decision;
   }
 

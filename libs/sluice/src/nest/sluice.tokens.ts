@@ -14,3 +14,5 @@ export const POLICY_CHANNEL = Symbol('SLUICE_POLICY_CHANNEL');
 export const PENALTY_STREAM = Symbol('SLUICE_PENALTY_STREAM');
 /** Where per-identifier traffic is added up for the admin (Redis, or this process). */
 export const IDENTIFIER_STATS = Symbol('SLUICE_IDENTIFIER_STATS');
+/** Where per-policy decision counts are added up each second for the admin (Redis, or this process). */
+export const DECISION_STATS = Symbol('SLUICE_DECISION_STATS');

@@ -17,6 +17,9 @@ const MAX_HOPS = 64;
 /** Longer than any address with a zone id; a longer X-Forwarded-For entry is garbage, not parsed. */
 const MAX_ADDRESS_LENGTH = 64;
 const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+/** Identifiers of addresses seen lately: parsing an address costs more than the rest of a decision. */
+const KNOWN_ADDRESSES = 10_000;
+const identifiers = new Map<string, string | null>();
 
 /**
  * Compiles trustProxy once. false/undefined: trust nobody (X-Forwarded-For ignored). true: trust
@@ -67,15 +70,29 @@ export function clientAddress(
   trust: TrustFunction,
 ): string | undefined {
   const socketAddress = request.socket?.remoteAddress;
-  if (socketAddress === undefined || !isIpAddress(socketAddress)) return undefined;
+  if (socketAddress === undefined) return undefined;
+  const forwardedFor = request.headers['x-forwarded-for'];
+  if (forwardedFor === undefined) return knownIdentifier(socketAddress);
+  if (!isIpAddress(socketAddress)) return undefined;
   let client = socketAddress;
   let hop = 0;
-  for (const forwarded of forwardedNearestFirst(request.headers['x-forwarded-for'])) {
+  for (const forwarded of forwardedNearestFirst(forwardedFor)) {
     if (hop === MAX_HOPS || !trust(client, hop) || !isIpAddress(forwarded)) break;
     client = forwarded;
     hop++;
   }
-  return identifierOf(client);
+  return knownIdentifier(client);
+}
+
+/** The identifier of an address, or undefined when it is not one; remembered for the next request. */
+function knownIdentifier(address: string): string | undefined {
+  let identifier = identifiers.get(address);
+  if (identifier === undefined) {
+    identifier = isIpAddress(address) ? identifierOf(address) : null;
+    if (identifiers.size >= KNOWN_ADDRESSES) identifiers.clear();
+    identifiers.set(address, identifier);
+  }
+  return identifier ?? undefined;
 }
 
 /** Reads from the end, so only as much of a huge header is read as the walk takes. */

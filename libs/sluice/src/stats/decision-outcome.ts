@@ -1,0 +1,21 @@
+import type { Decision, PolicyDecision } from '../engine/decision.js';
+
+/** What one policy's part of a decision came to; each part counts under exactly one outcome. */
+export type DecisionOutcome =
+  | 'allowed'
+  | 'delayed'
+  | 'rejected'
+  | 'blocked'
+  | 'cache_block'
+  | 'shadow_rejected'
+  | 'store_error';
+
+/** A policy that admitted a request another policy refused counts as rejected: it did not pass. */
+export function outcomeOf(decision: Decision, part: PolicyDecision): DecisionOutcome {
+  if (part.reason === 'store-error') return 'store_error';
+  if (part.reason === 'shadow') return 'shadow_rejected';
+  if (part.reason === 'cache-block') return 'cache_block';
+  if (part.reason === 'blocked') return 'blocked';
+  if (!part.allowed || !decision.allowed) return 'rejected';
+  return part.delayMs > 0 ? 'delayed' : 'allowed';
+}

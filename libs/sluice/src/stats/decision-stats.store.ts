@@ -1,0 +1,67 @@
+import type { DecisionOutcome } from './decision-outcome.js';
+
+/** The counts kept per policy and second (DESIGN §8); a block met in the cache counts as blocked. */
+export interface DecisionCounts {
+  allowed: number;
+  rejected: number;
+  blocked: number;
+  delayed: number;
+  shadowRejected: number;
+  storeError: number;
+}
+
+export const COUNT_OF_OUTCOME: Record<DecisionOutcome, keyof DecisionCounts> = {
+  allowed: 'allowed',
+  delayed: 'delayed',
+  rejected: 'rejected',
+  blocked: 'blocked',
+  cache_block: 'blocked',
+  shadow_rejected: 'shadowRejected',
+  store_error: 'storeError',
+};
+
+export const COUNT_NAMES = [
+  'allowed',
+  'rejected',
+  'blocked',
+  'delayed',
+  'shadowRejected',
+  'storeError',
+] as const satisfies readonly (keyof DecisionCounts)[];
+
+export function noCounts(): DecisionCounts {
+  return { allowed: 0, rejected: 0, blocked: 0, delayed: 0, shadowRejected: 0, storeError: 0 };
+}
+
+/** One policy's decisions in one second (or minute), starting at `at` (epoch ms). */
+export interface PolicyCounts {
+  policy: string;
+  at: number;
+  counts: DecisionCounts;
+}
+
+export type StatsResolution = 'second' | 'minute';
+
+/** How long each resolution is kept: per-second data 15 minutes, minute roll-ups 7 days. */
+export const STATS_RETENTION_MS: Record<StatsResolution, number> = {
+  second: 15 * 60_000,
+  minute: 7 * 86_400_000,
+};
+
+export const RESOLUTION_MS: Record<StatsResolution, number> = { second: 1_000, minute: 60_000 };
+
+/**
+ * Where instances add their per-second decision counts (Redis hashes, or this process without
+ * Redis) and the admin reads them back, summed over every instance.
+ */
+export interface DecisionStatsStore {
+  /** Adds each entry to its second and to that second's minute. */
+  add(counts: readonly PolicyCounts[]): Promise<void>;
+  /** The policy's counts for the `points` seconds or minutes up to and including `lastAt`. */
+  read(
+    policy: string,
+    resolution: StatsResolution,
+    lastAt: number,
+    points: number,
+  ): Promise<PolicyCounts[]>;
+}

@@ -1,0 +1,101 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import type { Clock } from '../clock/clock.js';
+import type { Decision } from '../engine/decision.js';
+import { DECISION_STATS, SLUICE_CLOCK } from '../nest/sluice.tokens.js';
+import { outcomeOf } from './decision-outcome.js';
+import {
+  COUNT_OF_OUTCOME,
+  noCounts,
+  type DecisionStatsStore,
+  type PolicyCounts,
+} from './decision-stats.store.js';
+
+/**
+ * Just past each second's end, so a reader that waits half a second after a second has ended
+ * finds every instance's share of it.
+ */
+const FLUSH_AFTER_SECOND_MS = 50;
+const LOG_EVERY_MS = 60_000;
+
+/**
+ * Adds up this instance's decisions per policy and second in memory and sends them to the
+ * decision stats once a second: the store's work grows with the number of policies, not traffic.
+ */
+@Injectable()
+export class DecisionTally implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('Sluice');
+  /** The second being counted, and its counts by policy. */
+  private second = 0;
+  private current = new Map<string, PolicyCounts>();
+  /** Seconds that ended since the last flush. */
+  private ended: PolicyCounts[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private lastLog = 0;
+
+  constructor(
+    @Inject(DECISION_STATS) private readonly store: DecisionStatsStore,
+    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
+  ) {}
+
+  onModuleInit(): void {
+    this.schedule();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.flush();
+  }
+
+  count(decision: Decision): void {
+    const second = Math.floor(this.clock() / 1_000_000) * 1_000;
+    if (second !== this.second) this.startSecond(second);
+    for (const part of decision.policies) {
+      let entry = this.current.get(part.policy);
+      if (entry === undefined) {
+        entry = { policy: part.policy, at: second, counts: noCounts() };
+        this.current.set(part.policy, entry);
+      }
+      entry.counts[COUNT_OF_OUTCOME[outcomeOf(decision, part)]]++;
+    }
+  }
+
+  async flush(): Promise<void> {
+    const counted = [...this.ended, ...this.current.values()];
+    this.ended = [];
+    this.current = new Map();
+    if (counted.length === 0) return;
+    try {
+      await this.store.add(counted);
+    } catch (error) {
+      const now = Date.now();
+      if (now - this.lastLog < LOG_EVERY_MS) return;
+      this.lastLog = now;
+      this.logger.warn(`Decision counts of the last second were not stored: ${String(error)}`);
+    }
+  }
+
+  private startSecond(second: number): void {
+    for (const entry of this.current.values()) this.ended.push(entry);
+    this.current = new Map();
+    this.second = second;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    const now = Date.now();
+    const wait = 1_000 - (now % 1_000) + FLUSH_AFTER_SECOND_MS;
+    this.timer = setTimeout(() => {
+      void this.flush();
+      this.schedule();
+    }, wait);
+    this.timer.unref();
+  }
+}

@@ -1,0 +1,152 @@
+import {
+  DecisionTally,
+  LocalDecisionStats,
+  ManualClock,
+  RedisDecisionStats,
+  STATS_RETENTION_MS,
+  type Decision,
+  type DecisionStatsStore,
+  type PolicyDecision,
+} from '@sluice/nest';
+import type { Cluster, Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { uniquePrefix } from '../../support/nest-app.js';
+import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
+
+afterAll(closeAll);
+
+const SECOND = 1_000;
+const START = Date.UTC(2026, 10, 24, 9, 0, 0);
+
+function part(policy: string, overrides: Partial<PolicyDecision> = {}): PolicyDecision {
+  return {
+    policy,
+    allowed: true,
+    remaining: 1,
+    limit: 5,
+    resetMs: 0,
+    retryAfterMs: 0,
+    delayMs: 0,
+    reason: 'ok',
+    ...overrides,
+  } as PolicyDecision;
+}
+
+function decision(parts: PolicyDecision[]): Decision {
+  const refused = parts.find((each) => !each.allowed);
+  return { ...(refused ?? parts[0]!), allowed: refused === undefined, policies: parts };
+}
+
+const stores: Array<[string, () => DecisionStatsStore]> = [
+  ['a single Redis', () => new RedisDecisionStats(connectRedis(), uniquePrefix('stats'))],
+  ['a Redis Cluster', () => new RedisDecisionStats(connectCluster(), uniquePrefix('stats'))],
+  ['this process', () => new LocalDecisionStats()],
+];
+
+describe.each(stores)('decision counts in %s', (_, create) => {
+  it('adds up what each instance sends per second, and rolls the seconds up per minute', async () => {
+    const stats = create();
+    const counts = (allowed: number, rejected: number) => ({
+      allowed,
+      rejected,
+      blocked: 0,
+      delayed: 0,
+      shadowRejected: 0,
+      storeError: 0,
+    });
+    await stats.add([
+      { policy: 'reply', at: START, counts: counts(3, 1) },
+      { policy: 'login', at: START, counts: counts(1, 0) },
+    ]);
+    // A second instance's share of the same second, and the next second.
+    await stats.add([
+      { policy: 'reply', at: START, counts: counts(2, 0) },
+      { policy: 'reply', at: START + SECOND, counts: counts(0, 4) },
+    ]);
+
+    const seconds = await stats.read('reply', 'second', START + SECOND, 3);
+    expect(
+      seconds.map((each) => [each.at - START, each.counts.allowed, each.counts.rejected]),
+    ).toEqual([
+      [-SECOND, 0, 0],
+      [0, 5, 1],
+      [SECOND, 0, 4],
+    ]);
+    const minutes = await stats.read('reply', 'minute', START + SECOND, 1);
+    expect(minutes[0]).toMatchObject({ at: START, counts: counts(5, 5) });
+    expect((await stats.read('login', 'second', START, 1))[0]!.counts).toEqual(counts(1, 0));
+  });
+});
+
+describe.each([
+  ['a single Redis', () => connectRedis()],
+  ['a Redis Cluster', () => connectCluster()],
+] as Array<[string, () => Redis | Cluster]>)('decision count keys on %s', (_, connect) => {
+  it('live 15 minutes per second and 7 days per minute', async () => {
+    const client = connect();
+    const prefix = uniquePrefix('stats-ttl');
+    const stats = new RedisDecisionStats(client, prefix);
+    const at = Math.floor(Date.now() / 60_000) * 60_000;
+    await stats.add([
+      {
+        policy: 'reply',
+        at,
+        counts: {
+          allowed: 1,
+          rejected: 0,
+          blocked: 0,
+          delayed: 0,
+          shadowRejected: 0,
+          storeError: 0,
+        },
+      },
+    ]);
+    const secondTtl = await client.pttl(`${prefix}:{stats:reply}:s:${at}`);
+    const minuteTtl = await client.pttl(`${prefix}:{stats:reply}:m:${at}`);
+    expect(secondTtl).toBeGreaterThan(STATS_RETENTION_MS.second - 10_000);
+    expect(secondTtl).toBeLessThanOrEqual(STATS_RETENTION_MS.second);
+    expect(minuteTtl).toBeGreaterThan(STATS_RETENTION_MS.minute - 10_000);
+    expect(minuteTtl).toBeLessThanOrEqual(STATS_RETENTION_MS.minute);
+  });
+});
+
+describe('the decision tally of one instance', () => {
+  it('counts each policy of a decision under one outcome, in the second it was decided', async () => {
+    const stats = new LocalDecisionStats();
+    const clock = new ManualClock(START * 1_000);
+    const tally = new DecisionTally(stats, clock.now);
+
+    tally.count(decision([part('reply'), part('burst')]));
+    tally.count(decision([part('reply', { allowed: false, reason: 'limit' }), part('burst')]));
+    tally.count(decision([part('reply', { delayMs: 40 })]));
+    clock.advance(SECOND * 1_000);
+    tally.count(decision([part('reply', { allowed: false, reason: 'blocked' })]));
+    tally.count(decision([part('reply', { allowed: false, reason: 'cache-block' })]));
+    tally.count(decision([part('reply', { allowed: true, reason: 'shadow' })]));
+    tally.count(decision([part('reply', { reason: 'store-error' })]));
+    await tally.flush();
+
+    const [first, second] = await stats.read('reply', 'second', START + SECOND, 2);
+    expect(first!.counts).toEqual({
+      allowed: 1,
+      rejected: 1,
+      blocked: 0,
+      delayed: 1,
+      shadowRejected: 0,
+      storeError: 0,
+    });
+    expect(second!.counts).toEqual({
+      allowed: 0,
+      rejected: 0,
+      blocked: 2,
+      delayed: 0,
+      shadowRejected: 1,
+      storeError: 1,
+    });
+    // The policy that admitted a request another refused counts it as rejected: it did not pass.
+    expect((await stats.read('burst', 'second', START, 1))[0]!.counts).toMatchObject({
+      allowed: 1,
+      rejected: 1,
+    });
+  });
+});
