@@ -5,7 +5,10 @@ import type {
   PolicyInput,
   ThrottledRoute,
 } from '@sluice/nest';
+import type { AdminRole } from './auth/admin-auth-options.interface.js';
 import type { FieldIssue } from './common/invalid-request.exception.js';
+
+export type { AdminRole, FieldIssue };
 
 /** What every error response carries; 400s add `issues`, 409s `currentVersion`. */
 export interface AdminErrorBody {
@@ -228,4 +231,54 @@ export interface IdentifierView {
 /** GET /identifiers?policy=&q=&limit=: the most rejected first, then the most passed. */
 export interface IdentifierList {
   identifiers: IdentifierView[];
+}
+
+/** GET /session and POST /session's answer: who is signed in. */
+export interface SessionView {
+  name: string;
+  role: AdminRole;
+}
+
+/** POST /session: a credential's name and its token. */
+export interface SignInRequest {
+  name: string;
+  password: string;
+}
+
+/** What the instances count of their decisions, per policy and second (DESIGN §8). */
+export const DECISION_COUNTS = [
+  'allowed',
+  'rejected',
+  'blocked',
+  'delayed',
+  'shadowRejected',
+  'storeError',
+] as const;
+
+export type DecisionCountName = (typeof DECISION_COUNTS)[number];
+
+export type DecisionCounts = Record<DecisionCountName, number>;
+
+/** One second (or minute) of decisions, summed over every instance; policies with none left out. */
+export interface StatsPoint {
+  /** The start of the second or minute. */
+  at: string;
+  policies: Record<string, DecisionCounts>;
+}
+
+/** GET /stats?seconds=N (at most 900) or ?minutes=N (at most 10 080), oldest first. */
+export interface StatsSeries {
+  resolution: 'second' | 'minute';
+  points: StatsPoint[];
+}
+
+/**
+ * GET /events, Server-Sent Events: `stats` (a StatsPoint) for each second once it has passed,
+ * `instances` (an InstanceList) every two seconds, and `unavailable` when one of them could not
+ * be read (Redis did not answer); the stream goes on.
+ */
+export interface AdminEventMap {
+  stats: StatsPoint;
+  instances: InstanceList;
+  unavailable: { message: string };
 }

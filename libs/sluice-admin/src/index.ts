@@ -11,11 +11,7 @@ export type {
   SluiceAdminModuleExtras,
   SluiceAdminModuleOptions,
 } from './sluice-admin-options.interface.js';
-export type {
-  AdminAuthOptions,
-  AdminCredential,
-  AdminRole,
-} from './auth/admin-auth-options.interface.js';
+export type { AdminAuthOptions, AdminCredential } from './auth/admin-auth-options.interface.js';
 export type { Actor } from './auth/actor.js';
-export type { FieldIssue } from './common/invalid-request.exception.js';
 export type * from './admin-api.types.js';
+export { DECISION_COUNTS } from './admin-api.types.js';

@@ -44,6 +44,11 @@ export interface SluiceAdminModuleOptions {
 
 /** Options fixed when the module is defined, beside forRoot's or forRootAsync's own. */
 export interface SluiceAdminModuleExtras {
-  /** Where the admin is served: the API at /<path>/api. Default 'sluice'. */
+  /** Where the admin is served: the API at /<path>/api, the panel at /<path>. Default 'sluice'. */
   path?: string;
+  /**
+   * Serve the panel at /<path>: true (the default) serves the one built into this package, `root`
+   * another build's folder. On Fastify this needs @fastify/static installed.
+   */
+  panel?: boolean | { root: string };
 }

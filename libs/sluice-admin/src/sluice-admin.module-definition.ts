@@ -1,6 +1,8 @@
-import { ConfigurableModuleBuilder, type DynamicModule } from '@nestjs/common';
+import { ConfigurableModuleBuilder, Logger, type DynamicModule } from '@nestjs/common';
 import { RouterModule } from '@nestjs/core';
+import { ServeStaticModule } from '@nestjs/serve-static';
 import { AdminAuthModule } from './auth/auth.module.js';
+import { builtPanelRoot } from './serving/panel.location.js';
 import type {
   SluiceAdminModuleExtras,
   SluiceAdminModuleOptions,
@@ -22,8 +24,33 @@ export function adminPath(path: unknown): string {
 }
 
 /**
- * Serves the API (and the auth module's session routes) under /<path>/api, and makes the options
- * and path injectable everywhere: the auth module and the TypeORM options factory read them.
+ * The built panel's files at /<path>, every other path under it answered with its index.html
+ * (the panel routes in the browser); /<path>/api stays the API's.
+ */
+function panelModules(path: string, panel: SluiceAdminModuleExtras['panel']): DynamicModule[] {
+  if (panel === false) return [];
+  const rootPath = typeof panel === 'object' ? panel.root : builtPanelRoot();
+  if (rootPath === undefined) {
+    new Logger('SluiceAdmin').warn(
+      `The panel is not built, so /${path} serves none: run npm run build -w @sluice/web`,
+    );
+    return [];
+  }
+  return [
+    ServeStaticModule.forRoot({
+      rootPath,
+      serveRoot: `/${path}`,
+      exclude: [`/${path}/api/{*rest}`],
+      // Fastify answers a path that names no file with index.html only when told to fall through.
+      serveStaticOptions: { fallthrough: true },
+    }),
+  ];
+}
+
+/**
+ * Serves the API (and the auth module's session routes) under /<path>/api and the panel at
+ * /<path>, and makes the options and path injectable everywhere: the auth module and the TypeORM
+ * options factory read them.
  */
 function mount(definition: DynamicModule, extras: SluiceAdminModuleExtras): DynamicModule {
   const path = adminPath(extras.path);
@@ -35,6 +62,7 @@ function mount(definition: DynamicModule, extras: SluiceAdminModuleExtras): Dyna
       RouterModule.register([
         { path: `${path}/api`, module: definition.module, children: [AdminAuthModule] },
       ]),
+      ...panelModules(path, extras.panel),
     ],
     providers: [...(definition.providers ?? []), { provide: ADMIN_PATH, useValue: path }],
     exports: [...(definition.exports ?? []), ADMIN_OPTIONS, ADMIN_PATH],
@@ -51,5 +79,5 @@ export const {
 })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createSluiceAdminOptions')
-  .setExtras<SluiceAdminModuleExtras>({ path: 'sluice' }, mount)
+  .setExtras<SluiceAdminModuleExtras>({ path: 'sluice', panel: true }, mount)
   .build();

@@ -11,6 +11,9 @@ import { InstancesController } from './admin/instances.controller.js';
 import { InstancesService } from './admin/instances.service.js';
 import { RoutesController } from './admin/routes.controller.js';
 import { AdminAuthModule } from './auth/auth.module.js';
+import { EventsController } from './live/events.controller.js';
+import { StatsController } from './live/stats.controller.js';
+import { StatsService } from './live/stats.service.js';
 import { AdminDocsStore } from './docs/admin-docs.store.js';
 import { DocsController } from './docs/docs.controller.js';
 import { ADMIN_DATA_SOURCE } from './database/admin.persistence.js';
@@ -64,6 +67,8 @@ import { ADMIN_OPTIONS } from './sluice-admin.tokens.js';
     PenaltiesController,
     IdentifiersController,
     DocsController,
+    StatsController,
+    EventsController,
   ],
   providers: [
     VersionedWrites,
@@ -83,6 +88,7 @@ import { ADMIN_OPTIONS } from './sluice-admin.tokens.js';
     IdentifiersService,
     ExpirySweeper,
     AdminDocsStore,
+    StatsService,
   ],
 })
 export class SluiceAdminModule extends SluiceAdminConfigurableModule {}

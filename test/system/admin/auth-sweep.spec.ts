@@ -43,7 +43,23 @@ const GRANTS: Record<string, Grant> = {
   'GET /penalties': 'viewer',
   'GET /identifiers': 'viewer',
   'GET /docs': 'viewer',
+  'GET /stats': 'viewer',
+  'GET /events': 'viewer',
 };
+
+/** Routes whose answer never ends (Server-Sent Events): only their status is read. */
+const STREAMS = new Set(['GET /events']);
+
+/** The status of a stream opened as `who`, closed as soon as its headers arrive. */
+async function streamStatus(url: string, who: AdminName): Promise<number> {
+  const abort = new AbortController();
+  const response = await fetch(url, {
+    headers: { authorization: `Bearer ${ADMINS[who].token}` },
+    signal: abort.signal,
+  });
+  abort.abort();
+  return response.status;
+}
 
 const ROLES: AdminRole[] = ['viewer', 'operator', 'admin'];
 const PERSON: Record<AdminRole, AdminName> = { viewer: 'victor', operator: 'olga', admin: 'alice' };
@@ -194,6 +210,14 @@ describe('the admin API refuses whoever lacks the role a route needs', () => {
       const grant = GRANTS[route];
       if (grant === undefined || grant === 'public') continue;
       const [method, path] = route.split(' ') as [string, string];
+      if (STREAMS.has(route)) {
+        const status = await streamStatus(
+          `${running.url}${ADMIN_API}${concrete(path)}`,
+          PERSON[grant],
+        );
+        if (status !== 200) wrong.push(`${route} as ${grant}: ${status}`);
+        continue;
+      }
       // An empty body may be refused, but not for want of credentials or a role.
       const answer = await adminCall(
         running.url,

@@ -14,7 +14,7 @@ import {
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
 import { ADMIN_PATH } from '../sluice-admin.tokens.js';
 import type { Actor } from './actor.js';
-import type { AdminRole } from './admin-auth-options.interface.js';
+import type { SessionView } from '../admin-api.types.js';
 import { AdminAuthGuard } from './admin-auth.guard.js';
 import { AuthService } from './auth.service.js';
 import { assertNotCrossSite } from './csrf.check.js';
@@ -25,11 +25,6 @@ import { withRetryAfter } from './retry-after.js';
 import { clearedSessionCookie, sessionCookie } from './session.cookie.js';
 import { parseSignInBody } from './sign-in-body.schema.js';
 import { signInBodySchema } from './sign-in-body.schema.js';
-
-export interface SessionView {
-  name: string;
-  role: AdminRole;
-}
 
 /** The panel's sign-in: a session cookie for name + password (the credential's token). */
 @Controller('session')

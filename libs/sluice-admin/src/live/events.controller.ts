@@ -1,0 +1,54 @@
+import { Controller, Inject, Sse, UseGuards, type MessageEvent } from '@nestjs/common';
+import { catchError, concatMap, from, map, merge, of, timer, type Observable } from 'rxjs';
+import type { AdminEventMap } from '../admin-api.types.js';
+import { InstancesService } from '../admin/instances.service.js';
+import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
+import { RequireRole } from '../auth/require-role.decorator.js';
+import { SETTLE_MS, StatsService } from './stats.service.js';
+
+const INSTANCES_EVERY_MS = 2_000;
+
+function event<K extends keyof AdminEventMap>(type: K, data: AdminEventMap[K]): MessageEvent {
+  return { type, data };
+}
+
+/** A failed read is told to the panel and the stream goes on; the next tick may succeed. */
+function orUnavailable(error: unknown): Observable<MessageEvent> {
+  return of(event('unavailable', { message: (error as Error).message }));
+}
+
+/**
+ * GET /events: Server-Sent Events for the panel. `stats` carries each second's counts once it
+ * has settled (about 1.5 s after it began), `instances` the heartbeats every two seconds.
+ */
+@Controller('events')
+@UseGuards(AdminAuthGuard)
+export class EventsController {
+  constructor(
+    @Inject(StatsService) private readonly stats: StatsService,
+    @Inject(InstancesService) private readonly instances: InstancesService,
+  ) {}
+
+  @Sse()
+  @RequireRole('viewer')
+  stream(): Observable<MessageEvent> {
+    const firstSettled = 1_000 - (Date.now() % 1_000) + SETTLE_MS;
+    const seconds = timer(firstSettled, 1_000).pipe(
+      concatMap(() =>
+        from(this.stats.lastSecond()).pipe(
+          map((point) => event('stats', point)),
+          catchError(orUnavailable),
+        ),
+      ),
+    );
+    const heartbeats = timer(0, INSTANCES_EVERY_MS).pipe(
+      concatMap(() =>
+        from(this.instances.list()).pipe(
+          map((list) => event('instances', list)),
+          catchError(orUnavailable),
+        ),
+      ),
+    );
+    return merge(seconds, heartbeats);
+  }
+}

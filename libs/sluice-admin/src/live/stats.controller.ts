@@ -1,0 +1,19 @@
+import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
+import type { StatsSeries } from '../admin-api.types.js';
+import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
+import { RequireRole } from '../auth/require-role.decorator.js';
+import { StatsService } from './stats.service.js';
+import { statsQuerySchema } from './stats-query.schema.js';
+
+@Controller('stats')
+@UseGuards(AdminAuthGuard)
+export class StatsController {
+  constructor(@Inject(StatsService) private readonly stats: StatsService) {}
+
+  /** ?seconds=N (default 60, at most 900) or ?minutes=N (at most 10 080), and &policy= — oldest first. */
+  @Get()
+  @RequireRole('viewer')
+  series(@Query({ schema: statsQuerySchema }) query: unknown): Promise<StatsSeries> {
+    return this.stats.series(query);
+  }
+}

@@ -1,0 +1,85 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  DECISION_STATS,
+  RESOLUTION_MS,
+  SluiceService,
+  type DecisionStatsStore,
+  type StatsResolution,
+} from '@sluice/nest';
+import type { StatsPoint, StatsSeries } from '../admin-api.types.js';
+import { InvalidRequestException, parseRequest } from '../common/invalid-request.exception.js';
+import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
+import { statsQuerySchema } from './stats-query.schema.js';
+
+const DEFAULT_SECONDS = 60;
+
+/**
+ * How long after a second has ended it is read: instances send their counts 50 ms past each
+ * second, so by then every live instance's share has arrived.
+ */
+export const SETTLE_MS = 500;
+
+/** The per-second (or per-minute) decision counts every instance sends, summed per policy. */
+@Injectable()
+export class StatsService {
+  constructor(
+    @Inject(DECISION_STATS) private readonly stats: DecisionStatsStore,
+    @Inject(SluiceService) private readonly sluice: SluiceService,
+  ) {}
+
+  series(query: unknown, now = Date.now()): Promise<StatsSeries> {
+    const { seconds, minutes, policy } = parseRequest(statsQuerySchema, query ?? {}, '(query)');
+    const resolution: StatsResolution = minutes === undefined ? 'second' : 'minute';
+    const count = minutes ?? seconds ?? DEFAULT_SECONDS;
+    const names = policy === undefined ? this.policiesInForce() : [this.known(policy)];
+    // The current second is still being counted, so a series ends with the last settled one.
+    const lastAt = resolution === 'second' ? now - SETTLE_MS - RESOLUTION_MS.second : now;
+    return this.read(names, resolution, lastAt, count).then((points) => ({ resolution, points }));
+  }
+
+  /** The second that ended most recently and has settled, for the live stream. */
+  async lastSecond(now = Date.now()): Promise<StatsPoint> {
+    const [point] = await this.read(this.policiesInForce(), 'second', now - SETTLE_MS - 1_000, 1);
+    return point!;
+  }
+
+  private async read(
+    names: string[],
+    resolution: StatsResolution,
+    lastAt: number,
+    count: number,
+  ): Promise<StatsPoint[]> {
+    let perPolicy;
+    try {
+      perPolicy = await Promise.all(
+        names.map((name) => this.stats.read(name, resolution, lastAt, count)),
+      );
+    } catch (error) {
+      throw new RedisUnavailableException('the decision counts cannot be read', error);
+    }
+    const step = RESOLUTION_MS[resolution];
+    const last = Math.floor(lastAt / step) * step;
+    return Array.from({ length: count }, (_, index) => {
+      const at = last - (count - 1 - index) * step;
+      const policies: StatsPoint['policies'] = {};
+      for (const series of perPolicy) {
+        const entry = series[index];
+        if (entry !== undefined && Object.values(entry.counts).some((value) => value > 0)) {
+          policies[entry.policy] = entry.counts;
+        }
+      }
+      return { at: new Date(at).toISOString(), policies };
+    });
+  }
+
+  private policiesInForce(): string[] {
+    return this.sluice.engine.policies.all().map((policy) => policy.name);
+  }
+
+  private known(name: string): string {
+    if (this.sluice.engine.policies.get(name) !== undefined) return name;
+    throw new InvalidRequestException([
+      { field: 'policy', message: `no policy named "${name}" is in force` },
+    ]);
+  }
+}
