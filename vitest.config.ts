@@ -1,3 +1,4 @@
+import react from '@vitejs/plugin-react';
 import { fileURLToPath } from 'node:url';
 import swc from 'unplugin-swc';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
@@ -19,13 +20,15 @@ const MEASURED = [
   'test/system/faults/**/*.spec.ts',
 ];
 
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
 const project = (test: TestProjectInlineConfiguration['test']): TestProjectInlineConfiguration => ({
   // Nest resolves constructor parameters from decorator metadata, which esbuild does not emit.
   plugins: [swc.vite({ module: { type: 'es6' } })],
   resolve: {
     alias: {
-      '@sluice/nest': fileURLToPath(new URL('./libs/sluice/src/index.ts', import.meta.url)),
-      '@sluice/admin': fileURLToPath(new URL('./libs/sluice-admin/src/index.ts', import.meta.url)),
+      '@sluice/nest': source('./libs/sluice/src/index.ts'),
+      '@sluice/admin': source('./libs/sluice-admin/src/index.ts'),
     },
   },
   test: { pool: 'forks', testTimeout: 30_000, hookTimeout: 60_000, ...test },
@@ -43,6 +46,22 @@ export default defineConfig({
         exclude: [...configDefaults.exclude, '**/dist/**', ...MEASURED],
         sequence: { groupOrder: 0 },
       }),
+      {
+        // The panel's components, rendered in happy-dom with the same aliases as web/vite.config.ts.
+        plugins: [react()],
+        resolve: {
+          alias: {
+            '@sluice/admin/api': source('./libs/sluice-admin/src/admin-api.types.ts'),
+            '@sluice/nest/simulator': source('./libs/sluice/src/simulator/index.ts'),
+          },
+        },
+        test: {
+          name: 'web',
+          include: ['web/src/**/*.test.{ts,tsx}'],
+          environment: 'happy-dom',
+          sequence: { groupOrder: 0 },
+        },
+      },
       project({
         name: 'measured',
         include: MEASURED,

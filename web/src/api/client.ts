@@ -1,0 +1,168 @@
+import type {
+  AdminErrorBody,
+  AuditPage,
+  BlockRequest,
+  BlockResult,
+  BlockedList,
+  ChangeNoteRequest,
+  CounterResetResult,
+  EnforcementRequest,
+  EnforcementState,
+  IdentifierList,
+  InspectResult,
+  InstanceList,
+  PenaltyPage,
+  PolicyList,
+  PolicyRemovalResult,
+  PolicyRevisionList,
+  PolicyView,
+  PolicyWriteRequest,
+  RouteList,
+  SessionView,
+  SignInRequest,
+  StatsSeries,
+  UnblockResult,
+} from '@sluice/admin/api';
+
+/** Where the admin API is served; the panel itself lives one level up, at /sluice. */
+export const API_BASE = `${import.meta.env.BASE_URL.replace(/\/$/, '')}/api`;
+
+type Query = Record<string, string | number | undefined | null>;
+
+/** A non-2xx answer: the server's error body, with its field issues when it gave any. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: AdminErrorBody | null,
+  ) {
+    super(body?.message ?? `The server answered ${status}`);
+    this.name = 'ApiError';
+  }
+
+  /** The server's message for each field it refused, by dotted path (`penalty.blockMs`). */
+  get fieldErrors(): Record<string, string> {
+    const errors: Record<string, string> = {};
+    for (const issue of this.body?.issues ?? []) errors[issue.field] ??= issue.message;
+    return errors;
+  }
+}
+
+export function apiUrl(path: string, query?: Query): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
+  }
+  const text = search.toString();
+  return `${API_BASE}${path}${text === '' ? '' : `?${text}`}`;
+}
+
+const segment = (value: string) => encodeURIComponent(value);
+
+async function request<T>(
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  options: { query?: Query; body?: unknown } = {},
+): Promise<T> {
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    'X-Requested-With': 'sluice',
+  };
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  const response = await fetch(apiUrl(path, options.query), {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  if (response.status === 204) return undefined as T;
+  const body: unknown = await response.json().catch(() => null);
+  if (!response.ok) throw new ApiError(response.status, body as AdminErrorBody | null);
+  return body as T;
+}
+
+/** Every admin route the panel calls, typed with the server's own request and response types. */
+export const api = {
+  session: {
+    current: () => request<SessionView>('GET', '/session'),
+    signIn: (body: SignInRequest) => request<SessionView>('POST', '/session', { body }),
+    signOut: () => request<void>('DELETE', '/session'),
+  },
+  policies: {
+    list: () => request<PolicyList>('GET', '/policies'),
+    get: (name: string) => request<PolicyView>('GET', `/policies/${segment(name)}`),
+    put: (name: string, body: PolicyWriteRequest) =>
+      request<PolicyView>('PUT', `/policies/${segment(name)}`, { body }),
+    remove: (name: string, body: ChangeNoteRequest = {}) =>
+      request<PolicyRemovalResult>('DELETE', `/policies/${segment(name)}`, { body }),
+    revisions: (name: string) =>
+      request<PolicyRevisionList>('GET', `/policies/${segment(name)}/revisions`),
+    restore: (name: string, version: number, body: ChangeNoteRequest = {}) =>
+      request<PolicyView>('POST', `/policies/${segment(name)}/revisions/${version}/restore`, {
+        body,
+      }),
+  },
+  enforcement: {
+    get: () => request<EnforcementState>('GET', '/enforcement'),
+    set: (body: EnforcementRequest) => request<EnforcementState>('PUT', '/enforcement', { body }),
+  },
+  routes: () => request<RouteList>('GET', '/routes'),
+  instances: () => request<InstanceList>('GET', '/instances'),
+  inspect: (policy: string, identifier: string) =>
+    request<InspectResult>('GET', `/inspect/${segment(policy)}/${segment(identifier)}`),
+  resetCounters: (policy: string, identifier: string) =>
+    request<CounterResetResult>('DELETE', `/counters/${segment(policy)}/${segment(identifier)}`),
+  blocked: {
+    list: (query: { policy?: string; q?: string; limit?: number } = {}) =>
+      request<BlockedList>('GET', '/blocked', { query }),
+    block: (body: BlockRequest) => request<BlockResult>('POST', '/blocked', { body }),
+    unblock: (
+      policy: string,
+      identifier: string,
+      query: { keyKind?: string; reason?: string } = {},
+    ) =>
+      request<UnblockResult>('DELETE', `/blocked/${segment(policy)}/${segment(identifier)}`, {
+        query,
+      }),
+  },
+  identifiers: (query: { policy?: string; q?: string; limit?: number } = {}) =>
+    request<IdentifierList>('GET', '/identifiers', { query }),
+  penalties: (query: PenaltyQuery = {}) => request<PenaltyPage>('GET', '/penalties', { query }),
+  /** Every penalty matching the filters (no cursor), as the server's CSV. */
+  penaltiesCsv: async (query: Omit<PenaltyQuery, 'cursor' | 'limit'> = {}): Promise<Blob> => {
+    const response = await fetch(apiUrl('/penalties', query), {
+      headers: { Accept: 'text/csv' },
+      credentials: 'same-origin',
+    });
+    if (!response.ok) {
+      throw new ApiError(
+        response.status,
+        (await response.json().catch(() => null)) as AdminErrorBody | null,
+      );
+    }
+    return response.blob();
+  },
+  audit: (query: AuditQuery = {}) => request<AuditPage>('GET', '/audit', { query }),
+  stats: (query: { seconds?: number; minutes?: number }) =>
+    request<StatsSeries>('GET', '/stats', { query }),
+};
+
+export type PenaltyQuery = {
+  identifier?: string;
+  policy?: string;
+  from?: string;
+  to?: string;
+  cursor?: string;
+  limit?: number;
+};
+
+export type AuditQuery = {
+  actor?: string;
+  action?: string;
+  from?: string;
+  to?: string;
+  cursor?: string;
+  limit?: number;
+};
+
+/** The Server-Sent Events stream of live counters and instances (see AdminEventMap). */
+export const EVENTS_URL = apiUrl('/events');

@@ -1,0 +1,45 @@
+import type { AdminRole, SessionView } from '@sluice/admin/api';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiError, api } from '../api/client';
+
+const ROLE_ORDER: readonly AdminRole[] = ['viewer', 'operator', 'admin'];
+
+/** The same order the server checks: admin ⊇ operator ⊇ viewer. */
+export function roleSatisfies(role: AdminRole, needed: AdminRole): boolean {
+  return ROLE_ORDER.indexOf(role) >= ROLE_ORDER.indexOf(needed);
+}
+
+export const SESSION_KEY = ['session'] as const;
+
+/** Who is signed in; `null` when nobody is (the server answered 401). */
+export function useSession() {
+  return useQuery<SessionView | null>({
+    queryKey: SESSION_KEY,
+    queryFn: async () => {
+      try {
+        return await api.session.current();
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 401) return null;
+        throw error;
+      }
+    },
+    staleTime: Infinity,
+  });
+}
+
+/** Whether the signed-in user may use controls that need `needed`. */
+export function useCan(needed: AdminRole): boolean {
+  const session = useSession().data;
+  return session != null && roleSatisfies(session.role, needed);
+}
+
+export function useSignOut() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.session.signOut(),
+    onSettled: () => {
+      queryClient.clear();
+      queryClient.setQueryData(SESSION_KEY, null);
+    },
+  });
+}

@@ -1,0 +1,3 @@
+export function BlockedPage() {
+  return null;
+}

@@ -1,0 +1,3 @@
+export function IdentifiersPage() {
+  return null;
+}

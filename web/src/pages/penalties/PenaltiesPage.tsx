@@ -1,0 +1,3 @@
+export function PenaltiesPage() {
+  return null;
+}

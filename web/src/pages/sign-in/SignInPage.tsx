@@ -1,0 +1,87 @@
+import { Box, Button, Callout, Card, Flex, Heading, Text, TextField } from '@radix-ui/themes';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { ApiError, api } from '../../api/client';
+import { SESSION_KEY } from '../../app/session';
+
+/** Name and token of a credential from SLUICE_ADMIN_TOKENS (or the one-time development token). */
+export function SignInPage({ failure }: { failure: Error | null }) {
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const signIn = useMutation({
+    mutationFn: () => api.session.signIn({ name, password }),
+    onSuccess: (session) => queryClient.setQueryData(SESSION_KEY, session),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    signIn.mutate();
+  };
+  const error = signIn.error ?? failure;
+  const fieldErrors = signIn.error instanceof ApiError ? signIn.error.fieldErrors : {};
+  return (
+    <Flex asChild align="center" justify="center" p="6" minHeight="100vh">
+      <main>
+        <Card size="4" style={{ width: 400, maxWidth: '100%' }}>
+          <form onSubmit={submit} noValidate>
+            <Flex direction="column" gap="4">
+              <Heading as="h1" size="6">
+                Sign in to Sluice
+              </Heading>
+              {error !== null && (
+                <Callout.Root color="red" role="alert">
+                  <Callout.Text>{error.message}</Callout.Text>
+                </Callout.Root>
+              )}
+              <Box>
+                <Text as="label" htmlFor="sign-in-name" size="2" weight="medium">
+                  Name
+                </Text>
+                <TextField.Root
+                  id="sign-in-name"
+                  autoComplete="username"
+                  value={name}
+                  onChange={(event) => setName(event.target.value)}
+                  aria-invalid={fieldErrors.name !== undefined}
+                  aria-describedby={
+                    fieldErrors.name === undefined ? undefined : 'sign-in-name-error'
+                  }
+                  autoFocus
+                />
+                {fieldErrors.name !== undefined && (
+                  <Text id="sign-in-name-error" color="red" size="1">
+                    {fieldErrors.name}
+                  </Text>
+                )}
+              </Box>
+              <Box>
+                <Text as="label" htmlFor="sign-in-token" size="2" weight="medium">
+                  Token
+                </Text>
+                <TextField.Root
+                  id="sign-in-token"
+                  type="password"
+                  autoComplete="current-password"
+                  value={password}
+                  onChange={(event) => setPassword(event.target.value)}
+                  aria-invalid={fieldErrors.password !== undefined}
+                  aria-describedby={
+                    fieldErrors.password === undefined ? undefined : 'sign-in-token-error'
+                  }
+                />
+                {fieldErrors.password !== undefined && (
+                  <Text id="sign-in-token-error" color="red" size="1">
+                    {fieldErrors.password}
+                  </Text>
+                )}
+              </Box>
+              <Button type="submit" loading={signIn.isPending}>
+                Sign in
+              </Button>
+            </Flex>
+          </form>
+        </Card>
+      </main>
+    </Flex>
+  );
+}

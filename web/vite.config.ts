@@ -1,0 +1,30 @@
+import react from '@vitejs/plugin-react';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/**
+ * The panel is served by @sluice/admin at /sluice, so it is built into the admin package's dist.
+ * `npm run dev:web` serves it with hot reload and proxies the API to a demo on SLUICE_API_PORT.
+ */
+export default defineConfig({
+  base: '/sluice/',
+  plugins: [react()],
+  resolve: {
+    alias: {
+      '@sluice/admin/api': source('../libs/sluice-admin/src/admin-api.types.ts'),
+      '@sluice/nest/simulator': source('../libs/sluice/src/simulator/index.ts'),
+    },
+  },
+  build: {
+    outDir: source('../libs/sluice-admin/dist/panel'),
+    emptyOutDir: true,
+    chunkSizeWarningLimit: 1500,
+  },
+  server: {
+    proxy: {
+      '/sluice/api': `http://127.0.0.1:${process.env.SLUICE_API_PORT ?? '3000'}`,
+    },
+  },
+});
