@@ -307,6 +307,16 @@ describe('the demo started with a bad environment', () => {
       named: ['SLUICE_METRICS'],
     },
     {
+      name: 'the admin neither on nor off',
+      env: { SLUICE_ADMIN: 'true' },
+      named: ['SLUICE_ADMIN'],
+    },
+    {
+      name: 'the admin on in production without a database',
+      env: { NODE_ENV: 'production', SLUICE_ADMIN: 'on' },
+      named: ['DATABASE_URL'],
+    },
+    {
       name: 'a claim idle time under 100 ms',
       env: { SLUICE_PENALTY_CLAIM_IDLE_MS: '5' },
       named: ['SLUICE_PENALTY_CLAIM_IDLE_MS'],

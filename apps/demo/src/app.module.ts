@@ -10,18 +10,19 @@ import { AppController } from './app.controller.js';
 import { AuthModule } from './auth/auth.module.js';
 import { loginTracker } from './auth/login.tracker.js';
 import { XUserMiddleware } from './common/x-user.middleware.js';
+import type { AdminDatabase } from './admin-database.js';
 import type { DemoConfig } from './config.js';
 import { FeedModule } from './feed/feed.module.js';
 import { NewsModule } from './news/news.module.js';
 import { demoPolicies } from './policies.js';
 import { PostsModule } from './posts/posts.module.js';
 
-/** The admin API when a database is configured; without one the demo runs without it. */
-function adminModule(config: DemoConfig): DynamicModule[] {
-  if (config.databaseUrl === undefined) return [];
+/** The admin API and panel, unless SLUICE_ADMIN is off. */
+function adminModule(config: DemoConfig, database: AdminDatabase | undefined): DynamicModule[] {
+  if (database === undefined) return [];
   return [
     SluiceAdminModule.forRoot({
-      database: config.databaseUrl,
+      database: { url: database.url, poolSize: database.poolSize },
       auth: { credentials: config.adminTokens, production: config.nodeEnv === 'production' },
       penalties: { claimIdleMs: config.penaltyClaimIdleMs },
     }),
@@ -30,7 +31,7 @@ function adminModule(config: DemoConfig): DynamicModule[] {
 
 @Module({})
 export class AppModule implements NestModule {
-  static forConfig(config: DemoConfig): DynamicModule {
+  static forConfig(config: DemoConfig, database: AdminDatabase | undefined): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -45,7 +46,7 @@ export class AppModule implements NestModule {
           global: true,
           metrics: config.metrics,
         }),
-        ...adminModule(config),
+        ...adminModule(config, database),
         PostsModule,
         NewsModule,
         FeedModule,

@@ -17,8 +17,12 @@ export interface DemoConfig {
   port: number;
   /** Absent: limits are kept in this process's memory. */
   redisUrl: string | undefined;
-  /** Absent: no admin API. */
+  /** Serve the admin API and the panel at /sluice. */
+  admin: boolean;
+  /** Absent: the admin keeps its data in an embedded database under dataDir. */
   databaseUrl: string | undefined;
+  /** Where the embedded database lives when there is no DATABASE_URL. */
+  dataDir: string;
   /** SLUICE_ADMIN_TOKENS as given: `name:role:token` entries, checked by the admin module. */
   adminTokens: string | undefined;
   syncIntervalMs: number;
@@ -111,14 +115,27 @@ const adminTokens = z
     return raw;
   });
 
-const onOff = z
+const onOff = (fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, context): boolean => {
+      if (unset(raw)) return fallback;
+      if (raw === 'on' || raw === 'off') return raw === 'on';
+      context.addIssue({ code: 'custom', message: `must be on or off, got ${shown(raw)}` });
+      return z.NEVER;
+    });
+
+const dataDir = z
   .string()
   .optional()
-  .transform((raw, context): boolean => {
-    if (unset(raw) || raw === 'off') return false;
-    if (raw === 'on') return true;
-    context.addIssue({ code: 'custom', message: `must be on or off, got ${shown(raw)}` });
-    return z.NEVER;
+  .transform((raw, context) => {
+    if (unset(raw)) return '.sluice-data';
+    if (raw.includes('\0') || raw.length > 1024) {
+      context.addIssue({ code: 'custom', message: 'must be a directory path' });
+      return z.NEVER;
+    }
+    return raw;
   });
 
 const prefix = z
@@ -178,12 +195,14 @@ const environment = z
     PORT: integer(0, 65_535, 3000),
     REDIS_URL: serviceUrl(['redis:', 'rediss:']),
     DATABASE_URL: serviceUrl(['postgres:', 'postgresql:']),
+    SLUICE_ADMIN: onOff(true),
+    SLUICE_DATA_DIR: dataDir,
     SLUICE_ADMIN_TOKENS: adminTokens,
     SLUICE_SYNC_INTERVAL_MS: integer(10, 300_000, 5_000),
     SLUICE_HEARTBEAT_INTERVAL_MS: integer(10, 300_000, 5_000),
     SLUICE_PENALTY_CLAIM_IDLE_MS: integer(100, 3_600_000, 30_000),
     SLUICE_PREFIX: prefix,
-    SLUICE_METRICS: onOff,
+    SLUICE_METRICS: onOff(false),
     TRUST_PROXY: trustProxy,
     NODE_ENV: nodeEnv,
     DEMO_LOGIN_MAX_FAILURES: integer(1, 1000, 5),
@@ -192,6 +211,14 @@ const environment = z
     DEMO_LOGIN_MAX_BLOCK_MS: integer(1, MAX_BLOCK_MS, 3_600_000),
   })
   .superRefine((env, context) => {
+    if (env.NODE_ENV === 'production' && env.SLUICE_ADMIN && env.DATABASE_URL === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['DATABASE_URL'],
+        message:
+          'required in production while SLUICE_ADMIN is on: the embedded database is for one development process (or set SLUICE_ADMIN=off)',
+      });
+    }
     if (env.DEMO_LOGIN_MAX_BLOCK_MS < env.DEMO_LOGIN_BLOCK_MS) {
       context.addIssue({
         code: 'custom',
@@ -213,7 +240,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): DemoConfig {
   return {
     port: vars.PORT,
     redisUrl: vars.REDIS_URL,
+    admin: vars.SLUICE_ADMIN,
     databaseUrl: vars.DATABASE_URL,
+    dataDir: vars.SLUICE_DATA_DIR,
     adminTokens: vars.SLUICE_ADMIN_TOKENS,
     syncIntervalMs: vars.SLUICE_SYNC_INTERVAL_MS,
     heartbeatIntervalMs: vars.SLUICE_HEARTBEAT_INTERVAL_MS,

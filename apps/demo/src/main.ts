@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { setupSluiceAdminDocs } from '@sluice/admin';
 import type { AddressInfo } from 'node:net';
+import { openAdminDatabase } from './admin-database.js';
 import { AppModule } from './app.module.js';
 import { ConfigError, loadConfig, redactedUrl, type DemoConfig } from './config.js';
 
@@ -25,28 +26,39 @@ function readConfig(): DemoConfig {
 
 async function bootstrap(): Promise<void> {
   const config = readConfig();
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forConfig(config), {
-    logger: LOG_LEVELS[config.nodeEnv],
-  });
+  const logger = new Logger('Demo');
+  const database = await openAdminDatabase(config);
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forConfig(config, database),
+    { logger: LOG_LEVELS[config.nodeEnv] },
+  );
   app.disable('x-powered-by');
-  app.enableShutdownHooks();
-  if (config.databaseUrl !== undefined) await setupSluiceAdminDocs(app);
+  // The embedded database closes after the app, so the admin's last writes reach it.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void app
+        .close()
+        .then(() => database?.stop())
+        .finally(() => process.exit(0));
+    });
+  }
+  if (database !== undefined) await setupSluiceAdminDocs(app);
   await app.listen(config.port);
   const { port } = app.getHttpServer().address() as AddressInfo;
-  const logger = new Logger('Demo');
-  if (config.redisUrl !== undefined) {
-    logger.log(`Limits kept in Redis at ${redactedUrl(config.redisUrl)} under "${config.prefix}"`);
+  const base = `http://localhost:${port}`;
+  logger.log(
+    config.redisUrl === undefined
+      ? 'Limits kept in this process (no REDIS_URL)'
+      : `Limits kept in Redis at ${redactedUrl(config.redisUrl)} under "${config.prefix}"`,
+  );
+  logger.log(`Forum demo listening on ${base}`);
+  if (database === undefined) {
+    logger.warn('The admin API and panel are off (SLUICE_ADMIN=off)');
+    return;
   }
-  logger.log(`Forum demo listening on http://localhost:${port}`);
-  if (config.databaseUrl === undefined) {
-    logger.warn(
-      'The admin API is off: set DATABASE_URL to a postgres:// URL to serve it at /sluice/api (an embedded database comes with a later release)',
-    );
-  } else {
-    logger.log(
-      `Admin API on http://localhost:${port}/sluice/api (its OpenAPI description at /sluice/api/docs), policies in ${redactedUrl(config.databaseUrl)}`,
-    );
-  }
+  logger.log(`Policies, penalties and the audit kept in ${database.description}`);
+  logger.log(`Admin panel on ${base}/sluice`);
+  logger.log(`Admin API on ${base}/sluice/api (its OpenAPI description at /sluice/api/docs)`);
 }
 
 bootstrap().catch((error: unknown) => {

@@ -1,6 +1,11 @@
 export { SluiceAdminModule } from './sluice-admin.module.js';
 export { setupSluiceAdminDocs } from './docs/setup-admin-docs.js';
 export {
+  startEmbeddedDatabase,
+  type EmbeddedDatabase,
+  type EmbeddedDatabaseOptions,
+} from './database/embedded.database.js';
+export {
   SLUICE_ADMIN_ASYNC_OPTIONS_TYPE,
   SLUICE_ADMIN_OPTIONS_TYPE,
 } from './sluice-admin.module-definition.js';

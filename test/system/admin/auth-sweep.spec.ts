@@ -3,6 +3,7 @@
 // a route added without its line in GRANTS fails this test instead of going unchecked.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AppModule } from '../../../apps/demo/src/app.module.js';
+import { openAdminDatabase } from '../../../apps/demo/src/admin-database.js';
 import { loadConfig } from '../../../apps/demo/src/config.js';
 import { startApp, type RunningApp } from '../../support/nest-app.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
@@ -117,7 +118,7 @@ describe('the admin API refuses whoever lacks the role a route needs', () => {
       SLUICE_PREFIX: uniqueDemoPrefix('auth-sweep'),
       NODE_ENV: 'test',
     });
-    running = await startApp('express', { imports: [AppModule.forConfig(config)] });
+    running = await startApp('express', { imports: [AppModule.forConfig(config, await openAdminDatabase(config))] });
     routes = adminRoutes(running);
   }, 60_000);
 

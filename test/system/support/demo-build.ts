@@ -1,4 +1,4 @@
-// Builds the library, the admin module and the demo once per change of their sources.
+// Builds the library, the admin module, the panel and the demo once per change of their sources.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -24,6 +24,11 @@ const BUILD_INPUTS = [
   'apps/demo/package.json',
   'apps/demo/tsconfig.build.json',
   'apps/demo/src',
+  'web/package.json',
+  'web/tsconfig.json',
+  'web/vite.config.ts',
+  'web/index.html',
+  'web/src',
 ];
 const BUILD_TIMEOUT_MS = 120_000;
 const LOCK_WAIT_MS = 150_000;
@@ -33,7 +38,7 @@ const execFileAsync = promisify(execFile);
 let built: Promise<void> | undefined;
 
 /**
- * Runs `npm run build` (library and demo) unless apps/demo/dist was built from the sources as
+ * Runs `npm run build` (library, admin, panel and demo) unless apps/demo/dist was built from the sources as
  * they are now. Test files started together build once: one holds a lock, the others wait for
  * it and then find the build fresh.
  */
@@ -128,7 +133,7 @@ async function filesUnder(path: string): Promise<string[]> {
   if (entries === undefined) return [path];
   const nested = await Promise.all(
     entries
-      .filter((entry) => entry.isDirectory() || !entry.name.endsWith('.spec.ts'))
+      .filter((entry) => entry.isDirectory() || !/\.(spec|test)\.tsx?$/.test(entry.name))
       .map((entry) => filesUnder(join(path, entry.name))),
   );
   return nested.flat().sort();

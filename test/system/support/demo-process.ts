@@ -47,13 +47,17 @@ export interface DemoExit {
   stderr: string;
 }
 
-/** Only what the demo needs, so the runner's own REDIS_URL, NODE_ENV … never leak in. */
+/**
+ * Only what the demo needs, so the runner's own REDIS_URL, NODE_ENV … never leak in. Without a
+ * DATABASE_URL the admin is off unless asked for: an embedded database is one per data directory.
+ */
 function processEnv(env: DemoEnv): Record<string, string> {
   const merged: DemoEnv = {
     PATH: process.env.PATH,
     NO_COLOR: '1',
     NODE_ENV: 'test',
     PORT: '0',
+    SLUICE_ADMIN: env.DATABASE_URL === undefined ? 'off' : 'on',
     ...env,
   };
   return Object.fromEntries(

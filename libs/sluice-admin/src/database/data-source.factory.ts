@@ -1,5 +1,5 @@
 import type { TypeOrmModuleOptions } from '@nestjs/typeorm';
-import { DataSource, type DataSourceOptions } from 'typeorm';
+import { DataSource, MigrationExecutor, type DataSourceOptions } from 'typeorm';
 import { AUTH_ENTITIES, AUTH_MIGRATIONS } from '../auth/auth.persistence.js';
 import { isDatabaseUnavailable } from '../common/database-failure.js';
 import type { SluiceAdminModuleOptions } from '../sluice-admin-options.interface.js';
@@ -60,14 +60,17 @@ export async function openAdminDataSource(options?: DataSourceOptions): Promise<
 /**
  * TypeORM's runner takes no lock: two instances migrating a new database at once would both
  * create the tables, and one would fail to start. A session advisory lock makes them take turns;
- * the later ones find every migration applied.
+ * the later ones find every migration applied. The migrations run on the connection that holds
+ * the lock, so a pool of one (the embedded database) is enough.
  */
 async function migrateInTurn(dataSource: DataSource): Promise<void> {
   const lock = dataSource.createQueryRunner();
   await lock.connect();
   try {
     await lock.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
-    await dataSource.runMigrations({ transaction: 'all' });
+    const migrations = new MigrationExecutor(dataSource, lock);
+    migrations.transaction = 'all';
+    await migrations.executePendingMigrations();
   } finally {
     await lock.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`).catch(() => undefined);
     await lock.release();

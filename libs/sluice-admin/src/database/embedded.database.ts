@@ -1,0 +1,68 @@
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+
+type PGliteModule = typeof import('@electric-sql/pglite');
+type PGliteSocketModule = typeof import('@electric-sql/pglite-socket');
+
+/** An embedded PostgreSQL (PGlite) served on a loopback port, for `database` in forRoot. */
+export interface EmbeddedDatabase {
+  /** A postgres:// URL for SluiceAdminModule's `database.url`. */
+  url: string;
+  /** The directory that holds its files (absolute). */
+  dataDir: string;
+  /** PGlite runs one query at a time: give the admin a pool of this size. */
+  poolSize: 1;
+  /** Stops serving and closes the files; call it after the Nest app has closed. */
+  stop(this: void): Promise<void>;
+}
+
+export interface EmbeddedDatabaseOptions {
+  /** Where its files live; created when missing. */
+  dataDir: string;
+}
+
+async function loadPGlite(): Promise<[PGliteModule, PGliteSocketModule]> {
+  try {
+    return await Promise.all([
+      import('@electric-sql/pglite'),
+      import('@electric-sql/pglite-socket'),
+    ]);
+  } catch {
+    throw new Error(
+      'startEmbeddedDatabase needs @electric-sql/pglite and @electric-sql/pglite-socket: npm install @electric-sql/pglite @electric-sql/pglite-socket',
+    );
+  }
+}
+
+/**
+ * Starts PGlite over `dataDir` and serves it on a free 127.0.0.1 port, so the admin module uses it
+ * through TypeORM's postgres driver and the same migrations as a real server. For one process and
+ * development: it accepts a single connection and runs one query at a time.
+ */
+export async function startEmbeddedDatabase(
+  options: EmbeddedDatabaseOptions,
+): Promise<EmbeddedDatabase> {
+  if (typeof options?.dataDir !== 'string' || options.dataDir.trim() === '') {
+    throw new Error('startEmbeddedDatabase: dataDir must be a directory path');
+  }
+  const dataDir = resolve(options.dataDir);
+  const [{ PGlite }, { PGLiteSocketServer }] = await loadPGlite();
+  await mkdir(dataDir, { recursive: true });
+  const db = await PGlite.create({ dataDir });
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
+  try {
+    await server.start();
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return {
+    url: `postgres://postgres@${server.getServerConn()}/postgres`,
+    dataDir,
+    poolSize: 1,
+    stop: async () => {
+      await server.stop();
+      await db.close();
+    },
+  };
+}
