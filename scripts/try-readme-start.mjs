@@ -110,7 +110,9 @@ let failure;
 try {
   const started = await waitForStart(child);
   await check(started);
-  console.log(`README's first command: the panel answered at ${started.panelUrl}, the token signs in`);
+  console.log(
+    `README's first command: the panel answered at ${started.panelUrl}, the token signs in`,
+  );
 } catch (error) {
   failure = error;
 } finally {
