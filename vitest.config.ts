@@ -18,6 +18,8 @@ const MEASURED = [
   'test/system/admin/penalty-stream.spec.ts',
   'test/system/admin/unblock.spec.ts',
   'test/system/faults/**/*.spec.ts',
+  // A browser and two demos: its waits for live figures should not compete with the rest.
+  'test/system/panel/**/*.spec.ts',
 ];
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));

@@ -1,0 +1,266 @@
+// The panel in a real browser (Debian's Chromium through playwright-core) against two demo
+// instances sharing one Redis and one PostgreSQL: the flows of an operator's day, a viewer who
+// may only look, a screenshot of every screen, axe, and every control reached by keyboard.
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import {
+  ensureDemoBuilt,
+  stopAllDemos,
+  uniqueDemoPrefix,
+  type DemoProcess,
+} from '../support/demo-process.js';
+import { send } from '../support/http.js';
+import {
+  adminCall,
+  adminDemoEnv,
+  ADMINS,
+  showDemoOutputOnFailure,
+  startAdminDemos,
+  waitFor,
+  type AdminName,
+} from '../admin/support/admin-demo.js';
+import {
+  controlsNotReachedByKeyboard,
+  launchChromium,
+  README_SCREENSHOT,
+  screenshot,
+  seriousAccessibilityViolations,
+} from './support/browser.js';
+
+const LIVE_MS = 10_000;
+
+describe('the admin panel in Chromium', () => {
+  let database: TestDatabase;
+  let demos: DemoProcess[] = [];
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let postId: number;
+
+  const panel = (path = '') => `${demos[0]!.url}/sluice/${path}`;
+
+  async function signIn(target: Page, who: AdminName): Promise<void> {
+    await target.goto(panel());
+    await target.getByLabel('Name').fill(who);
+    await target.getByLabel('Token').fill(ADMINS[who].token);
+    await target.getByRole('button', { name: 'Sign in' }).click();
+    await target.getByTestId('session-name').filter({ hasText: who }).waitFor();
+  }
+
+  const reply = (url: string) =>
+    send(`${url}/posts/${postId}/replies`, {
+      json: { body: 'me too' },
+      headers: { 'x-user': 'harry' },
+    });
+
+  beforeAll(async () => {
+    [database] = await Promise.all([createTestDatabase(), ensureDemoBuilt()]);
+    demos = await startAdminDemos(
+      {
+        ...adminDemoEnv({
+          redisUrl: inject('redisUrl'),
+          databaseUrl: database.url,
+          prefix: uniqueDemoPrefix('panel'),
+          heartbeatIntervalMs: 500,
+        }),
+      },
+      2,
+    );
+    const post = await send(`${demos[0]!.url}/posts`, {
+      json: { title: 'Panel test', body: 'a thread for Harry' },
+      headers: { 'x-user': 'harry' },
+    });
+    postId = post.body.id as number;
+    browser = await launchChromium();
+    context = await browser.newContext({
+      acceptDownloads: true,
+      viewport: { width: 1400, height: 900 },
+    });
+    page = await context.newPage();
+  }, 240_000);
+
+  showDemoOutputOnFailure(() => demos);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopAllDemos();
+    await database?.drop();
+  });
+
+  it('signs in and shows who you are and your role', async () => {
+    await page.goto(panel());
+    await screenshot(page, 'sign-in');
+    await signIn(page, 'alice');
+    await expect.poll(() => page.getByTestId('session-role').textContent()).toBe('admin');
+  });
+
+  it('changes reply from 5 to 2 a minute, and both instances report the new version on Overview', async () => {
+    await page.goto(panel('policies'));
+    await page.getByRole('link', { name: 'reply', exact: true }).click();
+    const limit = page.getByLabel('Limit', { exact: true });
+    await expect.poll(() => limit.inputValue()).toBe('5');
+    await screenshot(page, 'policy-editor');
+    await limit.fill('2');
+    await page.getByLabel('Block after violations').fill('1');
+    await page.getByLabel('Block for (ms)').fill('600000');
+    await page.getByLabel('Change note').fill('Harry replies too often');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const saved = await waitFor(
+      'the saved policy',
+      async () => {
+        const answer = await adminCall(demos[0]!.url, 'alice', 'GET', '/policies/reply');
+        return answer.body.limit === 2 ? (answer.body.version as number) : undefined;
+      },
+      { timeoutMs: LIVE_MS, intervalMs: 100 },
+    );
+    const instances = await adminCall(demos[0]!.url, 'alice', 'GET', '/instances');
+    const version = instances.body.version as number;
+    expect(version).toBeGreaterThanOrEqual(saved);
+
+    await page.goto(panel());
+    await expect
+      .poll(() => page.getByTestId('instances-on-version').textContent(), { timeout: LIVE_MS })
+      .toMatch(new RegExp(`\\b2 of 2\\b.*\\b${version}\\b`));
+  });
+
+  it("shows Harry's rejections on Overview and Harry in Blocked; after unblocking him his next reply passes", async () => {
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 4; attempt++)
+      statuses.push((await reply(demos[1]!.url)).status);
+    expect(statuses.slice(0, 2)).toEqual([201, 201]);
+    expect(statuses.slice(2)).toEqual([429, 429]);
+
+    await page.goto(panel());
+    await expect
+      .poll(async () => Number(await page.getByTestId('rejected-reply').textContent()), {
+        timeout: LIVE_MS,
+      })
+      .toBeGreaterThanOrEqual(2);
+    await screenshot(page, 'overview');
+    await mkdir(dirname(README_SCREENSHOT), { recursive: true });
+    await copyFile(await screenshot(page, 'overview'), README_SCREENSHOT);
+
+    await page.getByRole('link', { name: 'Blocked' }).click();
+    const harry = page.getByRole('row').filter({ hasText: 'harry' });
+    await harry.waitFor({ timeout: LIVE_MS });
+    await screenshot(page, 'blocked');
+    await page.getByRole('button', { name: 'Unblock harry' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Unblock' }).click();
+    await harry.waitFor({ state: 'detached', timeout: LIVE_MS });
+
+    expect((await reply(demos[1]!.url)).status).toBe(201);
+  });
+
+  it('finds the penalty under Penalties and downloads it as CSV', async () => {
+    await page.getByRole('link', { name: 'Penalties' }).click();
+    await page.getByLabel('Identifier').fill('harry');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page
+      .getByRole('row')
+      .filter({ hasText: 'harry' })
+      .filter({ hasText: 'reply' })
+      .first()
+      .waitFor();
+    await screenshot(page, 'penalties');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
+    const csv = await readFile(await download.path(), 'utf8');
+    expect(csv.split('\n')[0]).toMatch(/identifier/);
+    expect(csv).toMatch(/harry/);
+    expect(csv).toMatch(/reply/);
+  });
+
+  it('finds the change under Audit, with its before and after', async () => {
+    await page.getByRole('link', { name: 'Audit' }).click();
+    const change = page
+      .getByRole('row')
+      .filter({ hasText: 'alice' })
+      .filter({ hasText: 'reply' })
+      .first();
+    await change.waitFor();
+    await change.getByRole('button', { name: 'Show change' }).click();
+    await expect.poll(() => page.getByText('Harry replies too often').count()).toBeGreaterThan(0);
+    await expect
+      .poll(() => page.locator('main').textContent())
+      .toMatch(/"limit": 5[\s\S]*"limit": 2/);
+    await screenshot(page, 'audit');
+  });
+
+  it('simulates a burst in the editor and plots how many would be admitted', async () => {
+    await page.goto(panel('policies/reply'));
+    await page.getByLabel('Pattern').selectOption({ label: 'Burst' });
+    await page.getByLabel('Requests').fill('20');
+    await page.getByRole('button', { name: 'Simulate' }).click();
+    await expect.poll(() => page.getByTestId('simulated-admitted').textContent()).toBe('2');
+    await screenshot(page, 'simulator');
+  });
+
+  it('shows every other screen, and Identifiers finds Harry under every policy', async () => {
+    await page.goto(panel('policies'));
+    await screenshot(page, 'policies');
+    await page.goto(panel('identifiers?q=harry'));
+    await page.getByRole('heading', { name: /harry/ }).first().waitFor();
+    await screenshot(page, 'identifiers');
+  });
+
+  it('shows a viewer no editing controls, and refuses a forced write with 403', async () => {
+    const viewer = await browser.newContext();
+    const victor = await viewer.newPage();
+    try {
+      await signIn(victor, 'victor');
+      await victor.goto(panel('policies/reply'));
+      await victor.getByText('sliding-log').first().waitFor();
+      expect(await victor.getByRole('button', { name: 'Save' }).count()).toBe(0);
+      expect(await victor.locator('main input, main select, main textarea').count()).toBe(0);
+      await victor.goto(panel('blocked'));
+      await victor.getByRole('heading', { name: 'Blocked' }).waitFor();
+      expect(
+        await victor.getByRole('button', { name: /Unblock|Block by hand|Reset counters/ }).count(),
+      ).toBe(0);
+      await victor.goto(panel());
+      await victor.getByTestId('instances-on-version').waitFor();
+      expect(await victor.getByRole('switch').count()).toBe(0);
+      await screenshot(victor, 'viewer-overview');
+
+      const forced = await victor.evaluate(async () => {
+        const answer = await fetch('/sluice/api/policies/reply', {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json', 'x-requested-with': 'sluice' },
+          body: JSON.stringify({
+            algorithm: 'fixed-window',
+            limit: 1000,
+            periodMs: 1000,
+            key: 'user',
+          }),
+        });
+        return answer.status;
+      });
+      expect(forced).toBe(403);
+    } finally {
+      await viewer.close();
+    }
+  });
+
+  it.each([
+    '',
+    'policies',
+    'policies/reply',
+    'blocked',
+    'identifiers?q=harry',
+    'penalties',
+    'audit',
+  ])(
+    'has no serious accessibility violation and every control reachable by keyboard on /sluice/%s',
+    async (path) => {
+      await page.goto(panel(path));
+      await page.locator('main h2, main h1').first().waitFor();
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+      expect(await controlsNotReachedByKeyboard(page)).toEqual([]);
+    },
+  );
+});

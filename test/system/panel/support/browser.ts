@@ -1,0 +1,95 @@
+/// <reference lib="dom" />
+// Debian's Chromium driven by playwright-core: the browser .ci/run installs, no download.
+import { AxeBuilder } from '@axe-core/playwright';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+/** Every screen's screenshot, kept with the test output. */
+export const SCREENSHOTS = join(ROOT, 'test-results/panel');
+/** The README's picture of the panel. */
+export const README_SCREENSHOT = join(ROOT, 'docs/images/panel-overview.png');
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** axe's findings of impact serious or critical, as "rule: target" lines. */
+export async function seriousAccessibilityViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .flatMap((violation) =>
+      violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')}`),
+    );
+}
+
+const CONTROLS =
+  'a[href], button, input:not([type="hidden"]), select, textarea, [role="switch"], [role="tab"], [role="combobox"], [tabindex]:not([tabindex="-1"])';
+
+/**
+ * Presses Tab from the top of the page until focus comes back round, and returns the visible,
+ * enabled controls it never reached (described by their accessible text).
+ */
+export async function controlsNotReachedByKeyboard(page: Page): Promise<string[]> {
+  await page.evaluate((selector) => {
+    let index = 0;
+    for (const element of document.querySelectorAll<HTMLElement>(selector)) {
+      element.dataset.keyboardProbe = String(index++);
+    }
+    (document.activeElement as HTMLElement | null)?.blur();
+  }, CONTROLS);
+  const reached = new Set<string>();
+  for (let press = 0; press < 400; press++) {
+    await page.keyboard.press('Tab');
+    const probe = await page.evaluate(() => {
+      const active = document.activeElement as HTMLElement | null;
+      return active?.closest<HTMLElement>('[data-keyboard-probe]')?.dataset.keyboardProbe ?? null;
+    });
+    if (probe !== null) {
+      if (reached.has(probe) && reached.size > 1) break;
+      reached.add(probe);
+    }
+  }
+  return page.evaluate(
+    ({ selector, reachedProbes }) => {
+      const missed: string[] = [];
+      for (const element of document.querySelectorAll<HTMLElement>(selector)) {
+        const rect = element.getBoundingClientRect();
+        const hidden = rect.width === 0 || rect.height === 0 || element.closest('[inert]') !== null;
+        const disabled = (element as HTMLButtonElement).disabled === true;
+        const nested = element.parentElement?.closest('[data-keyboard-probe]') != null;
+        if (hidden || disabled || nested) continue;
+        if (!reachedProbes.includes(element.dataset.keyboardProbe ?? '')) {
+          const label =
+            element.getAttribute('aria-label') ?? element.textContent?.trim() ?? element.tagName;
+          missed.push(`${element.tagName.toLowerCase()} "${label.slice(0, 60)}"`);
+        }
+      }
+      return missed;
+    },
+    { selector: CONTROLS, reachedProbes: [...reached] },
+  );
+}
