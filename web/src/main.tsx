@@ -1,4 +1,5 @@
 import '@radix-ui/themes/styles.css';
+import './shared/controls.css';
 import { Theme } from '@radix-ui/themes';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';

@@ -1,0 +1,88 @@
+import { Button, Card, Flex, Heading, Text, TextField } from '@radix-ui/themes';
+import { useFieldArray, type FieldPath, type UseFormReturn } from 'react-hook-form';
+import { Field } from '../../shared/Field';
+import type { PolicyFormValues } from './policy-form';
+
+interface OverridesFieldsProps {
+  form: UseFormReturn<PolicyFormValues>;
+  message: (field: FieldPath<PolicyFormValues>) => string | undefined;
+}
+
+/** Per-identifier exceptions: another limit, no limit, or refused outright, until an expiry. */
+export function OverridesFields({ form, message }: OverridesFieldsProps) {
+  const { register, control, watch } = form;
+  const overrides = useFieldArray({ control, name: 'overrides' });
+  return (
+    <Card>
+      <Flex direction="column" gap="3">
+        <Heading as="h3" size="3">
+          Overrides
+        </Heading>
+        {overrides.fields.length === 0 && (
+          <Text size="2" color="gray">
+            No identifier is treated differently.
+          </Text>
+        )}
+        {overrides.fields.map((override, index) => {
+          const kind = watch(`overrides.${index}.kind`);
+          return (
+            <Flex
+              key={override.id}
+              gap="3"
+              align="end"
+              wrap="wrap"
+              role="group"
+              aria-label={`Override ${index + 1}`}
+            >
+              <Field label="Identifier" error={message(`overrides.${index}.identifier`)}>
+                <TextField.Root {...register(`overrides.${index}.identifier`)} />
+              </Field>
+              <Field label="Treatment" error={message(`overrides.${index}.kind`)}>
+                <select className="native-select" {...register(`overrides.${index}.kind`)}>
+                  <option value="limit">its own limit</option>
+                  <option value="unlimited">unlimited</option>
+                  <option value="deny">always refused</option>
+                </select>
+              </Field>
+              {kind === 'limit' && (
+                <Field label="Its limit" error={message(`overrides.${index}.limit`)}>
+                  <TextField.Root inputMode="numeric" {...register(`overrides.${index}.limit`)} />
+                </Field>
+              )}
+              <Field
+                label="Expires"
+                hint="Empty: never"
+                error={message(`overrides.${index}.expiresAt`)}
+              >
+                <TextField.Root
+                  type="datetime-local"
+                  {...register(`overrides.${index}.expiresAt`)}
+                />
+              </Field>
+              <Button
+                type="button"
+                variant="soft"
+                color="red"
+                onClick={() => overrides.remove(index)}
+                aria-label={`Remove override ${index + 1}`}
+              >
+                Remove
+              </Button>
+            </Flex>
+          );
+        })}
+        <Flex>
+          <Button
+            type="button"
+            variant="soft"
+            onClick={() =>
+              overrides.append({ identifier: '', kind: 'limit', limit: '', expiresAt: '' })
+            }
+          >
+            Add override
+          </Button>
+        </Flex>
+      </Flex>
+    </Card>
+  );
+}

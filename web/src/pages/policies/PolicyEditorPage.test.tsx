@@ -1,0 +1,157 @@
+import type { PolicyView } from '@sluice/admin/api';
+import { cleanup, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { answerFetch, renderScreen } from '../../testing/render-screen';
+import { PolicyEditorPage } from './PolicyEditorPage';
+
+const REPLY: PolicyView = {
+  name: 'reply',
+  algorithm: 'sliding-log',
+  limit: 5,
+  periodMs: 60_000,
+  burst: null,
+  segments: null,
+  maxDelayMs: null,
+  cost: 1,
+  key: 'user',
+  match: null,
+  count: 'all',
+  penalty: null,
+  mode: 'enforce',
+  onStoreError: 'allow',
+  overrides: [],
+  description: 'Harry may reply five times a minute',
+  version: 4,
+  source: 'code',
+  updatedAt: null,
+  updatedBy: null,
+  routes: [
+    { method: 'POST', path: '/posts/:id/replies', owner: 'PostsController', handler: 'reply' },
+  ],
+  codeDefault: null,
+};
+
+const editor = (role: 'viewer' | 'operator' | 'admin') =>
+  renderScreen(<PolicyEditorPage />, { role, path: '/policies/reply', route: '/policies/:name' });
+
+/** The text of the message an input's aria-describedby points at. */
+function describedBy(input: HTMLElement): string {
+  return (input.getAttribute('aria-describedby') ?? '')
+    .split(' ')
+    .map((id) => document.getElementById(id)?.textContent ?? '')
+    .join(' ');
+}
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+describe('the policy editor', () => {
+  it("shows the server's validation messages at the fields they name", async () => {
+    const requests = answerFetch({
+      'GET /policies/reply': { body: REPLY },
+      'PUT /policies/reply': {
+        status: 400,
+        body: {
+          statusCode: 400,
+          error: 'Bad Request',
+          message: 'Policy "reply" is invalid',
+          issues: [
+            { field: 'limit', message: 'must be an integer from 1 to 1000000000' },
+            { field: 'penalty.blockMs', message: 'must be an integer from 1 to 31536000000' },
+          ],
+        },
+      },
+    });
+    const user = userEvent.setup();
+    editor('admin');
+
+    const limit = await screen.findByLabelText('Limit');
+    await user.clear(limit);
+    await user.type(limit, '0');
+    await user.click(screen.getByLabelText('Block repeat offenders'));
+    await user.clear(screen.getByLabelText('Block for (ms)'));
+    await user.type(screen.getByLabelText('Block for (ms)'), '-5');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+
+    await waitFor(() => expect(limit.getAttribute('aria-invalid')).toBe('true'));
+    expect(describedBy(limit)).toContain('must be an integer from 1 to 1000000000');
+    const blockFor = screen.getByLabelText('Block for (ms)');
+    expect(blockFor.getAttribute('aria-invalid')).toBe('true');
+    expect(describedBy(blockFor)).toContain('must be an integer from 1 to 31536000000');
+    expect(screen.getByRole('alert').textContent).toMatch(/refused some fields/);
+    const sent = requests.find((request) => request.method === 'PUT')?.body as Record<
+      string,
+      unknown
+    >;
+    expect(sent).toMatchObject({
+      version: 4,
+      limit: 0,
+      penalty: { afterViolations: 3, blockMs: -5 },
+    });
+  });
+
+  it('shows the fields the chosen algorithm takes, and only those', async () => {
+    answerFetch({ 'GET /policies/reply': { body: REPLY } });
+    const user = userEvent.setup();
+    editor('admin');
+    const algorithm = await screen.findByLabelText('Algorithm');
+
+    expect(screen.getByLabelText('Window (ms)')).toBeTruthy();
+    expect(screen.queryByLabelText('Burst')).toBeNull();
+
+    await user.selectOptions(algorithm, 'token-bucket');
+    expect(screen.getByLabelText('Burst')).toBeTruthy();
+    expect(screen.getByLabelText('Period (ms)')).toBeTruthy();
+    expect(screen.queryByLabelText('Segments')).toBeNull();
+
+    await user.selectOptions(algorithm, 'sliding-window');
+    expect(screen.getByLabelText('Segments')).toBeTruthy();
+    expect(screen.queryByLabelText('Burst')).toBeNull();
+
+    await user.selectOptions(algorithm, 'leaky-bucket');
+    expect(screen.getByLabelText('Longest delay (ms)')).toBeTruthy();
+    expect(screen.getByLabelText('Burst')).toBeTruthy();
+  });
+
+  it('shows a viewer the rules and no control to change them', async () => {
+    answerFetch({ 'GET /policies/reply': { body: REPLY } });
+    editor('viewer');
+
+    await screen.findByText('Rules');
+    expect(screen.getByText('Sliding log (sliding-log)')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Save' })).toBeNull();
+    expect(screen.queryByLabelText('Limit')).toBeNull();
+    expect(screen.queryByRole('button', { name: /Delete|Return to code default/ })).toBeNull();
+  });
+
+  it('lets an operator add an override while the rules stay as stored', async () => {
+    const requests = answerFetch({
+      'GET /policies/reply': { body: REPLY },
+      'PUT /policies/reply': ({ body }) => ({
+        body: { ...REPLY, ...(body as object), version: 5 },
+      }),
+    });
+    const user = userEvent.setup();
+    editor('operator');
+
+    const limit = await screen.findByLabelText('Limit');
+    expect((limit as HTMLInputElement).disabled).toBe(true);
+    await user.click(screen.getByRole('button', { name: 'Add override' }));
+    await user.type(screen.getByLabelText('Identifier'), 'alice');
+    await user.type(screen.getByLabelText('Its limit'), '50');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+
+    await screen.findByText(/Saved/);
+    const sent = requests.find((request) => request.method === 'PUT')?.body;
+    expect(sent).toMatchObject({
+      algorithm: 'sliding-log',
+      limit: 5,
+      periodMs: 60_000,
+      version: 4,
+      overrides: [{ identifier: 'alice', limit: 50, expiresAt: null }],
+    });
+  });
+});

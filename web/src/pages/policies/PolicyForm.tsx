@@ -1,0 +1,292 @@
+import type { PolicyWriteRequest } from '@sluice/admin/api';
+import { Button, Callout, Card, Flex, Heading, Text, TextArea, TextField } from '@radix-ui/themes';
+import { useEffect, useState } from 'react';
+import { useForm, type FieldPath } from 'react-hook-form';
+import { ApiError } from '../../api/client';
+import { Field } from '../../shared/Field';
+import { OverridesFields } from './OverridesFields';
+import {
+  ALGORITHM_LABELS,
+  algorithmFields,
+  formFieldOf,
+  toWriteRequest,
+  type PolicyFormValues,
+} from './policy-form';
+
+interface PolicyFormProps {
+  initial: PolicyFormValues;
+  /** The version the form was read at; 0 creates. */
+  version: number;
+  isNew: boolean;
+  /** Admins edit every rule; operators only overrides and enforce/shadow. */
+  canEditRules: boolean;
+  save: (body: PolicyWriteRequest) => Promise<{ version: number }>;
+  onValuesChange: (values: PolicyFormValues) => void;
+}
+
+export function PolicyForm(props: PolicyFormProps) {
+  const { initial, version, isNew, canEditRules, save, onValuesChange } = props;
+  const form = useForm<PolicyFormValues>({ defaultValues: initial });
+  const { register, handleSubmit, formState, setError, watch, reset } = form;
+  const errors = formState.errors;
+  const values = watch();
+  const fields = algorithmFields(values.algorithm);
+  const ruleLocked = !canEditRules;
+  const [savedVersion, setSavedVersion] = useState<number | null>(null);
+
+  useEffect(() => reset(initial), [initial, reset]);
+  useEffect(() => {
+    const subscription = watch((current) => onValuesChange(current as PolicyFormValues));
+    return () => subscription.unsubscribe();
+  }, [watch, onValuesChange]);
+
+  const submit = handleSubmit(async (current) => {
+    // Locked controls are disabled and may not report their values: the rules come as read.
+    const sent = canEditRules
+      ? current
+      : { ...initial, mode: current.mode, overrides: current.overrides, comment: current.comment };
+    setSavedVersion(null);
+    try {
+      setSavedVersion((await save(toWriteRequest(sent, version))).version);
+    } catch (error) {
+      const issues = error instanceof ApiError ? error.fieldErrors : {};
+      let placed = false;
+      for (const [path, message] of Object.entries(issues)) {
+        const field = formFieldOf(path);
+        if (field === undefined) continue;
+        setError(field as FieldPath<PolicyFormValues>, { message });
+        placed = true;
+      }
+      setError('root.server', {
+        message:
+          error instanceof ApiError && error.status === 409
+            ? `Someone changed this policy since you opened it (now version ${error.body?.currentVersion ?? '?'}). Reload to see their change.`
+            : placed
+              ? 'The server refused some fields; see the messages below them.'
+              : (error as Error).message,
+      });
+    }
+  });
+
+  const message = (field: FieldPath<PolicyFormValues>) =>
+    (
+      field
+        .split('.')
+        .reduce<unknown>((at, key) => (at as Record<string, unknown>)?.[key], errors) as
+        { message?: string } | undefined
+    )?.message;
+
+  return (
+    <form onSubmit={(event) => void submit(event)} noValidate aria-label="Policy">
+      <Flex direction="column" gap="4">
+        {errors.root?.server?.message !== undefined && (
+          <Callout.Root color="red" role="alert">
+            <Callout.Text>{errors.root.server.message}</Callout.Text>
+          </Callout.Root>
+        )}
+        {savedVersion !== null && (
+          <Callout.Root color="green" role="status">
+            <Callout.Text>
+              Saved as version {savedVersion}. Every instance applies it within a second.
+            </Callout.Text>
+          </Callout.Root>
+        )}
+        {ruleLocked && (
+          <Text size="2" color="gray">
+            Operators change overrides and switch between enforce and shadow; the other rules need
+            the admin role.
+          </Text>
+        )}
+        <Card>
+          <Flex direction="column" gap="3">
+            <Heading as="h3" size="3">
+              Rate
+            </Heading>
+            <div className="field-grid">
+              {isNew && (
+                <Field label="Name" error={message('name')}>
+                  <TextField.Root {...register('name')} />
+                </Field>
+              )}
+              <Field label="Algorithm" error={message('algorithm')}>
+                <select className="native-select" disabled={ruleLocked} {...register('algorithm')}>
+                  {Object.entries(ALGORITHM_LABELS).map(([value, label]) => (
+                    <option key={value} value={value}>
+                      {label}
+                    </option>
+                  ))}
+                </select>
+              </Field>
+              <Field label="Limit" error={message('limit')}>
+                <TextField.Root inputMode="numeric" disabled={ruleLocked} {...register('limit')} />
+              </Field>
+              <Field
+                label={fields.isWindow ? 'Window (ms)' : 'Period (ms)'}
+                error={message('periodMs')}
+              >
+                <TextField.Root
+                  inputMode="numeric"
+                  disabled={ruleLocked}
+                  {...register('periodMs')}
+                />
+              </Field>
+              {fields.burst && (
+                <Field label="Burst" hint="Empty: the limit" error={message('burst')}>
+                  <TextField.Root
+                    inputMode="numeric"
+                    disabled={ruleLocked}
+                    {...register('burst')}
+                  />
+                </Field>
+              )}
+              {fields.segments && (
+                <Field label="Segments" hint="Empty: 10" error={message('segments')}>
+                  <TextField.Root
+                    inputMode="numeric"
+                    disabled={ruleLocked}
+                    {...register('segments')}
+                  />
+                </Field>
+              )}
+              {fields.maxDelayMs && (
+                <Field
+                  label="Longest delay (ms)"
+                  hint="Empty: the whole burst"
+                  error={message('maxDelayMs')}
+                >
+                  <TextField.Root
+                    inputMode="numeric"
+                    disabled={ruleLocked}
+                    {...register('maxDelayMs')}
+                  />
+                </Field>
+              )}
+              <Field label="Cost" error={message('cost')}>
+                <TextField.Root inputMode="numeric" disabled={ruleLocked} {...register('cost')} />
+              </Field>
+              <Field label="Key" hint="ip, user, header:<name> or a tracker" error={message('key')}>
+                <TextField.Root disabled={ruleLocked} {...register('key')} />
+              </Field>
+              <Field
+                label="User-Agent pattern"
+                hint="Empty: every client"
+                error={message('userAgent')}
+              >
+                <TextField.Root disabled={ruleLocked} {...register('userAgent')} />
+              </Field>
+              <Field label="Count" error={message('count')}>
+                <select className="native-select" disabled={ruleLocked} {...register('count')}>
+                  <option value="all">every request</option>
+                  <option value="failures">failed requests only</option>
+                </select>
+              </Field>
+              <Field
+                label="Mode"
+                hint="Shadow counts and reports but never refuses"
+                error={message('mode')}
+              >
+                <select className="native-select" {...register('mode')}>
+                  <option value="enforce">enforce</option>
+                  <option value="shadow">shadow</option>
+                  <option value="off" disabled={ruleLocked}>
+                    off
+                  </option>
+                </select>
+              </Field>
+              <Field label="When Redis fails" error={message('onStoreError')}>
+                <select
+                  className="native-select"
+                  disabled={ruleLocked}
+                  {...register('onStoreError')}
+                >
+                  <option value="allow">allow</option>
+                  <option value="deny">deny</option>
+                  <option value="local">limit in each process</option>
+                </select>
+              </Field>
+            </div>
+            <Field label="Description" error={message('description')}>
+              <TextArea disabled={ruleLocked} {...register('description')} />
+            </Field>
+          </Flex>
+        </Card>
+        <PenaltyFieldset form={form} locked={ruleLocked} message={message} />
+        <OverridesFields form={form} message={message} />
+        <Field
+          label="Change note"
+          hint="Kept with the revision and the audit"
+          error={message('comment')}
+        >
+          <TextField.Root {...register('comment')} />
+        </Field>
+        <Flex>
+          <Button type="submit" loading={formState.isSubmitting}>
+            Save
+          </Button>
+        </Flex>
+      </Flex>
+    </form>
+  );
+}
+
+interface PenaltyFieldsetProps {
+  form: ReturnType<typeof useForm<PolicyFormValues>>;
+  locked: boolean;
+  message: (field: FieldPath<PolicyFormValues>) => string | undefined;
+}
+
+function PenaltyFieldset({ form, locked, message }: PenaltyFieldsetProps) {
+  const { register, watch } = form;
+  const on = watch('penaltyOn');
+  return (
+    <Card>
+      <Flex direction="column" gap="3">
+        <Heading as="h3" size="3">
+          Penalty
+        </Heading>
+        <Text as="label" size="2">
+          <Flex gap="2" align="center">
+            <input
+              type="checkbox"
+              className="native-checkbox"
+              disabled={locked}
+              {...register('penaltyOn')}
+            />
+            Block repeat offenders
+          </Flex>
+        </Text>
+        {on && (
+          <div className="field-grid">
+            <Field label="Block after violations" error={message('afterViolations')}>
+              <TextField.Root
+                inputMode="numeric"
+                disabled={locked}
+                {...register('afterViolations')}
+              />
+            </Field>
+            <Field label="Block for (ms)" error={message('blockMs')}>
+              <TextField.Root inputMode="numeric" disabled={locked} {...register('blockMs')} />
+            </Field>
+            <Field label="Escalation (×)" hint="Empty: 1" error={message('escalation')}>
+              <TextField.Root inputMode="decimal" disabled={locked} {...register('escalation')} />
+            </Field>
+            <Field label="Longest block (ms)" hint="Empty: a day" error={message('maxBlockMs')}>
+              <TextField.Root inputMode="numeric" disabled={locked} {...register('maxBlockMs')} />
+            </Field>
+            <Field
+              label="Forget offences after (ms)"
+              hint="Empty: 7 days"
+              error={message('forgetAfterMs')}
+            >
+              <TextField.Root
+                inputMode="numeric"
+                disabled={locked}
+                {...register('forgetAfterMs')}
+              />
+            </Field>
+          </div>
+        )}
+      </Flex>
+    </Card>
+  );
+}

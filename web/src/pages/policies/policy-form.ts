@@ -1,0 +1,232 @@
+import type { PolicyView, PolicyWriteRequest } from '@sluice/admin/api';
+import type { AlgorithmName, PolicyMode, StoreErrorMode } from '@sluice/nest';
+import type { SimulatedPolicy } from '@sluice/nest/simulator';
+import { isoToLocalInput, localInputToIso } from '../../shared/format';
+
+export const ALGORITHM_LABELS: Record<AlgorithmName, string> = {
+  'fixed-window': 'Fixed window',
+  'sliding-log': 'Sliding log',
+  'sliding-window': 'Sliding window',
+  'token-bucket': 'Token bucket',
+  'leaky-bucket': 'Leaky bucket (shaping)',
+  gcra: 'GCRA',
+};
+
+const WINDOWS: readonly AlgorithmName[] = ['fixed-window', 'sliding-log', 'sliding-window'];
+
+/** Which of the optional rate fields an algorithm takes. */
+export function algorithmFields(algorithm: AlgorithmName) {
+  return {
+    isWindow: WINDOWS.includes(algorithm),
+    burst: !WINDOWS.includes(algorithm),
+    segments: algorithm === 'sliding-window',
+    maxDelayMs: algorithm === 'leaky-bucket',
+  };
+}
+
+export type OverrideKind = 'limit' | 'unlimited' | 'deny';
+
+export interface OverrideValues {
+  identifier: string;
+  kind: OverrideKind;
+  limit: string;
+  /** datetime-local; empty: never expires. */
+  expiresAt: string;
+}
+
+/** The editor's values: numbers as typed, so a bad one reaches the server and its message. */
+export interface PolicyFormValues {
+  name: string;
+  description: string;
+  algorithm: AlgorithmName;
+  limit: string;
+  periodMs: string;
+  burst: string;
+  segments: string;
+  maxDelayMs: string;
+  cost: string;
+  key: string;
+  userAgent: string;
+  count: 'all' | 'failures';
+  mode: PolicyMode;
+  onStoreError: StoreErrorMode;
+  penaltyOn: boolean;
+  afterViolations: string;
+  blockMs: string;
+  escalation: string;
+  maxBlockMs: string;
+  forgetAfterMs: string;
+  overrides: OverrideValues[];
+  comment: string;
+}
+
+const text = (value: number | null | undefined) => (value == null ? '' : String(value));
+
+export const NEW_POLICY: PolicyFormValues = {
+  name: '',
+  description: '',
+  algorithm: 'fixed-window',
+  limit: '10',
+  periodMs: '60000',
+  burst: '',
+  segments: '',
+  maxDelayMs: '',
+  cost: '1',
+  key: 'ip',
+  userAgent: '',
+  count: 'all',
+  mode: 'enforce',
+  onStoreError: 'allow',
+  penaltyOn: false,
+  afterViolations: '3',
+  blockMs: '60000',
+  escalation: '',
+  maxBlockMs: '',
+  forgetAfterMs: '',
+  overrides: [],
+  comment: '',
+};
+
+export function toFormValues(policy: PolicyView): PolicyFormValues {
+  const penalty = policy.penalty;
+  return {
+    name: policy.name,
+    description: policy.description ?? '',
+    algorithm: policy.algorithm,
+    limit: text(policy.limit),
+    periodMs: text(policy.periodMs),
+    burst: text(policy.burst),
+    segments: text(policy.segments),
+    maxDelayMs: text(policy.maxDelayMs),
+    cost: text(policy.cost),
+    key: policy.key,
+    userAgent: policy.match?.userAgent ?? '',
+    count: policy.count,
+    mode: policy.mode,
+    onStoreError: policy.onStoreError,
+    penaltyOn: penalty !== null,
+    afterViolations: text(penalty?.afterViolations ?? 3),
+    blockMs: text(penalty?.blockMs ?? 60_000),
+    escalation: text(penalty?.escalation),
+    maxBlockMs: text(penalty?.maxBlockMs),
+    forgetAfterMs: text(penalty?.forgetAfterMs),
+    overrides: policy.overrides.map((override) => ({
+      identifier: override.identifier,
+      kind: override.unlimited ? 'unlimited' : override.limit === 0 ? 'deny' : 'limit',
+      limit: text(override.limit),
+      expiresAt:
+        override.expiresAt === null
+          ? ''
+          : isoToLocalInput(new Date(override.expiresAt).toISOString()),
+    })),
+    comment: '',
+  };
+}
+
+/** A typed number, or the text itself when it is not one, so the server names the field. */
+function number(value: string): number | undefined {
+  const trimmed = value.trim();
+  if (trimmed === '') return undefined;
+  const parsed = Number(trimmed);
+  return Number.isFinite(parsed) ? parsed : (trimmed as unknown as number);
+}
+
+const optional = (value: string) => number(value) ?? null;
+
+/** What the editor sends: the rules of the algorithm chosen, nothing of the others. */
+export function toWriteRequest(values: PolicyFormValues, version: number): PolicyWriteRequest {
+  const fields = algorithmFields(values.algorithm);
+  const penalty = values.penaltyOn
+    ? {
+        afterViolations: number(values.afterViolations) as number,
+        blockMs: number(values.blockMs) as number,
+        ...(number(values.escalation) === undefined
+          ? {}
+          : { escalation: number(values.escalation) }),
+        ...(number(values.maxBlockMs) === undefined
+          ? {}
+          : { maxBlockMs: number(values.maxBlockMs) }),
+        ...(number(values.forgetAfterMs) === undefined
+          ? {}
+          : { forgetAfterMs: number(values.forgetAfterMs) }),
+      }
+    : null;
+  return {
+    name: values.name,
+    version,
+    description: values.description.trim() === '' ? null : values.description,
+    algorithm: values.algorithm,
+    limit: number(values.limit) as number,
+    periodMs: number(values.periodMs) as number,
+    burst: fields.burst ? optional(values.burst) : null,
+    segments: fields.segments ? optional(values.segments) : null,
+    maxDelayMs: fields.maxDelayMs ? optional(values.maxDelayMs) : null,
+    cost: number(values.cost) ?? 1,
+    key: values.key,
+    match: values.userAgent.trim() === '' ? null : { userAgent: values.userAgent },
+    count: values.count,
+    mode: values.mode,
+    onStoreError: values.onStoreError,
+    penalty,
+    overrides: values.overrides.map((override) => ({
+      identifier: override.identifier,
+      ...(override.kind === 'unlimited'
+        ? { unlimited: true }
+        : { limit: override.kind === 'deny' ? 0 : (number(override.limit) as number) }),
+      expiresAt: localInputToIso(override.expiresAt) ?? null,
+    })),
+    comment: values.comment.trim() === '' ? null : values.comment,
+  };
+}
+
+const PENALTY_FIELDS = ['afterViolations', 'blockMs', 'escalation', 'maxBlockMs', 'forgetAfterMs'];
+
+/** The editor's field for a server issue's dotted path (`penalty.blockMs`, `overrides.2.limit`). */
+export function formFieldOf(path: string): string | undefined {
+  const [head, second, third] = path.split('.');
+  if (head === 'penalty' && second !== undefined && PENALTY_FIELDS.includes(second)) return second;
+  if (head === 'penalty') return 'afterViolations';
+  if (head === 'match') return 'userAgent';
+  if (head === 'overrides' && second !== undefined && /^\d+$/.test(second)) {
+    const field = third === 'unlimited' ? 'kind' : (third ?? 'identifier');
+    return `overrides.${second}.${field}`;
+  }
+  if (head !== undefined && head in NEW_POLICY && head !== 'overrides') return head;
+  return undefined;
+}
+
+/** The editor's current values as the simulator takes them; unreadable numbers count as unset. */
+export function toSimulatedPolicy(values: PolicyFormValues): SimulatedPolicy | string {
+  const positive = (value: string) => {
+    const parsed = Number(value);
+    return value.trim() !== '' && Number.isInteger(parsed) && parsed > 0 ? parsed : undefined;
+  };
+  const limit = positive(values.limit);
+  const periodMs = positive(values.periodMs);
+  if (limit === undefined) return 'Enter a whole number for Limit to simulate';
+  if (periodMs === undefined)
+    return 'Enter a whole number of milliseconds for the period to simulate';
+  const fields = algorithmFields(values.algorithm);
+  const afterViolations = positive(values.afterViolations);
+  const blockMs = positive(values.blockMs);
+  return {
+    algorithm: values.algorithm,
+    limit,
+    periodMs,
+    burst: fields.burst ? (positive(values.burst) ?? null) : null,
+    segments: fields.segments ? (positive(values.segments) ?? null) : null,
+    maxDelayMs: fields.maxDelayMs ? Number(values.maxDelayMs) || null : null,
+    cost: positive(values.cost) ?? 1,
+    mode: values.mode,
+    penalty:
+      values.penaltyOn && afterViolations !== undefined && blockMs !== undefined
+        ? {
+            afterViolations,
+            blockMs,
+            escalation: Number(values.escalation) || undefined,
+            maxBlockMs: positive(values.maxBlockMs),
+            forgetAfterMs: positive(values.forgetAfterMs),
+          }
+        : null,
+  };
+}
