@@ -1,0 +1,77 @@
+import { AlertDialog, Button, Callout, Flex, Text, TextField } from '@radix-ui/themes';
+import { useState } from 'react';
+import { Field } from '../../shared/Field';
+import { useUnblock } from './blocked.hooks';
+
+interface UnblockDialogProps {
+  policy: string;
+  identifier: string;
+  keyKind: string;
+  onDone?: (message: string) => void;
+}
+
+/** Lifts a block, by default resetting the counters too so the client's next request passes. */
+export function UnblockDialog({ policy, identifier, keyKind, onDone }: UnblockDialogProps) {
+  const unblock = useUnblock();
+  const [open, setOpen] = useState(false);
+  const [reason, setReason] = useState('');
+  const [resetCounters, setResetCounters] = useState(true);
+  const confirm = () =>
+    unblock.mutate(
+      { policy, identifier, keyKind, reason, resetCounters },
+      {
+        onSuccess: () => {
+          setOpen(false);
+          onDone?.(`${identifier} is no longer blocked under ${policy}.`);
+        },
+      },
+    );
+  return (
+    <AlertDialog.Root open={open} onOpenChange={setOpen}>
+      <AlertDialog.Trigger>
+        <Button size="1" variant="soft" aria-label={`Unblock ${identifier}`}>
+          Unblock
+        </Button>
+      </AlertDialog.Trigger>
+      <AlertDialog.Content maxWidth="460px">
+        <AlertDialog.Title>
+          Unblock {identifier} under {policy}?
+        </AlertDialog.Title>
+        <AlertDialog.Description size="2">
+          Every instance forgets the block within a second. The lifting is recorded with your name.
+        </AlertDialog.Description>
+        <Flex direction="column" gap="3" mt="3">
+          <Field label="Reason">
+            <TextField.Root value={reason} onChange={(event) => setReason(event.target.value)} />
+          </Field>
+          <Text as="label" size="2">
+            <Flex gap="2" align="center">
+              <input
+                type="checkbox"
+                className="native-checkbox"
+                checked={resetCounters}
+                onChange={(event) => setResetCounters(event.target.checked)}
+              />
+              Also reset its counters, so its next request passes
+            </Flex>
+          </Text>
+          {unblock.error !== null && (
+            <Callout.Root color="red" role="alert">
+              <Callout.Text>{unblock.error.message}</Callout.Text>
+            </Callout.Root>
+          )}
+        </Flex>
+        <Flex gap="3" mt="4" justify="end">
+          <AlertDialog.Cancel>
+            <Button variant="soft" color="gray">
+              Cancel
+            </Button>
+          </AlertDialog.Cancel>
+          <Button loading={unblock.isPending} onClick={confirm}>
+            Unblock
+          </Button>
+        </Flex>
+      </AlertDialog.Content>
+    </AlertDialog.Root>
+  );
+}
