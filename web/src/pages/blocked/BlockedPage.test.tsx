@@ -37,9 +37,13 @@ describe('the Blocked screen', () => {
     render(<Countdown until="2026-11-24T12:00:03Z" />);
 
     expect(screen.getByText('3 s')).toBeTruthy();
-    act(() => vi.advanceTimersByTime(1000));
+    act(() => {
+      vi.advanceTimersByTime(1000);
+    });
     expect(screen.getByText('2 s')).toBeTruthy();
-    act(() => vi.advanceTimersByTime(2000));
+    act(() => {
+      vi.advanceTimersByTime(2000);
+    });
     expect(screen.getByText('ended')).toBeTruthy();
   });
 
