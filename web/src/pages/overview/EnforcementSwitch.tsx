@@ -1,0 +1,90 @@
+import {
+  AlertDialog,
+  Badge,
+  Button,
+  Callout,
+  Flex,
+  Switch,
+  Text,
+  TextField,
+} from '@radix-ui/themes';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { api } from '../../api/client';
+import { useCan } from '../../app/session';
+import { Field } from '../../shared/Field';
+
+const ENFORCEMENT_KEY = ['enforcement'] as const;
+
+/** The global switch: off, every policy counts and reports but none refuses. Admins only. */
+export function EnforcementSwitch() {
+  const queryClient = useQueryClient();
+  const isAdmin = useCan('admin');
+  const labelId = useId();
+  const state = useQuery({ queryKey: ENFORCEMENT_KEY, queryFn: api.enforcement.get });
+  const [confirming, setConfirming] = useState(false);
+  const [comment, setComment] = useState('');
+  const change = useMutation({
+    mutationFn: (enabled: boolean) =>
+      api.enforcement.set({ enabled, comment: comment.trim() || null }),
+    onSuccess: (next) => {
+      queryClient.setQueryData(ENFORCEMENT_KEY, next);
+      setConfirming(false);
+      setComment('');
+    },
+  });
+  const enabled = state.data?.enabled;
+  if (enabled === undefined) return null;
+  return (
+    <Flex direction="column" gap="2">
+      <Flex align="center" gap="3">
+        <Text id={labelId} weight="medium">
+          Enforcement
+        </Text>
+        {isAdmin ? (
+          <Switch
+            aria-labelledby={labelId}
+            checked={enabled}
+            disabled={change.isPending}
+            onCheckedChange={(checked) => (checked ? change.mutate(true) : setConfirming(true))}
+          />
+        ) : null}
+        <Badge color={enabled ? 'green' : 'red'}>
+          {enabled ? 'on: policies refuse' : 'off: nothing is refused'}
+        </Badge>
+      </Flex>
+      {change.error !== null && (
+        <Callout.Root color="red" role="alert">
+          <Callout.Text>{change.error.message}</Callout.Text>
+        </Callout.Root>
+      )}
+      <AlertDialog.Root open={confirming} onOpenChange={setConfirming}>
+        <AlertDialog.Content maxWidth="460px">
+          <AlertDialog.Title>Turn enforcement off?</AlertDialog.Title>
+          <AlertDialog.Description size="2">
+            Every instance keeps counting and reporting, but no request is refused until it is
+            turned on again.
+          </AlertDialog.Description>
+          <Flex direction="column" gap="3" mt="3">
+            <Field label="Change note">
+              <TextField.Root
+                value={comment}
+                onChange={(event) => setComment(event.target.value)}
+              />
+            </Field>
+          </Flex>
+          <Flex gap="3" mt="4" justify="end">
+            <AlertDialog.Cancel>
+              <Button variant="soft" color="gray">
+                Keep it on
+              </Button>
+            </AlertDialog.Cancel>
+            <Button color="red" loading={change.isPending} onClick={() => change.mutate(false)}>
+              Turn off
+            </Button>
+          </Flex>
+        </AlertDialog.Content>
+      </AlertDialog.Root>
+    </Flex>
+  );
+}
