@@ -41,10 +41,19 @@ export function answerFetch(
             body: { statusCode: 404, error: 'Not Found', message: 'no such route' },
           });
     return Promise.resolve(
-      new Response(answer.status === 204 ? null : JSON.stringify(answer.body ?? {}), {
-        status: answer.status ?? 200,
-        headers: { 'content-type': 'application/json' },
-      }),
+      new Response(
+        answer.status === 204
+          ? null
+          : typeof answer.body === 'string'
+            ? answer.body
+            : JSON.stringify(answer.body ?? {}),
+        {
+          status: answer.status ?? 200,
+          headers: {
+            'content-type': typeof answer.body === 'string' ? 'text/csv' : 'application/json',
+          },
+        },
+      ),
     );
   });
   return requests;
