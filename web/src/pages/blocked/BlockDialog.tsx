@@ -10,6 +10,8 @@ interface BlockDialogProps {
   identifier?: string;
   /** The trigger's text. */
   label?: string;
+  /** The trigger's accessible name, when several sit on one screen. */
+  ariaLabel?: string;
   onDone?: (message: string) => void;
 }
 
@@ -18,6 +20,7 @@ export function BlockDialog({
   policy = '',
   identifier = '',
   label = 'Block by hand',
+  ariaLabel,
   onDone,
 }: BlockDialogProps) {
   const block = useBlock();
@@ -52,7 +55,9 @@ export function BlockDialog({
   return (
     <Dialog.Root open={open} onOpenChange={setOpen}>
       <Dialog.Trigger>
-        <Button variant="soft">{label}</Button>
+        <Button variant="soft" aria-label={ariaLabel}>
+          {label}
+        </Button>
       </Dialog.Trigger>
       <Dialog.Content maxWidth="460px">
         <Dialog.Title>Block by hand</Dialog.Title>

@@ -8,6 +8,8 @@ import { PolicySelect } from './PolicySelect';
 interface ResetCountersDialogProps {
   policy?: string;
   identifier?: string;
+  /** The trigger's accessible name, when several sit on one screen. */
+  ariaLabel?: string;
   onDone?: (message: string) => void;
 }
 
@@ -15,6 +17,7 @@ interface ResetCountersDialogProps {
 export function ResetCountersDialog({
   policy = '',
   identifier = '',
+  ariaLabel,
   onDone,
 }: ResetCountersDialogProps) {
   const reset = useResetCounters();
@@ -42,7 +45,7 @@ export function ResetCountersDialog({
   return (
     <Dialog.Root open={open} onOpenChange={setOpen}>
       <Dialog.Trigger>
-        <Button variant="soft" color="gray">
+        <Button variant="soft" color="gray" aria-label={ariaLabel}>
           Reset counters
         </Button>
       </Dialog.Trigger>

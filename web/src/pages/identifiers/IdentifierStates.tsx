@@ -1,0 +1,110 @@
+import type { IdentifierView } from '@sluice/admin/api';
+import { Badge, Flex, Heading, Table, Text } from '@radix-ui/themes';
+import { useCan } from '../../app/session';
+import { formatDuration, formatTime } from '../../shared/format';
+import { ErrorCallout } from '../../shared/QueryState';
+import { BlockDialog } from '../blocked/BlockDialog';
+import { ResetCountersDialog } from '../blocked/ResetCountersDialog';
+import { UnblockDialog } from '../blocked/UnblockDialog';
+import { useIdentifierStates, useIdentifierTraffic } from './identifiers.hooks';
+
+interface IdentifierStatesProps {
+  identifier: string;
+  onDone: (message: string) => void;
+}
+
+/** Its state now under each policy, its traffic over the last day, and what an operator may do. */
+export function IdentifierStates({ identifier, onDone }: IdentifierStatesProps) {
+  const canAct = useCan('operator');
+  const { policies, names, states } = useIdentifierStates(identifier);
+  const traffic = useIdentifierTraffic(identifier);
+  const trafficOf = (policy: string): IdentifierView | undefined =>
+    traffic.data?.identifiers.find(
+      (entry) => entry.policy === policy && entry.identifier === identifier,
+    );
+  if (policies.error !== null) return <ErrorCallout error={policies.error} />;
+  return (
+    <Flex direction="column" gap="2">
+      <Heading as="h4" size="3">
+        Under every policy
+      </Heading>
+      <Table.Root variant="surface" size="1">
+        <Table.Header>
+          <Table.Row>
+            <Table.ColumnHeaderCell>Policy</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>Now</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>Remaining</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>Last day</Table.ColumnHeaderCell>
+            {canAct && <Table.ColumnHeaderCell>Action</Table.ColumnHeaderCell>}
+          </Table.Row>
+        </Table.Header>
+        <Table.Body>
+          {names.map((policy, index) => {
+            const state = states[index];
+            const decision = state?.data;
+            const seen = trafficOf(policy);
+            const blockedUntil = decision?.blocked?.untilMs;
+            return (
+              <Table.Row key={policy}>
+                <Table.RowHeaderCell>{policy}</Table.RowHeaderCell>
+                <Table.Cell>
+                  {state?.error != null ? (
+                    <Text color="red">{state.error.message}</Text>
+                  ) : decision === undefined ? (
+                    <Text color="gray">…</Text>
+                  ) : blockedUntil !== undefined ? (
+                    <Badge color="red">
+                      blocked until {formatTime(new Date(blockedUntil).toISOString())}
+                    </Badge>
+                  ) : decision.allowed ? (
+                    <Badge color="green">would pass</Badge>
+                  ) : (
+                    <Badge color="amber">
+                      would be refused for {formatDuration(decision.retryAfterMs)}
+                    </Badge>
+                  )}
+                </Table.Cell>
+                <Table.Cell>
+                  {decision === undefined ? '…' : `${decision.remaining} of ${decision.limit}`}
+                </Table.Cell>
+                <Table.Cell>
+                  {seen === undefined
+                    ? 'not seen'
+                    : `${seen.passed} passed, ${seen.rejected} rejected, last ${formatTime(seen.lastSeen)}`}
+                </Table.Cell>
+                {canAct && (
+                  <Table.Cell>
+                    <Flex gap="2" wrap="wrap">
+                      {blockedUntil !== undefined ? (
+                        <UnblockDialog
+                          policy={policy}
+                          identifier={identifier}
+                          keyKind={seen?.keyKind ?? policies.data?.policies[index]?.key ?? 'ip'}
+                          onDone={onDone}
+                        />
+                      ) : (
+                        <BlockDialog
+                          policy={policy}
+                          identifier={identifier}
+                          label="Block"
+                          ariaLabel={`Block ${identifier} under ${policy}`}
+                          onDone={onDone}
+                        />
+                      )}
+                      <ResetCountersDialog
+                        policy={policy}
+                        identifier={identifier}
+                        ariaLabel={`Reset the counters of ${identifier} under ${policy}`}
+                        onDone={onDone}
+                      />
+                    </Flex>
+                  </Table.Cell>
+                )}
+              </Table.Row>
+            );
+          })}
+        </Table.Body>
+      </Table.Root>
+    </Flex>
+  );
+}

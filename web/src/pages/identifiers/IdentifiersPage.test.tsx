@@ -1,0 +1,77 @@
+import { cleanup, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { answerFetch, renderScreen, type Answer } from '../../testing/render-screen';
+import { IdentifiersPage } from './IdentifiersPage';
+
+const decision = (policy: string, allowed: boolean, blockedUntil?: number) => ({
+  allowed,
+  policy,
+  algorithm: 'sliding-log',
+  limit: 2,
+  remaining: allowed ? 2 : 0,
+  resetMs: 0,
+  retryAfterMs: allowed ? 0 : 30_000,
+  delayMs: 0,
+  reason: blockedUntil === undefined ? (allowed ? 'ok' : 'limit') : 'blocked',
+  ...(blockedUntil === undefined ? {} : { blocked: { untilMs: blockedUntil, offence: 1 } }),
+  policies: [],
+});
+
+const routes: Record<string, Answer> = {
+  'GET /policies': {
+    body: {
+      version: 2,
+      enforcement: true,
+      policies: [
+        { name: 'reply', key: 'user' },
+        { name: 'like', key: 'user' },
+      ],
+    },
+  },
+  'GET /inspect/reply/harry': { body: decision('reply', false, Date.now() + 600_000) },
+  'GET /inspect/like/harry': { body: decision('like', true) },
+  'GET /identifiers': {
+    body: {
+      identifiers: [
+        {
+          policy: 'reply',
+          keyKind: 'user',
+          identifier: 'harry',
+          passed: 2,
+          rejected: 3,
+          lastSeen: '2026-11-24T12:00:00.000Z',
+          state: { blocked: true, blockedUntil: null, remaining: 0, limit: 2, retryAfterMs: 0 },
+        },
+      ],
+    },
+  },
+  'GET /penalties': { body: { penalties: [], nextCursor: null } },
+};
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+describe('the Identifiers screen', () => {
+  it("shows the identifier's state under every policy and offers an operator the actions that fit", async () => {
+    answerFetch(routes);
+    renderScreen(<IdentifiersPage />, { role: 'operator', path: '/identifiers?q=harry' });
+
+    const reply = (await screen.findByText(/blocked until/)).closest('tr') as HTMLElement;
+    expect(within(reply).getByText(/2 passed, 3 rejected/)).toBeTruthy();
+    expect(within(reply).getByRole('button', { name: 'Unblock harry' })).toBeTruthy();
+    const like = (await screen.findByText('would pass')).closest('tr') as HTMLElement;
+    expect(within(like).getByText('not seen')).toBeTruthy();
+    expect(within(like).getByRole('button', { name: 'Block harry under like' })).toBeTruthy();
+    expect(screen.getByText('Never blocked.')).toBeTruthy();
+  });
+
+  it('shows a viewer the same states and no action', async () => {
+    answerFetch(routes);
+    renderScreen(<IdentifiersPage />, { role: 'viewer', path: '/identifiers?q=harry' });
+
+    await screen.findByText(/blocked until/);
+    expect(screen.queryByRole('button', { name: /Unblock|Block|Reset/ })).toBeNull();
+  });
+});
