@@ -4,9 +4,10 @@ import type { AdminEventMap } from '../admin-api.types.js';
 import { InstancesService } from '../admin/instances.service.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
-import { SETTLE_MS, StatsService } from './stats.service.js';
+import { StatsService } from './stats.service.js';
 
 const INSTANCES_EVERY_MS = 2_000;
+const STATS_POLL_MS = 500;
 
 function event<K extends keyof AdminEventMap>(type: K, data: AdminEventMap[K]): MessageEvent {
   return { type, data };
@@ -32,11 +33,17 @@ export class EventsController {
   @Sse()
   @RequireRole('viewer')
   stream(): Observable<MessageEvent> {
-    const firstSettled = 1_000 - (Date.now() % 1_000) + SETTLE_MS;
-    const seconds = timer(firstSettled, 1_000).pipe(
+    // Polled twice a second for the seconds settled since the last one sent, so none is skipped
+    // whatever the timers' drift, and each arrives within half a second of settling.
+    let lastSent: number | null = null;
+    const seconds = timer(0, STATS_POLL_MS).pipe(
       concatMap(() =>
-        from(this.stats.lastSecond()).pipe(
-          map((point) => event('stats', point)),
+        from(this.stats.settledSince(lastSent)).pipe(
+          concatMap((points) => {
+            const newest = points.at(-1);
+            if (newest !== undefined) lastSent = Date.parse(newest.at);
+            return from(points.map((point) => event('stats', point)));
+          }),
           catchError(orUnavailable),
         ),
       ),

@@ -12,6 +12,7 @@ import { RedisUnavailableException } from '../common/redis-unavailable.exception
 import { statsQuerySchema } from './stats-query.schema.js';
 
 const DEFAULT_SECONDS = 60;
+const CATCH_UP_SECONDS = 60;
 
 /**
  * How long after a second has ended it is read: instances send their counts 50 ms past each
@@ -37,10 +38,17 @@ export class StatsService {
     return this.read(names, resolution, lastAt, count).then((points) => ({ resolution, points }));
   }
 
-  /** The second that ended most recently and has settled, for the live stream. */
-  async lastSecond(now = Date.now()): Promise<StatsPoint> {
-    const [point] = await this.read(this.policiesInForce(), 'second', now - SETTLE_MS - 1_000, 1);
-    return point!;
+  /**
+   * For the live stream: the seconds settled since the one starting at `afterAt` (epoch ms),
+   * oldest first, at most a minute of them; only the latest settled one when `afterAt` is null.
+   */
+  settledSince(afterAt: number | null, now = Date.now()): Promise<StatsPoint[]> {
+    const lastAt = now - SETTLE_MS - RESOLUTION_MS.second;
+    const last = Math.floor(lastAt / RESOLUTION_MS.second) * RESOLUTION_MS.second;
+    const count =
+      afterAt === null ? 1 : Math.min(CATCH_UP_SECONDS, (last - afterAt) / RESOLUTION_MS.second);
+    if (count <= 0) return Promise.resolve([]);
+    return this.read(this.policiesInForce(), 'second', lastAt, count);
   }
 
   private async read(

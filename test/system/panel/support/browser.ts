@@ -50,7 +50,7 @@ const CONTROLS =
   'a[href], button, input:not([type="hidden"]), select, textarea, [role="switch"], [role="tab"], [role="combobox"], [tabindex]:not([tabindex="-1"])';
 
 /**
- * Presses Tab from the top of the page until focus comes back round, and returns the visible,
+ * Presses Tab from the top of the page until focus comes back round to the first control, and returns the visible,
  * enabled controls it never reached (described by their accessible text).
  */
 export async function controlsNotReachedByKeyboard(page: Page): Promise<string[]> {
@@ -62,16 +62,20 @@ export async function controlsNotReachedByKeyboard(page: Page): Promise<string[]
     (document.activeElement as HTMLElement | null)?.blur();
   }, CONTROLS);
   const reached = new Set<string>();
-  for (let press = 0; press < 400; press++) {
+  let first: string | null = null;
+  let previous: string | null = null;
+  for (let press = 0; press < 600; press++) {
     await page.keyboard.press('Tab');
     const probe = await page.evaluate(() => {
       const active = document.activeElement as HTMLElement | null;
       return active?.closest<HTMLElement>('[data-keyboard-probe]')?.dataset.keyboardProbe ?? null;
     });
-    if (probe !== null) {
-      if (reached.has(probe) && reached.size > 1) break;
-      reached.add(probe);
-    }
+    // A date input takes several presses (day, month, year …) without leaving the control.
+    if (probe === null || probe === previous) continue;
+    if (probe === first) break;
+    first ??= probe;
+    previous = probe;
+    reached.add(probe);
   }
   return page.evaluate(
     ({ selector, reachedProbes }) => {
