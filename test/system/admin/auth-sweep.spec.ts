@@ -118,7 +118,9 @@ describe('the admin API refuses whoever lacks the role a route needs', () => {
       SLUICE_PREFIX: uniqueDemoPrefix('auth-sweep'),
       NODE_ENV: 'test',
     });
-    running = await startApp('express', { imports: [AppModule.forConfig(config, await openAdminDatabase(config))] });
+    running = await startApp('express', {
+      imports: [AppModule.forConfig(config, await openAdminDatabase(config))],
+    });
     routes = adminRoutes(running);
   }, 60_000);
 
