@@ -5,6 +5,7 @@ import { useForm, type FieldPath } from 'react-hook-form';
 import { ApiError } from '../../api/client';
 import { Field } from '../../shared/Field';
 import { OverridesFields } from './OverridesFields';
+import { PenaltyFields } from './PenaltyFields';
 import {
   ALGORITHM_LABELS,
   algorithmFields,
@@ -210,7 +211,7 @@ export function PolicyForm(props: PolicyFormProps) {
             </Field>
           </Flex>
         </Card>
-        <PenaltyFieldset form={form} locked={ruleLocked} message={message} />
+        <PenaltyFields form={form} locked={ruleLocked} message={message} />
         <OverridesFields form={form} message={message} />
         <Field
           label="Change note"
@@ -226,67 +227,5 @@ export function PolicyForm(props: PolicyFormProps) {
         </Flex>
       </Flex>
     </form>
-  );
-}
-
-interface PenaltyFieldsetProps {
-  form: ReturnType<typeof useForm<PolicyFormValues>>;
-  locked: boolean;
-  message: (field: FieldPath<PolicyFormValues>) => string | undefined;
-}
-
-function PenaltyFieldset({ form, locked, message }: PenaltyFieldsetProps) {
-  const { register, watch } = form;
-  const on = watch('penaltyOn');
-  return (
-    <Card>
-      <Flex direction="column" gap="3">
-        <Heading as="h3" size="3">
-          Penalty
-        </Heading>
-        <Text as="label" size="2">
-          <Flex gap="2" align="center">
-            <input
-              type="checkbox"
-              className="native-checkbox"
-              disabled={locked}
-              {...register('penaltyOn')}
-            />
-            Block repeat offenders
-          </Flex>
-        </Text>
-        {on && (
-          <div className="field-grid">
-            <Field label="Block after violations" error={message('afterViolations')}>
-              <TextField.Root
-                inputMode="numeric"
-                disabled={locked}
-                {...register('afterViolations')}
-              />
-            </Field>
-            <Field label="Block for (ms)" error={message('blockMs')}>
-              <TextField.Root inputMode="numeric" disabled={locked} {...register('blockMs')} />
-            </Field>
-            <Field label="Escalation (×)" hint="Empty: 1" error={message('escalation')}>
-              <TextField.Root inputMode="decimal" disabled={locked} {...register('escalation')} />
-            </Field>
-            <Field label="Longest block (ms)" hint="Empty: a day" error={message('maxBlockMs')}>
-              <TextField.Root inputMode="numeric" disabled={locked} {...register('maxBlockMs')} />
-            </Field>
-            <Field
-              label="Forget offences after (ms)"
-              hint="Empty: 7 days"
-              error={message('forgetAfterMs')}
-            >
-              <TextField.Root
-                inputMode="numeric"
-                disabled={locked}
-                {...register('forgetAfterMs')}
-              />
-            </Field>
-          </div>
-        )}
-      </Flex>
-    </Card>
   );
 }

@@ -1,0 +1,67 @@
+import { Card, Flex, Heading, Text, TextField } from '@radix-ui/themes';
+import type { FieldPath, UseFormReturn } from 'react-hook-form';
+import { Field } from '../../shared/Field';
+import type { PolicyFormValues } from './policy-form';
+
+interface PenaltyFieldsProps {
+  form: UseFormReturn<PolicyFormValues>;
+  locked: boolean;
+  message: (field: FieldPath<PolicyFormValues>) => string | undefined;
+}
+
+/** When and for how long a client that keeps exceeding the limit is blocked. */
+export function PenaltyFields({ form, locked, message }: PenaltyFieldsProps) {
+  const { register, watch } = form;
+  const on = watch('penaltyOn');
+  return (
+    <Card>
+      <Flex direction="column" gap="3">
+        <Heading as="h3" size="3">
+          Penalty
+        </Heading>
+        <Text as="label" size="2">
+          <Flex gap="2" align="center">
+            <input
+              type="checkbox"
+              className="native-checkbox"
+              disabled={locked}
+              {...register('penaltyOn')}
+            />
+            Block repeat offenders
+          </Flex>
+        </Text>
+        {on && (
+          <div className="field-grid">
+            <Field label="Block after violations" error={message('afterViolations')}>
+              <TextField.Root
+                inputMode="numeric"
+                disabled={locked}
+                {...register('afterViolations')}
+              />
+            </Field>
+            <Field label="Block for (ms)" error={message('blockMs')}>
+              <TextField.Root inputMode="numeric" disabled={locked} {...register('blockMs')} />
+            </Field>
+            <Field label="Escalation (×)" hint="Empty: 1" error={message('escalation')}>
+              <TextField.Root inputMode="decimal" disabled={locked} {...register('escalation')} />
+            </Field>
+            <Field label="Longest block (ms)" hint="Empty: a day" error={message('maxBlockMs')}>
+              <TextField.Root inputMode="numeric" disabled={locked} {...register('maxBlockMs')} />
+            </Field>
+            <Field
+              label="Forget offences after (ms)"
+              hint="Empty: 7 days"
+              error={message('forgetAfterMs')}
+            >
+              <TextField.Root
+                inputMode="numeric"
+                disabled={locked}
+                {...register('forgetAfterMs')}
+              />
+            </Field>
+          </div>
+        )}
+      </Flex>
+    </Card>
+  );
+}
