@@ -1,14 +1,12 @@
 import type { AuditEntry } from '@sluice/admin/api';
 import { Button, Flex, Heading, Table, Text, TextField } from '@radix-ui/themes';
-import { useQuery } from '@tanstack/react-query';
 import { Fragment, useState } from 'react';
-import { ApiError, api } from '../../api/client';
+import { api } from '../../api/client';
 import { Field } from '../../shared/Field';
-import { FilterForm, useUrlFilters } from '../../shared/FilterForm';
-import { formatTime, localInputToIso } from '../../shared/format';
+import { FilterForm } from '../../shared/FilterForm';
+import { PagedResults, TimeRangeFields, useFilteredPages } from '../../shared/FilteredPages';
+import { formatTime } from '../../shared/format';
 import { JsonDiff } from '../../shared/JsonDiff';
-import { Pager, useCursorPages } from '../../shared/Pager';
-import { QueryState } from '../../shared/QueryState';
 
 const PAGE_SIZE = 50;
 const FILTERS = ['actor', 'action', 'from', 'to'] as const;
@@ -28,19 +26,9 @@ const ACTIONS = [
 ];
 
 export function AuditPage() {
-  const filters = useUrlFilters(FILTERS);
-  const pages = useCursorPages(filters.key);
-  const query = {
-    actor: filters.applied.actor || undefined,
-    action: filters.applied.action || undefined,
-    from: localInputToIso(filters.applied.from),
-    to: localInputToIso(filters.applied.to),
-  };
-  const audit = useQuery({
-    queryKey: ['audit', query, pages.cursor],
-    queryFn: () => api.audit({ ...query, cursor: pages.cursor, limit: PAGE_SIZE }),
-  });
-  const errors = audit.error instanceof ApiError ? audit.error.fieldErrors : {};
+  const { filters, pages, result, errors } = useFilteredPages('audit', FILTERS, (query, cursor) =>
+    api.audit({ ...query, cursor, limit: PAGE_SIZE }),
+  );
   return (
     <Flex direction="column" gap="4">
       <Heading as="h2" size="6">
@@ -64,30 +52,16 @@ export function AuditPage() {
             ))}
           </select>
         </Field>
-        <Field label="From" error={errors.from}>
-          <TextField.Root type="datetime-local" {...filters.field('from')} />
-        </Field>
-        <Field label="To" error={errors.to}>
-          <TextField.Root type="datetime-local" {...filters.field('to')} />
-        </Field>
+        <TimeRangeFields field={filters.field} errors={errors} />
       </FilterForm>
-      <QueryState query={audit}>
-        {(page) => (
-          <>
-            {page.entries.length === 0 ? (
-              <Text color="gray">No change matches.</Text>
-            ) : (
-              <AuditTable entries={page.entries} />
-            )}
-            <Pager
-              page={pages.page}
-              nextCursor={page.nextCursor}
-              onNext={pages.next}
-              onPrevious={pages.previous}
-            />
-          </>
-        )}
-      </QueryState>
+      <PagedResults
+        result={result}
+        pages={pages}
+        isEmpty={(page) => page.entries.length === 0}
+        empty="No change matches."
+      >
+        {(page) => <AuditTable entries={page.entries} />}
+      </PagedResults>
     </Flex>
   );
 }

@@ -1,12 +1,11 @@
 import type { PenaltyRecord } from '@sluice/admin/api';
 import { Badge, Button, Callout, Flex, Heading, Table, Text, TextField } from '@radix-ui/themes';
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { ApiError, api } from '../../api/client';
+import { useMutation } from '@tanstack/react-query';
+import { api } from '../../api/client';
 import { Field } from '../../shared/Field';
-import { FilterForm, useUrlFilters } from '../../shared/FilterForm';
-import { formatDuration, formatTime, localInputToIso } from '../../shared/format';
-import { Pager, useCursorPages } from '../../shared/Pager';
-import { QueryState } from '../../shared/QueryState';
+import { FilterForm } from '../../shared/FilterForm';
+import { PagedResults, TimeRangeFields, useFilteredPages } from '../../shared/FilteredPages';
+import { formatDuration, formatTime } from '../../shared/format';
 import { PolicySelect } from '../blocked/PolicySelect';
 import { downloadBlob } from './download';
 
@@ -15,22 +14,14 @@ const FILTERS = ['identifier', 'policy', 'from', 'to'] as const;
 const STATE_COLORS = { active: 'red', expired: 'gray', lifted: 'green' } as const;
 
 export function PenaltiesPage() {
-  const filters = useUrlFilters(FILTERS);
-  const pages = useCursorPages(filters.key);
-  const query = {
-    identifier: filters.applied.identifier || undefined,
-    policy: filters.applied.policy || undefined,
-    from: localInputToIso(filters.applied.from),
-    to: localInputToIso(filters.applied.to),
-  };
-  const penalties = useQuery({
-    queryKey: ['penalties', query, pages.cursor],
-    queryFn: () => api.penalties({ ...query, cursor: pages.cursor, limit: PAGE_SIZE }),
-  });
+  const { filters, pages, query, result, errors } = useFilteredPages(
+    'penalties',
+    FILTERS,
+    (filter, cursor) => api.penalties({ ...filter, cursor, limit: PAGE_SIZE }),
+  );
   const csv = useMutation({
     mutationFn: async () => downloadBlob(await api.penaltiesCsv(query), 'penalties.csv'),
   });
-  const errors = penalties.error instanceof ApiError ? penalties.error.fieldErrors : {};
   return (
     <Flex direction="column" gap="4">
       <Flex justify="between" align="center" wrap="wrap" gap="3">
@@ -48,35 +39,21 @@ export function PenaltiesPage() {
         <Field label="Policy" error={errors.policy}>
           <PolicySelect anyLabel="Any policy" {...filters.field('policy')} />
         </Field>
-        <Field label="From" error={errors.from}>
-          <TextField.Root type="datetime-local" {...filters.field('from')} />
-        </Field>
-        <Field label="To" error={errors.to}>
-          <TextField.Root type="datetime-local" {...filters.field('to')} />
-        </Field>
+        <TimeRangeFields field={filters.field} errors={errors} />
       </FilterForm>
       {csv.error !== null && (
         <Callout.Root color="red" role="alert">
           <Callout.Text>The CSV could not be made: {csv.error.message}</Callout.Text>
         </Callout.Root>
       )}
-      <QueryState query={penalties}>
-        {(page) => (
-          <>
-            {page.penalties.length === 0 ? (
-              <Text color="gray">No penalties match.</Text>
-            ) : (
-              <PenaltyTable penalties={page.penalties} />
-            )}
-            <Pager
-              page={pages.page}
-              nextCursor={page.nextCursor}
-              onNext={pages.next}
-              onPrevious={pages.previous}
-            />
-          </>
-        )}
-      </QueryState>
+      <PagedResults
+        result={result}
+        pages={pages}
+        isEmpty={(page) => page.penalties.length === 0}
+        empty="No penalties match."
+      >
+        {(page) => <PenaltyTable penalties={page.penalties} />}
+      </PagedResults>
     </Flex>
   );
 }
