@@ -40,7 +40,7 @@ function decision(parts: PolicyDecision[]): Decision {
 const stores: Array<[string, () => DecisionStatsStore]> = [
   ['a single Redis', () => new RedisDecisionStats(connectRedis(), uniquePrefix('stats'))],
   ['a Redis Cluster', () => new RedisDecisionStats(connectCluster(), uniquePrefix('stats'))],
-  ['this process', () => new LocalDecisionStats()],
+  ['this process', () => new LocalDecisionStats(new ManualClock(START * 1_000).now)],
 ];
 
 describe.each(stores)('decision counts in %s', (_, create) => {
@@ -112,8 +112,8 @@ describe.each([
 
 describe('the decision tally of one instance', () => {
   it('counts each policy of a decision under one outcome, in the second it was decided', async () => {
-    const stats = new LocalDecisionStats();
     const clock = new ManualClock(START * 1_000);
+    const stats = new LocalDecisionStats(clock.now);
     const tally = new DecisionTally(stats, clock.now);
 
     tally.count(decision([part('reply'), part('burst')]));

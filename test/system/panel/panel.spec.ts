@@ -203,6 +203,12 @@ describe('the admin panel in Chromium', () => {
   it('shows every other screen, and Identifiers finds Harry under every policy', async () => {
     await page.goto(panel('policies'));
     await screenshot(page, 'policies');
+    await page.goto(panel('policies/reply/revisions'));
+    await page.getByRole('heading', { name: 'Revisions of reply' }).waitFor();
+    await expect
+      .poll(() => page.getByRole('region', { name: /^Changes from version/ }).textContent())
+      .toMatch(/"limit": 2/);
+    await screenshot(page, 'policy-revisions');
     await page.goto(panel('identifiers?q=harry'));
     await page.getByRole('heading', { name: /harry/ }).first().waitFor();
     await screenshot(page, 'identifiers');
@@ -251,6 +257,7 @@ describe('the admin panel in Chromium', () => {
     '',
     'policies',
     'policies/reply',
+    'policies/reply/revisions',
     'blocked',
     'identifiers?q=harry',
     'penalties',

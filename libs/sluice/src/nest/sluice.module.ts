@@ -3,7 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { LocalPolicyChannel } from '../bus/local.channel.js';
 import { PolicyBus } from '../bus/policy.bus.js';
 import { RedisPolicyChannel } from '../bus/redis.channel.js';
-import { systemClock } from '../clock/clock.js';
+import { systemClock, type Clock } from '../clock/clock.js';
 import { SluiceEngine } from '../engine/sluice.engine.js';
 import { LocalPenaltyStream } from '../penalty/local-penalty.stream.js';
 import { PenaltyEventPublisher } from '../penalty/penalty-event.publisher.js';
@@ -94,10 +94,10 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     },
     {
       provide: DECISION_STATS,
-      inject: [SLUICE_OPTIONS, SluiceConnection],
-      useFactory: (options: SluiceModuleOptions, connection: SluiceConnection) =>
+      inject: [SLUICE_OPTIONS, SluiceConnection, SLUICE_CLOCK],
+      useFactory: (options: SluiceModuleOptions, connection: SluiceConnection, clock: Clock) =>
         connection.redis === undefined
-          ? new LocalDecisionStats()
+          ? new LocalDecisionStats(clock)
           : new RedisDecisionStats(connection.redis, options.prefix ?? 'sluice'),
     },
     PolicyBus,

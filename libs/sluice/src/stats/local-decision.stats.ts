@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../clock/clock.js';
 import {
   COUNT_NAMES,
   noCounts,
@@ -22,6 +23,9 @@ export class LocalDecisionStats implements DecisionStatsStore {
     minute: new Map(),
   };
 
+  /** `clock` tells what has expired; the module passes its SLUICE_CLOCK. */
+  constructor(private readonly clock: Clock = systemClock) {}
+
   add(counts: readonly PolicyCounts[]): Promise<void> {
     for (const resolution of ['second', 'minute'] as const) {
       const buckets = this.buckets[resolution];
@@ -37,7 +41,7 @@ export class LocalDecisionStats implements DecisionStatsStore {
         for (const name of COUNT_NAMES) bucket.counts[name] += entry.counts[name];
       }
       // Buckets arrive in time order, so the expired ones are at the front.
-      const oldestKept = Date.now() - STATS_RETENTION_MS[resolution];
+      const oldestKept = this.clock() / 1_000 - STATS_RETENTION_MS[resolution];
       for (const [key, bucket] of buckets) {
         if (bucket.at >= oldestKept) break;
         buckets.delete(key);
