@@ -149,6 +149,8 @@ describe('the admin panel in Chromium', () => {
     await screenshot(page, 'blocked');
     await page.getByRole('button', { name: 'Unblock harry' }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Unblock' }).click();
+    // Told once the block is lifted and the counters are reset (the list may refresh between).
+    await page.getByText('harry is no longer blocked under reply.').waitFor({ timeout: LIVE_MS });
     await harry.waitFor({ state: 'detached', timeout: LIVE_MS });
 
     expect((await reply(demos[1]!.url)).status).toBe(201);
