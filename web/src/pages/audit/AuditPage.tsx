@@ -23,6 +23,8 @@ const ACTIONS = [
   'block.create',
   'block.lift',
   'counters.reset',
+  'session.sign-in',
+  'session.sign-out',
 ];
 
 export function AuditPage() {
