@@ -51,14 +51,15 @@ async function bootstrap(): Promise<void> {
       ? 'Limits kept in this process (no REDIS_URL)'
       : `Limits kept in Redis at ${redactedUrl(config.redisUrl)} under "${config.prefix}"`,
   );
-  logger.log(`Forum demo listening on ${base}`);
   if (database === undefined) {
     logger.warn('The admin API and panel are off (SLUICE_ADMIN=off)');
-    return;
+  } else {
+    logger.log(`Policies, penalties and the audit kept in ${database.description}`);
+    logger.log(`Admin panel on ${base}/sluice`);
+    logger.log(`Admin API on ${base}/sluice/api (its OpenAPI description at /sluice/api/docs)`);
   }
-  logger.log(`Policies, penalties and the audit kept in ${database.description}`);
-  logger.log(`Admin panel on ${base}/sluice`);
-  logger.log(`Admin API on ${base}/sluice/api (its OpenAPI description at /sluice/api/docs)`);
+  // Last, so whoever waits for this line has read the others.
+  logger.log(`Forum demo listening on ${base}`);
 }
 
 bootstrap().catch((error: unknown) => {

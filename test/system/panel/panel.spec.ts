@@ -144,7 +144,8 @@ describe('the admin panel in Chromium', () => {
     await copyFile(await screenshot(page, 'overview'), README_SCREENSHOT);
 
     await page.getByRole('link', { name: 'Blocked' }).click();
-    const harry = page.getByRole('row').filter({ hasText: 'harry' });
+    await page.getByRole('heading', { name: 'Blocked' }).waitFor();
+    const harry = page.getByRole('row').filter({ hasText: 'harry' }).filter({ hasText: 'reply' });
     await harry.waitFor({ timeout: LIVE_MS });
     await screenshot(page, 'blocked');
     await page.getByRole('button', { name: 'Unblock harry' }).click();

@@ -15,7 +15,7 @@ const ADMIN_TIMEOUT_MS = 20_000;
 export const ADMIN_API = '/sluice/api';
 const EXIT_TIMEOUT_MS = 10_000;
 const STOP_GRACE_MS = 5_000;
-const LOG_TAIL = 60;
+const LOG_TAIL = 300;
 const READY = /Forum demo listening on http:\/\/\S+?:(\d+)/;
 
 /** Last resort for an aborted run: no demo started here outlives this process. */
