@@ -9,6 +9,13 @@ export const ALGORITHMS = [
 
 export type AlgorithmName = (typeof ALGORITHMS)[number];
 
+/** The algorithms that count requests in a window (a limit per period, no burst). */
+export function isWindowAlgorithm(algorithm: AlgorithmName): boolean {
+  return (
+    algorithm === 'fixed-window' || algorithm === 'sliding-log' || algorithm === 'sliding-window'
+  );
+}
+
 /**
  * Each algorithm's short name on the wire and in its state key, `…:<policy>:<code>`: a policy
  * whose algorithm changes starts from a fresh state instead of misreading the old one.

@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { ALGORITHMS, type AlgorithmName } from '../algorithms/algorithm.types.js';
+import {
+  ALGORITHMS,
+  isWindowAlgorithm,
+  type AlgorithmName,
+} from '../algorithms/algorithm.types.js';
 import { idiv } from '../algorithms/integer-math.js';
 import { KEY_KIND } from '../keys/key.builder.js';
 import { PolicyValidationError, type PolicyIssue } from './policy-validation.error.js';
@@ -11,8 +15,6 @@ export const MAX_LIMIT = 1_000_000_000;
 const MAX_SLIDING_LOG_LIMIT = 100_000;
 const MAX_SEGMENTS = 1000;
 const DAY_MS = 24 * 3_600_000;
-
-const WINDOWS: AlgorithmName[] = ['fixed-window', 'sliding-log', 'sliding-window'];
 
 const integer = (min: number, max: number) =>
   z
@@ -102,7 +104,7 @@ function compiles(pattern: string): boolean {
 
 /** The capacity a single request's cost must fit in: burst for buckets, limit for windows. */
 export function capacity(algorithm: AlgorithmName, limit: number, burst: number | null): number {
-  return WINDOWS.includes(algorithm) ? limit : (burst ?? limit);
+  return isWindowAlgorithm(algorithm) ? limit : (burst ?? limit);
 }
 
 /** Checks that need several fields, for the policy's own limit or an override's. */
@@ -133,7 +135,7 @@ function rateIssues(
       message: `must not exceed the capacity (${room}), got ${policy.cost}`,
     });
   }
-  if (!WINDOWS.includes(policy.algorithm) && room * idiv(period, limit) > MAX_PERIOD_MS * 1000) {
+  if (!isWindowAlgorithm(policy.algorithm) && room * idiv(period, limit) > MAX_PERIOD_MS * 1000) {
     issues.push({
       field: policy.burst === null ? field : 'burst',
       message: 'a full bucket must refill within 365 days (burst × periodMs / limit)',
@@ -148,7 +150,7 @@ function applicabilityIssues(input: Record<string, unknown>): PolicyIssue[] {
   if (!ALGORITHMS.includes(algorithm)) return [];
   const set = (field: string) => input[field] !== undefined && input[field] !== null;
   const issues: PolicyIssue[] = [];
-  if (WINDOWS.includes(algorithm) && set('burst')) {
+  if (isWindowAlgorithm(algorithm) && set('burst')) {
     issues.push({ field: 'burst', message: `does not apply to ${algorithm}; leave it null` });
   }
   if (algorithm !== 'sliding-window' && set('segments')) {
@@ -195,7 +197,7 @@ export function parsePolicy(input: unknown): Policy {
   }
   const raw = parsed.data;
   const issues: PolicyIssue[] = [...applicability];
-  const isWindow = WINDOWS.includes(raw.algorithm);
+  const isWindow = isWindowAlgorithm(raw.algorithm);
   const segments = raw.algorithm === 'sliding-window' ? (raw.segments ?? 10) : null;
   if (segments !== null && (raw.periodMs * 1000) % segments !== 0) {
     issues.push({

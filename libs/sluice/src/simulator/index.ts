@@ -1,3 +1,5 @@
+/** The browser-safe part of the library: what the panel runs. */
+export { isWindowAlgorithm } from '../algorithms/algorithm.types.js';
 export {
   MAX_SIMULATED_REQUESTS,
   requestTimes,

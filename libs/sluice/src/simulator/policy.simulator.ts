@@ -1,3 +1,4 @@
+import { isWindowAlgorithm } from '../algorithms/algorithm.types.js';
 import type { PenaltyOptions, PolicyMode } from '../policy/policy.types.js';
 import { runOperation, type StateAccess } from '../store/operations.js';
 import type { PenaltyRule, PolicySpec } from '../store/store.types.js';
@@ -96,7 +97,7 @@ function specOf(policy: SimulatedPolicy): PolicySpec {
           maxBlockMs: penalty.maxBlockMs ?? Math.max(DAY_MS, penalty.blockMs),
           forgetAfterMs: penalty.forgetAfterMs ?? WEEK_MS,
         };
-  const isBucket = !['fixed-window', 'sliding-log', 'sliding-window'].includes(policy.algorithm);
+  const isBucket = !isWindowAlgorithm(policy.algorithm);
   return {
     name: 'simulated',
     algorithm: policy.algorithm,

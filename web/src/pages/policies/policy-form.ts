@@ -1,6 +1,6 @@
 import type { PolicyView, PolicyWriteRequest } from '@sluice/admin/api';
 import type { AlgorithmName, PolicyMode, StoreErrorMode } from '@sluice/nest';
-import type { SimulatedPolicy } from '@sluice/nest/simulator';
+import { isWindowAlgorithm, type SimulatedPolicy } from '@sluice/nest/simulator';
 import { isoToLocalInput, localInputToIso } from '../../shared/format';
 
 export const ALGORITHM_LABELS: Record<AlgorithmName, string> = {
@@ -12,13 +12,11 @@ export const ALGORITHM_LABELS: Record<AlgorithmName, string> = {
   gcra: 'GCRA',
 };
 
-const WINDOWS: readonly AlgorithmName[] = ['fixed-window', 'sliding-log', 'sliding-window'];
-
 /** Which of the optional rate fields an algorithm takes. */
 export function algorithmFields(algorithm: AlgorithmName) {
   return {
-    isWindow: WINDOWS.includes(algorithm),
-    burst: !WINDOWS.includes(algorithm),
+    isWindow: isWindowAlgorithm(algorithm),
+    burst: !isWindowAlgorithm(algorithm),
     segments: algorithm === 'sliding-window',
     maxDelayMs: algorithm === 'leaky-bucket',
   };
