@@ -35,6 +35,12 @@ export interface SluiceModuleOptions {
   breaker?: Pick<CircuitBreakerOptions, 'failureThreshold' | 'cooldownMs'>;
   /** How many blocked identifiers each instance remembers. Default 10000. */
   blockCacheSize?: number;
+  /**
+   * On Fastify, refuse identifiers whose block this instance has cached in an onRequest hook,
+   * before Nest's pipeline (guards, interceptors, exception filters do not see those requests).
+   * Default true; false leaves every refusal to SluiceGuard.
+   */
+  refuseBlockedEarly?: boolean;
   /** How often the published policy version is checked, in case a notice was missed. Default 5000 ms. */
   syncIntervalMs?: number;
   /** How often this instance reports itself to the admin. Default 5000 ms. */

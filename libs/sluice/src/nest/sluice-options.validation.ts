@@ -31,6 +31,10 @@ export function assertOptions(options: SluiceModuleOptions): void {
   if (size !== undefined && (!Number.isSafeInteger(size) || size < 0 || size > 10_000_000)) {
     fail('blockCacheSize', `must be an integer from 0 to 10000000, got ${String(size)}`);
   }
+  const early = options.refuseBlockedEarly;
+  if (early !== undefined && typeof early !== 'boolean') {
+    fail('refuseBlockedEarly', `must be true or false, got ${JSON.stringify(early)}`);
+  }
   const { failureThreshold, cooldownMs } = options.breaker ?? {};
   if (
     failureThreshold !== undefined &&

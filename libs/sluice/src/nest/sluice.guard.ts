@@ -3,6 +3,7 @@ import {
   Inject,
   Injectable,
   Logger,
+  Optional,
   type CanActivate,
   type ExecutionContext,
 } from '@nestjs/common';
@@ -13,7 +14,9 @@ import { InvalidIdentifierError } from '../keys/identifier.js';
 import type { Policy } from '../policy/policy.types.js';
 import { TrackerResolver, type Tracked } from '../trackers/tracker.resolver.js';
 import { guardedResponseHeaders } from './rate-limit.headers.js';
-import { onFinished, setHeader, userAgentOf } from './response.access.js';
+import { BlockGate } from './block.gate.js';
+import { PolicyMatcher } from './policy.matcher.js';
+import { onFinished, setHeader } from './response.access.js';
 import { SLUICE_OPTIONS } from './sluice.tokens.js';
 import type { SluiceModuleOptions } from './sluice-options.interface.js';
 import { SluiceService } from './sluice.service.js';
@@ -25,9 +28,6 @@ export interface RequestResponse {
   req: unknown;
   res: unknown;
 }
-
-/** Long enough for any real User-Agent; bounds the work a hostile one can cause a pattern. */
-const MAX_USER_AGENT_TESTED = 512;
 
 /** One identifier's share of a request: the policies that count it, decided in one call. */
 interface Charge extends Tracked {
@@ -44,13 +44,14 @@ interface Charge extends Tracked {
 export class SluiceGuard implements CanActivate {
   private readonly logger = new Logger('Sluice');
   private readonly trackers: TrackerResolver;
-  private readonly userAgentPatterns = new WeakMap<Policy, RegExp>();
+  private readonly matcher = new PolicyMatcher();
   private readonly marks: ThrottleMarksCache;
 
   constructor(
     @Inject(SLUICE_OPTIONS) protected readonly options: SluiceModuleOptions,
     @Inject(Reflector) protected readonly reflector: Reflector,
     @Inject(SluiceService) protected readonly sluice: SluiceService,
+    @Optional() @Inject(BlockGate) private readonly gate?: BlockGate,
   ) {
     this.trackers = new TrackerResolver(options.trustProxy, options.trackers);
     this.marks = new ThrottleMarksCache(reflector);
@@ -61,12 +62,13 @@ export class SluiceGuard implements CanActivate {
     const { names, route } = this.marks.of(context.getHandler(), context.getClass());
     if (names === undefined) return true;
     const { req, res } = this.getRequestResponse(context);
-    const policies = this.applicable(names, req);
+    const policies = this.matcher.applicable(this.sluice.engine.policies.resolve(names), req);
     if (policies.length === 0) return true;
     const charges = await this.charges(policies, req, context);
     const decision = await this.decideAll(charges, route);
     this.sendHeaders(res, decision, policies);
     if (!decision.allowed) {
+      if (decision.reason === 'cache-block') this.showGate(context, req, names, route);
       this.giveBack(charges.filter((charge) => charge.decision?.allowed));
       await this.throwThrottlingException(context, decision);
       return false;
@@ -119,23 +121,19 @@ export class SluiceGuard implements CanActivate {
     throw new WsException(refusal.getResponse());
   }
 
-  /** The policies named that apply to this request (a `match` may leave some out). */
-  private applicable(names: readonly string[], req: unknown): Policy[] {
-    const policies = this.sluice.engine.policies.resolve(names);
-    return policies.every((policy) => policy.match === null)
-      ? policies
-      : policies.filter((policy) => this.applies(policy, req));
-  }
-
-  private applies(policy: Policy, req: unknown): boolean {
-    if (policy.match === null) return true;
-    let pattern = this.userAgentPatterns.get(policy);
-    if (pattern === undefined) {
-      pattern = new RegExp(policy.match.userAgent, 'i');
-      this.userAgentPatterns.set(policy, pattern);
+  /**
+   * Lets the block gate refuse this route's cached blocks before Nest's pipeline, unless a
+   * subclass may decide or refuse otherwise than this guard does.
+   */
+  private showGate(
+    context: ExecutionContext,
+    req: unknown,
+    names: readonly string[],
+    route: string,
+  ): void {
+    if (Object.getPrototypeOf(this) === SluiceGuard.prototype && context.getType() === 'http') {
+      this.gate?.learn(req, names, route);
     }
-    const userAgent = userAgentOf(req);
-    return userAgent !== undefined && pattern.test(userAgent.slice(0, MAX_USER_AGENT_TESTED));
   }
 
   /** Groups the policies by who they count, so each identifier is decided in one call. */

@@ -15,6 +15,7 @@ import { RedisDecisionStats } from '../stats/redis-decision.stats.js';
 import { LocalIdentifierStats } from '../stats/local-identifier.stats.js';
 import { RedisIdentifierStats } from '../stats/redis-identifier.stats.js';
 import { BlockCache } from './block.cache.js';
+import { BlockGate } from './block.gate.js';
 import { RouteExplorer } from './route.explorer.js';
 import { RouteRegistry } from './route.registry.js';
 import { SluiceConnection } from './sluice.connection.js';
@@ -108,6 +109,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     RouteRegistry,
     RouteExplorer,
     SluiceService,
+    BlockGate,
     SluiceGuard,
     { provide: GLOBAL_GUARD, useExisting: SluiceGuard },
   ],
@@ -126,6 +128,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     DecisionTally,
     RouteRegistry,
     SluiceService,
+    BlockGate,
     SluiceGuard,
   ],
 })

@@ -54,13 +54,24 @@ export class SluiceService {
   ): Promise<Decision> {
     const started = this.metrics === undefined ? 0 : performance.now();
     const decision = await this.decide(policies, identifier, options);
-    if (this.metrics !== undefined) {
-      const cached = decision.reason === 'cache-block';
-      this.metrics.decided(decision, cached ? undefined : (performance.now() - started) / 1000);
-    }
-    this.tally.count(decision, options.keyKind, this.keyOf, identifier);
-    this.decisions.count(decision);
+    const cached = decision.reason === 'cache-block';
+    this.record(decision, identifier, options, cached ? undefined : started);
     return decision;
+  }
+
+  /**
+   * The refusal of a cached block under one of `policies` (resolved), counted like any decision;
+   * undefined when none of them has the identifier's block cached, with nothing counted.
+   */
+  refuseFromCache(
+    policies: Policy[],
+    identifier: string,
+    options: ConsumeOptions,
+  ): Decision | undefined {
+    const refusal =
+      this.blocks.size > 0 ? this.cachedBlock(policies, identifier, options) : undefined;
+    if (refusal !== undefined) this.record(refusal, identifier, options);
+    return refusal;
   }
 
   peek(policies: PolicyNames, identifier: string, options: ConsumeOptions = {}): Promise<Decision> {
@@ -156,6 +167,21 @@ export class SluiceService {
       });
     }
     return decision;
+  }
+
+  /** Counts a decision for the panel and metrics; `started` times a store call when one was made. */
+  private record(
+    decision: Decision,
+    identifier: string,
+    options: ConsumeOptions,
+    started?: number,
+  ): void {
+    if (this.metrics !== undefined) {
+      const seconds = started === undefined ? undefined : (performance.now() - started) / 1000;
+      this.metrics.decided(decision, seconds);
+    }
+    this.tally.count(decision, options.keyKind, this.keyOf, identifier);
+    this.decisions.count(decision);
   }
 
   private readonly keyOf = (policy: string): string =>

@@ -1,19 +1,29 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import type { Decision } from '../engine/decision.js';
 
+/** The body of a refusal's 429. */
+export interface RefusalBody {
+  statusCode: number;
+  error: string;
+  message: string;
+  policy: string;
+  retryAfterMs: number;
+}
+
+export function refusalBody(decision: Decision): RefusalBody {
+  return {
+    statusCode: HttpStatus.TOO_MANY_REQUESTS,
+    error: 'Too Many Requests',
+    message: describe(decision),
+    policy: decision.policy,
+    retryAfterMs: decision.retryAfterMs,
+  };
+}
+
 /** The 429 a refused request gets: `{ statusCode, error, message, policy, retryAfterMs }`. */
 export class TooManyRequestsException extends HttpException {
   constructor(readonly decision: Decision) {
-    super(
-      {
-        statusCode: HttpStatus.TOO_MANY_REQUESTS,
-        error: 'Too Many Requests',
-        message: describe(decision),
-        policy: decision.policy,
-        retryAfterMs: decision.retryAfterMs,
-      },
-      HttpStatus.TOO_MANY_REQUESTS,
-    );
+    super(refusalBody(decision), HttpStatus.TOO_MANY_REQUESTS);
   }
 }
 

@@ -36,13 +36,27 @@ export class TrackerResolver {
   }
 
   async track(request: unknown, keyKind: string, context: ExecutionContext): Promise<Tracked> {
-    let identifier: string | undefined;
-    if (keyKind === 'user') identifier = userIdOf(request);
-    else if (keyKind.startsWith('header:')) identifier = headerOf(request, keyKind.slice(7));
-    else if (keyKind !== 'ip' && Object.hasOwn(this.trackers, keyKind)) {
-      identifier = text(await (this.trackers[keyKind] as Tracker)(request, context));
-    }
+    const byRequest = this.trackByRequest(request, keyKind);
+    if (byRequest !== undefined) return byRequest;
+    const identifier =
+      keyKind === 'user'
+        ? userIdOf(request)
+        : Object.hasOwn(this.trackers, keyKind)
+          ? text(await (this.trackers[keyKind] as Tracker)(request, context))
+          : undefined;
     if (identifier !== undefined) return { keyKind, identifier };
+    return { keyKind: 'ip', identifier: this.address(request) };
+  }
+
+  /**
+   * Who the request counts as when the request alone tells, before any guard or middleware has
+   * run: for `ip` and `header:<name>` keys; undefined for `user` and named trackers.
+   */
+  trackByRequest(request: unknown, keyKind: string): Tracked | undefined {
+    if (keyKind.startsWith('header:')) {
+      const identifier = headerOf(request, keyKind.slice(7));
+      if (identifier !== undefined) return { keyKind, identifier };
+    } else if (keyKind !== 'ip') return undefined;
     return { keyKind: 'ip', identifier: this.address(request) };
   }
 
