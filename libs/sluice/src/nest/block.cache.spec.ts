@@ -41,6 +41,34 @@ describe('BlockCache', () => {
     for (const id of ['a', 'c', 'd']) expect(cache.find('p', 'ip', id, 0)).toBeDefined();
   });
 
+  it('keeps the most recently used blocks, at least half its capacity, whatever the traffic', () => {
+    const capacity = 1000;
+    const cache = new BlockCache(capacity);
+    const block = { untilMs: 9_000, retryAtMs: 9_000, offence: 1 };
+    for (let i = 0; i < 5000; i++) {
+      cache.remember('p', 'ip', `new-${i}`, block);
+      // A hot identifier, found between every new block, is never dropped.
+      expect(cache.find('p', 'ip', 'new-0', 0)).toBeDefined();
+      expect(cache.size).toBeLessThanOrEqual(capacity);
+    }
+    for (let i = 5000 - capacity / 2; i < 5000; i++) {
+      expect(cache.find('p', 'ip', `new-${i}`, 0)).toBeDefined();
+    }
+    expect(cache.find('p', 'ip', 'new-1', 0)).toBeUndefined();
+  });
+
+  it('remembers nothing with a capacity of 0, and one block with 1', () => {
+    const block = { untilMs: 9_000, retryAtMs: 9_000, offence: 1 };
+    const none = new BlockCache(0);
+    none.remember('p', 'ip', 'a', block);
+    expect(none.find('p', 'ip', 'a', 0)).toBeUndefined();
+    const one = new BlockCache(1);
+    one.remember('p', 'ip', 'a', block);
+    one.remember('p', 'ip', 'b', block);
+    expect(one.size).toBe(1);
+    expect(one.find('p', 'ip', 'b', 0)).toBeDefined();
+  });
+
   it('lets an operator lift a block at once', () => {
     const cache = new BlockCache(3);
     cache.remember('p', 'ip', 'a', { untilMs: 9_000, retryAtMs: 9_000, offence: 2 });
