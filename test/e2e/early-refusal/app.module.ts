@@ -62,6 +62,12 @@ export class ForumController {
     return { ok: true };
   }
 
+  @Get('feed')
+  @Throttle('crawlers')
+  feed(): { ok: true } {
+    return { ok: true };
+  }
+
   @Get('profile')
   @Throttle('profile')
   profile(): { ok: true } {
@@ -81,6 +87,7 @@ export function forumApp(options: SluiceModuleOptions): ModuleMetadata {
           { name: 'reply', key: 'header:x-user', ...hourly },
           { name: 'search', key: 'header:x-user', ...hourly },
           { name: 'profile', key: 'user', ...hourly },
+          { name: 'crawlers', key: 'header:x-user', match: { userAgent: 'bot' }, ...hourly },
         ],
       }),
     ],

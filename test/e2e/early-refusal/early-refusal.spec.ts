@@ -1,3 +1,4 @@
+import type { INestApplication } from '@nestjs/common';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { SluiceService, type SluiceModuleOptions } from '@sluice/nest';
 import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
@@ -45,7 +46,10 @@ const shown = ({ filtered: _filtered, ...rest }: Seen) => rest; // eslint-disabl
 
 describe.each(ADAPTERS)('refusing cached blocks on %s', (adapter) => {
   const startApp = closeAppsAfterEach();
-  async function start(options: Partial<SluiceModuleOptions> = {}) {
+  async function start(
+    options: Partial<SluiceModuleOptions> = {},
+    configure?: (app: INestApplication) => unknown,
+  ) {
     const started = await startApp(
       adapter,
       forumApp({
@@ -53,6 +57,7 @@ describe.each(ADAPTERS)('refusing cached blocks on %s', (adapter) => {
         prefix: uniquePrefix('early'),
         ...options,
       }),
+      configure,
     );
     return { url: started.url, sluice: started.app.get(SluiceService) };
   }
@@ -104,6 +109,43 @@ describe.each(ADAPTERS)('refusing cached blocks on %s', (adapter) => {
       // Another blocked identifier on the same route meets the gate at once.
       await sluice.block('reply', 'trudy', HOUR_MS);
       expect((await get(`${url}/reply`, { 'x-user': 'trudy' })).filtered).toBe(false);
+    });
+
+    it('refuses early only where the policy matches the request', async () => {
+      const { url, sluice } = await start();
+      await sluice.block('crawlers', 'mallory', HOUR_MS);
+      const asBot = { 'x-user': 'mallory', 'user-agent': 'FeedBot/2' };
+      const bot = await getTimes(`${url}/feed`, asBot, 3);
+      expect(bot.map((each) => [each.status, each.filtered])).toEqual([
+        [429, true],
+        [429, false],
+        [429, false],
+      ]);
+      const browser = await get(`${url}/feed`, {
+        'x-user': 'mallory',
+        'user-agent': 'Firefox/140',
+      });
+      expect(browser.status).toBe(200);
+    });
+
+    it('keeps the CORS headers a browser needs to read the refusal', async () => {
+      const { url, sluice } = await start({}, (app) => app.enableCors());
+      await sluice.block('reply', 'mallory', HOUR_MS);
+      const seen: Array<[number, string | null, boolean]> = [];
+      for (let i = 0; i < 3; i++) {
+        const response = await fetch(`${url}/reply`, {
+          headers: { 'x-user': 'mallory', origin: 'https://forum.example' },
+        });
+        await response.arrayBuffer();
+        const filtered = response.headers.get('x-filtered') === 'yes';
+        seen.push([response.status, response.headers.get('access-control-allow-origin'), filtered]);
+      }
+      // The guard's refusal first, then the gate's: both readable from another origin.
+      expect(seen).toEqual([
+        [429, '*', true],
+        [429, '*', false],
+        [429, '*', false],
+      ]);
     });
 
     it('leaves to the guard what the request alone does not tell, and what is not asked', async () => {
