@@ -65,6 +65,8 @@ export type {
 export { PolicyValidationError, type PolicyIssue } from './policy/policy-validation.error.js';
 export { MemoryStore, type MemoryStoreOptions } from './store/memory.store.js';
 export { RedisStore, type RedisStoreOptions } from './store/redis.store.js';
+export { CircuitOpenError } from './store/circuit.breaker.js';
+export { StoreTimeoutError } from './store/reply.deadline.js';
 export type {
   Operation,
   OutcomeReason,

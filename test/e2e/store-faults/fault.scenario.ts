@@ -38,7 +38,7 @@ export interface Instance {
 
 export function instanceOf(adapter: AdapterName, running: RunningApp): Instance {
   const connection = running.app.get(SluiceConnection);
-  const client = connection.redis as Redis;
+  const client = connection.decisionRedis as Redis;
   return { adapter, running, connection, fcall: vi.spyOn(client, 'fcall') };
 }
 

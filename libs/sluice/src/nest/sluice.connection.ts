@@ -18,7 +18,10 @@ export class SluiceConnection implements OnApplicationShutdown {
 
   private constructor(
     readonly store: SluiceStore,
+    /** The policy bus, the penalty stream, the statistics and the admin's reads use this one. */
     readonly redis: Redis | Cluster | undefined,
+    /** The store's decisions go over this one: `redis` itself for a client passed in. */
+    readonly decisionRedis: Redis | Cluster | undefined,
     private readonly owned: boolean,
     /** Absent with the in-memory store. */
     readonly breaker?: CircuitBreaker,
@@ -30,9 +33,9 @@ export class SluiceConnection implements OnApplicationShutdown {
       SluiceConnection.logger.log(
         'No redis configured: using the in-memory store, so limits hold per process only',
       );
-      return new SluiceConnection(new MemoryStore(), undefined, false);
+      return new SluiceConnection(new MemoryStore(), undefined, undefined, false);
     }
-    if (isClient(redis)) return SluiceConnection.over(redis, false, options);
+    if (isClient(redis)) return SluiceConnection.over(redis, redis, false, options);
     const { Redis } = await loadIoredis();
     // Fail fast rather than queue: a request must not wait for a reconnect, and a command that
     // may have run must not be sent again (it would count twice).
@@ -44,9 +47,12 @@ export class SluiceConnection implements OnApplicationShutdown {
     };
     const client =
       typeof redis === 'string' ? new Redis(redis, settings) : new Redis({ ...redis, ...settings });
-    client.on('error', reportConnectionError);
-    await firstConnection(client);
-    return SluiceConnection.over(client, true, options);
+    // Decisions get a connection of their own without ioredis' commandTimeout: the store times
+    // them out itself, without failing a reply that came while the app held the event loop.
+    const decisionClient = client.duplicate({ commandTimeout: undefined });
+    for (const each of [client, decisionClient]) each.on('error', reportConnectionError);
+    await firstConnection([client, decisionClient]);
+    return SluiceConnection.over(client, decisionClient, true, options);
   }
 
   get breakerState(): BreakerState | 'none' {
@@ -55,6 +61,7 @@ export class SluiceConnection implements OnApplicationShutdown {
 
   private static over(
     client: Redis | Cluster,
+    decisionClient: Redis | Cluster,
     owned: boolean,
     options: SluiceModuleOptions,
   ): SluiceConnection {
@@ -62,38 +69,49 @@ export class SluiceConnection implements OnApplicationShutdown {
       ...options.breaker,
       onStateChange: (state) => {
         reportBreaker(state);
-        if (state === 'open' && owned) resetConnection(client);
+        if (state === 'open' && owned) [client, decisionClient].forEach(resetConnection);
       },
     });
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     return new SluiceConnection(
-      new BreakerStore(new RedisStore(client), breaker),
+      new BreakerStore(new RedisStore(decisionClient, { timeoutMs }), breaker),
       client,
+      decisionClient,
       owned,
       breaker,
     );
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.owned && this.redis !== undefined && this.redis.status !== 'end') {
-      await this.redis.quit().catch(() => this.redis?.disconnect());
-    }
+    if (!this.owned) return;
+    const clients = new Set([this.redis, this.decisionRedis]);
+    await Promise.all(
+      [...clients].map(async (client) => {
+        if (client !== undefined && client.status !== 'end') {
+          await client.quit().catch(() => client.disconnect());
+        }
+      }),
+    );
   }
 }
 
 /** Gives a starting instance a moment to connect; without Redis it starts all the same. */
-async function firstConnection(client: Redis): Promise<void> {
-  if (client.status === 'ready') return;
+async function firstConnection(clients: Redis[]): Promise<void> {
+  const stopListening: Array<() => void> = [];
   // Not events.once: it rejects on the first 'error', and a refused connection emits one at once.
-  let onReady = (): void => undefined;
-  const ready = new Promise<boolean>((resolve) => {
-    onReady = () => resolve(true);
-    client.once('ready', onReady);
-  });
+  const ready = clients.map((client) =>
+    client.status === 'ready'
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          client.once('ready', resolve);
+          stopListening.push(() => client.off('ready', resolve));
+        }),
+  );
   const connected = await Promise.race([
-    ready,
+    Promise.all(ready).then(() => true),
     sleep(FIRST_CONNECT_WAIT_MS, false, { ref: false }),
   ]);
-  client.off('ready', onReady);
+  for (const stop of stopListening) stop();
   if (!connected) {
     new Logger('Sluice').error(
       `REDIS IS UNREACHABLE at start: requests are decided by each policy's onStoreError and the policies are this instance's code defaults until it connects (it keeps trying)`,

@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Clock } from '../clock/clock.js';
+import { withinDeadline } from './reply.deadline.js';
 import { loadLuaLibrary, type LuaLibrary } from './script.source.js';
 import { decodeReply, encodeSpec } from './spec.codec.js';
 import type { PolicySpec, SluiceStore, StoreCall, StoreResult } from './store.types.js';
@@ -11,6 +12,12 @@ export interface RedisStoreOptions {
    * decision takes its time from Redis, so instances whose clocks drift still agree.
    */
   clock?: Clock;
+  /**
+   * How long a call waits for its reply before failing with StoreTimeoutError; none by default.
+   * Unlike ioredis' commandTimeout, it does not fail a call whose reply came while the app held
+   * the event loop (see withinDeadline).
+   */
+  timeoutMs?: number;
 }
 
 /** One call as operate() takes it: its key, and op, now, durationMs and the specs. */
@@ -107,7 +114,9 @@ export class RedisStore implements SluiceStore {
   private async evaluate(fn: string, keys: number, keysAndArgs: string[]): Promise<unknown> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.client.fcall(fn, keys, ...keysAndArgs);
+        const reply = this.client.fcall(fn, keys, ...keysAndArgs);
+        const { timeoutMs } = this.options;
+        return await (timeoutMs === undefined ? reply : withinDeadline(reply, timeoutMs));
       } catch (error) {
         const missing = error instanceof Error && error.message.includes('Function not found');
         if (!missing || attempt === LOAD_ATTEMPTS) throw error;
