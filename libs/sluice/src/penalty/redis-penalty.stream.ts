@@ -114,12 +114,16 @@ export class RedisPenaltyStream implements PenaltyStream {
   private readerFor(blockMs: number): Redis | Cluster {
     if (this.reader !== undefined) return this.reader;
     const commandTimeout = blockMs + READ_TIMEOUT_MARGIN_MS;
+    // A read waits for the reader's connection (opening at start, or reconnecting) instead of
+    // failing at once: a read counts nothing, and what it delivers stays pending until acked.
+    const enableOfflineQueue = true;
     this.reader =
       'nodes' in this.client
         ? this.client.duplicate(undefined, {
+            enableOfflineQueue,
             redisOptions: { ...this.client.options.redisOptions, commandTimeout },
           })
-        : this.client.duplicate({ commandTimeout });
+        : this.client.duplicate({ commandTimeout, enableOfflineQueue });
     this.reader.on('error', () => {
       // The shared connection reports Redis trouble; the reader's read fails and is retried.
     });
