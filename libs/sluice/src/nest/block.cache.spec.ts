@@ -41,7 +41,7 @@ describe('BlockCache', () => {
     for (const id of ['a', 'c', 'd']) expect(cache.find('p', 'ip', id, 0)).toBeDefined();
   });
 
-  it('keeps the most recently used blocks, at least half its capacity, whatever the traffic', () => {
+  it('keeps the most recently used blocks, as many as its capacity, whatever the traffic', () => {
     const capacity = 1000;
     const cache = new BlockCache(capacity);
     const block = { untilMs: 9_000, retryAtMs: 9_000, offence: 1 };
@@ -51,10 +51,38 @@ describe('BlockCache', () => {
       expect(cache.find('p', 'ip', 'new-0', 0)).toBeDefined();
       expect(cache.size).toBeLessThanOrEqual(capacity);
     }
-    for (let i = 5000 - capacity / 2; i < 5000; i++) {
+    for (let i = 5000 - (capacity - 1); i < 5000; i++) {
       expect(cache.find('p', 'ip', `new-${i}`, 0)).toBeDefined();
     }
     expect(cache.find('p', 'ip', 'new-1', 0)).toBeUndefined();
+  });
+
+  it('keeps every block while there are no more than its capacity, found round and round', () => {
+    const capacity = 1000;
+    const cache = new BlockCache(capacity);
+    const block = { untilMs: 9_000, retryAtMs: 9_000, offence: 1 };
+    for (let i = 0; i < capacity; i++) cache.remember('p', 'header:x-user', `user-${i}`, block);
+    let missed = 0;
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < capacity; i++) {
+        if (cache.find('p', 'header:x-user', `user-${i}`, 0) === undefined) missed++;
+      }
+    }
+    expect(missed).toBe(0);
+    expect(cache.size).toBe(capacity);
+  });
+
+  it('gives a block found while young one more turn before the blocks nobody asked for', () => {
+    const cache = new BlockCache(4);
+    const block = { untilMs: 9_000, retryAtMs: 9_000, offence: 1 };
+    for (const id of ['a', 'b', 'c', 'd']) cache.remember('p', 'ip', id, block);
+    cache.find('p', 'ip', 'a', 0);
+    cache.find('p', 'ip', 'c', 0);
+    cache.remember('p', 'ip', 'e', block);
+    cache.remember('p', 'ip', 'f', block);
+    expect(cache.size).toBe(4);
+    const kept = ['a', 'b', 'c', 'd', 'e', 'f'].filter((id) => cache.find('p', 'ip', id, 0));
+    expect(kept).toEqual(['a', 'c', 'e', 'f']);
   });
 
   it('remembers nothing with a capacity of 0, and one block with 1', () => {

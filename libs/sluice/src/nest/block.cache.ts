@@ -6,21 +6,27 @@ export interface CachedBlock {
   offence: number;
 }
 
+interface Entry {
+  block: CachedBlock;
+  /** The generation in which a request last found the block (-1: none yet). */
+  foundIn: number;
+}
+
 /**
  * The blocks this instance has seen, so a blocked identifier's requests are refused without a
  * Redis call until it may retry. Bounded by two generations rather than a strict LRU order, so a
- * hit on a recent block writes nothing: new and recently found blocks go to the young generation;
- * when it holds half the capacity, it becomes the old one and the old one is dropped. The blocks
- * found or remembered most recently — at least half the capacity of them — are always kept.
+ * hit on a recent block writes nothing to the maps: new blocks, and blocks found in the old
+ * generation, go to the young one; when the young one holds the capacity, it becomes the old one.
+ * Past the capacity, the old generation's earliest blocks are dropped first, except one found
+ * while it was young, which gets one more turn. Up to the capacity, every block is kept, however
+ * the traffic goes round them; beyond it, those least recently found or remembered go first.
  */
 export class BlockCache {
-  private young = new Map<string, CachedBlock>();
-  private old = new Map<string, CachedBlock>();
-  private readonly generationSize: number;
+  private young = new Map<string, Entry>();
+  private old = new Map<string, Entry>();
+  private generation = 0;
 
-  constructor(readonly capacity: number) {
-    this.generationSize = Math.ceil(capacity / 2);
-  }
+  constructor(readonly capacity: number) {}
 
   get size(): number {
     return this.young.size + this.old.size;
@@ -33,23 +39,21 @@ export class BlockCache {
     nowMs: number,
   ): CachedBlock | undefined {
     const key = cacheKey(policy, keyKind, identifier);
-    let block = this.young.get(key);
-    if (block === undefined) {
-      block = this.old.get(key);
-      if (block === undefined) return undefined;
-      this.old.delete(key);
-      if (block.retryAtMs > nowMs) this.keep(key, block);
+    const entry = this.young.get(key) ?? this.promoted(key);
+    if (entry === undefined) return undefined;
+    if (entry.block.retryAtMs <= nowMs) {
+      this.young.delete(key);
+      return undefined;
     }
-    if (block.retryAtMs > nowMs) return block;
-    this.young.delete(key);
-    return undefined;
+    entry.foundIn = this.generation;
+    return entry.block;
   }
 
   remember(policy: string, keyKind: string, identifier: string, block: CachedBlock): void {
     if (this.capacity === 0) return;
     const key = cacheKey(policy, keyKind, identifier);
     this.old.delete(key);
-    this.keep(key, block);
+    this.keep(key, { block, foundIn: -1 });
   }
 
   forget(policy: string, keyKind: string, identifier: string): void {
@@ -58,14 +62,30 @@ export class BlockCache {
     this.old.delete(key);
   }
 
-  private keep(key: string, block: CachedBlock): void {
-    if (!this.young.has(key) && this.young.size >= this.generationSize) {
+  private promoted(key: string): Entry | undefined {
+    const entry = this.old.get(key);
+    if (entry === undefined) return undefined;
+    this.old.delete(key);
+    this.keep(key, entry);
+    return entry;
+  }
+
+  private keep(key: string, entry: Entry): void {
+    if (!this.young.has(key) && this.young.size >= this.capacity) {
       this.old = this.young;
       this.young = new Map();
+      this.generation++;
     }
-    this.young.set(key, block);
-    // An odd capacity's two generations can hold one more than it.
-    if (this.size > this.capacity) this.old.delete(this.old.keys().next().value as string);
+    this.young.set(key, entry);
+    while (this.size > this.capacity) this.dropEarliest();
+  }
+
+  private dropEarliest(): void {
+    const [key, entry] = this.old.entries().next().value as [string, Entry];
+    this.old.delete(key);
+    if (entry.foundIn === this.generation - 1 && this.young.size < this.capacity) {
+      this.young.set(key, entry);
+    }
   }
 }
 

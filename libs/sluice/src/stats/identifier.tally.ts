@@ -24,7 +24,9 @@ const LOG_EVERY_MS = 60_000;
 @Injectable()
 export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Sluice');
-  private current = new Map<string, IdentifierCount>();
+  /** Policy → key kind → identifier → its counts since the last flush. */
+  private current = new Map<string, Map<string, Map<string, IdentifierCount>>>();
+  private tracked = 0;
   private timer: NodeJS.Timeout | undefined;
   private lastLog = 0;
 
@@ -55,10 +57,10 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
       const passed = part.allowed && decision.allowed;
       if (part.allowed && !passed) continue;
       const kind = keyKind ?? keyOf(part.policy);
-      const key = `${part.policy}\u0000${kind}\u0000${shown}`;
-      let entry = this.current.get(key);
+      const counts = this.countsOf(part.policy, kind);
+      let entry = counts.get(shown);
       if (entry === undefined) {
-        if (this.current.size >= TRACKED_PER_FLUSH) continue;
+        if (this.tracked >= TRACKED_PER_FLUSH) continue;
         entry = {
           policy: part.policy,
           keyKind: kind,
@@ -67,7 +69,8 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
           rejected: 0,
           lastSeen: now,
         };
-        this.current.set(key, entry);
+        counts.set(shown, entry);
+        this.tracked++;
       }
       if (passed) entry.passed++;
       else entry.rejected++;
@@ -75,18 +78,30 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
+  private countsOf(policy: string, keyKind: string): Map<string, IdentifierCount> {
+    let byKind = this.current.get(policy);
+    if (byKind === undefined) {
+      byKind = new Map();
+      this.current.set(policy, byKind);
+    }
+    let counts = byKind.get(keyKind);
+    if (counts === undefined) {
+      counts = new Map();
+      byKind.set(keyKind, counts);
+    }
+    return counts;
+  }
+
   async flush(): Promise<void> {
-    if (this.current.size === 0) return;
+    if (this.tracked === 0) return;
     const counted = this.current;
     this.current = new Map();
-    const byPolicy = new Map<string, IdentifierCount[]>();
-    for (const entry of counted.values()) {
-      const list = byPolicy.get(entry.policy) ?? [];
-      list.push(entry);
-      byPolicy.set(entry.policy, list);
-    }
-    const sent = [...byPolicy.values()].flatMap((list) =>
-      list.sort((a, b) => b.rejected - a.rejected || b.passed - a.passed).slice(0, SENT_PER_POLICY),
+    this.tracked = 0;
+    const sent = [...counted.values()].flatMap((byKind) =>
+      [...byKind.values()]
+        .flatMap((counts) => [...counts.values()])
+        .sort((a, b) => b.rejected - a.rejected || b.passed - a.passed)
+        .slice(0, SENT_PER_POLICY),
     );
     try {
       await this.store.add(sent);
