@@ -84,9 +84,8 @@ export class SluiceConnection implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     if (!this.owned) return;
-    const clients = new Set([this.redis, this.decisionRedis]);
     await Promise.all(
-      [...clients].map(async (client) => {
+      [this.redis, this.decisionRedis].map(async (client) => {
         if (client !== undefined && client.status !== 'end') {
           await client.quit().catch(() => client.disconnect());
         }
