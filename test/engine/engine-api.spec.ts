@@ -412,6 +412,26 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
     });
   });
 
+  describe('shaping (leaky-bucket)', () => {
+    it('delayMs is the wait to the nearest millisecond: a turn a few µs away is not held', async () => {
+      const clock = new ManualClock(1_700_000_000_000_000);
+      const engine = make({
+        clock,
+        // 2500 per second: one request every 400 µs, up to 20 queued
+        policies: [
+          { name: 'feed', algorithm: 'leaky-bucket', limit: 2500, periodMs: 1000, burst: 20 },
+        ],
+      });
+      const delays: number[] = [];
+      for (let i = 0; i < 7; i++) delays.push((await engine.consume('feed', 'ola')).delayMs);
+      // waits of 0, 400, 800, 1200, 1600, 2000 and 2400 µs
+      expect(delays).toEqual([0, 0, 1, 1, 2, 2, 2]);
+      clock.advance(2_100);
+      // the queue now drains 700 µs from now: 0.7 ms rounds to 1
+      expect((await engine.consume('feed', 'ola')).delayMs).toBe(1);
+    });
+  });
+
   describe('penalties', () => {
     it('escalate: blocks of 1000, 2000, 3000 and again 3000 ms (ManualClock)', async () => {
       const clock = new ManualClock(1_700_000_000_000_000);
