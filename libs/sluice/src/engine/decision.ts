@@ -107,3 +107,22 @@ export function settledDecision(
     ...(override !== undefined ? { override } : {}),
   };
 }
+
+/** A refusal made in this process without the store: a cached block, or the store failing. */
+export function refusalWithoutStore(
+  policy: Policy,
+  reason: 'cache-block' | 'store-error',
+  waitMs: number,
+): PolicyDecision {
+  return {
+    allowed: false,
+    policy: policy.name,
+    algorithm: policy.algorithm,
+    limit: policy.limit,
+    remaining: 0,
+    resetMs: waitMs,
+    retryAfterMs: waitMs,
+    delayMs: 0,
+    reason,
+  };
+}

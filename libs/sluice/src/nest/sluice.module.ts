@@ -33,6 +33,7 @@ import {
   SLUICE_CLOCK,
 } from './sluice.tokens.js';
 import { LocalFallback } from './local.fallback.js';
+import { StoreOutageDecider } from './store-outage.decider.js';
 
 const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
 
@@ -106,6 +107,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     IdentifierTally,
     DecisionTally,
     LocalFallback,
+    StoreOutageDecider,
     RouteRegistry,
     RouteExplorer,
     SluiceService,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Clock } from '../clock/clock.js';
-import { summarize, type Decision, type PolicyDecision } from '../engine/decision.js';
+import { refusalWithoutStore, summarize, type Decision } from '../engine/decision.js';
 import { SluiceEngine, type ConsumeOptions } from '../engine/sluice.engine.js';
 import { InvalidIdentifierError } from '../keys/identifier.js';
 import { UnknownPolicyError } from '../policy/policy.registry.js';
@@ -12,8 +12,8 @@ import { SluiceMetrics } from '../metrics/sluice.metrics.js';
 import { DecisionTally } from '../stats/decision.tally.js';
 import { IdentifierTally } from '../stats/identifier.tally.js';
 import { BlockCache } from './block.cache.js';
-import { LocalFallback } from './local.fallback.js';
 import { SLUICE_CLOCK } from './sluice.tokens.js';
+import { StoreOutageDecider } from './store-outage.decider.js';
 
 type PolicyNames = string | readonly string[];
 
@@ -23,8 +23,6 @@ export interface ManualBlockOptions {
   actor?: string;
   reason?: string;
 }
-const STORE_ERROR_RETRY_MS = 1000;
-const STORE_ERROR_LOG_EVERY_MS = 10_000;
 
 /**
  * Sluice for application code: the engine's operations, with the instance's cache of blocks in
@@ -33,13 +31,12 @@ const STORE_ERROR_LOG_EVERY_MS = 10_000;
 @Injectable()
 export class SluiceService {
   private readonly logger = new Logger('Sluice');
-  private lastStoreErrorLog = 0;
 
   constructor(
     @Inject(SluiceEngine) readonly engine: SluiceEngine,
     @Inject(BlockCache) private readonly blocks: BlockCache,
     @Inject(SLUICE_CLOCK) private readonly clock: Clock,
-    @Inject(LocalFallback) private readonly local: LocalFallback,
+    @Inject(StoreOutageDecider) private readonly outage: StoreOutageDecider,
     @Inject(PolicyBus) private readonly bus: PolicyBus,
     @Inject(PenaltyEventPublisher) private readonly penalties: PenaltyEventPublisher,
     @Inject(IdentifierTally) private readonly tally: IdentifierTally,
@@ -156,7 +153,7 @@ export class SluiceService {
       decision = await this.engine.consume(policies, identifier, options);
     } catch (error) {
       if (isInputError(error)) throw error;
-      return this.storeFailure(resolve(), identifier, options, error);
+      return this.outage.decide(resolve(), identifier, options, error);
     }
     if (!decision.allowed && decision.policies.some((part) => part.blocked !== undefined)) {
       const resolved = resolve();
@@ -207,7 +204,7 @@ export class SluiceService {
       if (policy.mode !== 'enforce') continue;
       const block = this.blocks.find(policy.name, keyKind, identifier, nowMs);
       if (block === undefined) continue;
-      const decision = refusal(policy, 'cache-block', block.retryAtMs - nowMs);
+      const decision = refusalWithoutStore(policy, 'cache-block', block.retryAtMs - nowMs);
       decision.blocked = { untilMs: block.untilMs, offence: block.offence };
       return summarize([decision], false);
     }
@@ -232,59 +229,10 @@ export class SluiceService {
       }
     }
   }
-
-  /**
-   * The store failed: each policy's onStoreError says what its requests get meanwhile — a pass,
-   * a refusal, or a decision in this process on the instance's share of the limit.
-   */
-  private async storeFailure(
-    policies: Policy[],
-    identifier: string,
-    options: ConsumeOptions,
-    error: unknown,
-  ): Promise<Decision> {
-    const now = Date.now();
-    if (now - this.lastStoreErrorLog >= STORE_ERROR_LOG_EVERY_MS) {
-      this.lastStoreErrorLog = now;
-      this.logger.error(`Store unavailable, deciding by onStoreError: ${String(error)}`);
-    }
-    const local = policies.filter((policy) => policy.onStoreError === 'local');
-    const localDecision =
-      local.length > 0 ? await this.local.consume(local, identifier, options) : undefined;
-    const decisions = policies.map(
-      (policy) =>
-        localDecision?.policies.find((part) => part.policy === policy.name) ??
-        (policy.onStoreError === 'deny' && policy.mode === 'enforce'
-          ? refusal(policy, 'store-error', STORE_ERROR_RETRY_MS)
-          : { ...refusal(policy, 'store-error', 0), allowed: true }),
-    );
-    return summarize(
-      decisions,
-      decisions.every((decision) => decision.allowed),
-    );
-  }
 }
 
 function list(policies: PolicyNames): readonly string[] {
   return typeof policies === 'string' ? [policies] : policies;
-}
-
-function refusal(
-  policy: Policy,
-  reason: 'cache-block' | 'store-error',
-  waitMs: number,
-): PolicyDecision {
-  return {
-    allowed: false,
-    policy: policy.name,
-    algorithm: policy.algorithm,
-    limit: policy.limit,
-    remaining: 0,
-    resetMs: waitMs,
-    retryAfterMs: waitMs,
-    delayMs: 0,
-    reason,
-  };
 }
 
 function isInputError(error: unknown): boolean {

@@ -1,0 +1,53 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Clock } from '../clock/clock.js';
+import { refusalWithoutStore, summarize, type Decision } from '../engine/decision.js';
+import type { ConsumeOptions } from '../engine/sluice.engine.js';
+import type { Policy } from '../policy/policy.types.js';
+import { LocalFallback } from './local.fallback.js';
+import { SLUICE_CLOCK } from './sluice.tokens.js';
+
+const STORE_ERROR_RETRY_MS = 1000;
+const STORE_ERROR_LOG_EVERY_MS = 10_000;
+
+/**
+ * Decides while the store fails: each policy's onStoreError says what its requests get
+ * meanwhile — a pass, a refusal, or a decision in this process on the instance's share of the
+ * limit (LocalFallback). The failure is logged at most once every 10 s.
+ */
+@Injectable()
+export class StoreOutageDecider {
+  private readonly logger = new Logger('Sluice');
+  private lastLoggedMs = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    @Inject(LocalFallback) private readonly local: LocalFallback,
+    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async decide(
+    policies: Policy[],
+    identifier: string,
+    options: ConsumeOptions,
+    error: unknown,
+  ): Promise<Decision> {
+    const nowMs = this.clock() / 1000;
+    if (nowMs - this.lastLoggedMs >= STORE_ERROR_LOG_EVERY_MS) {
+      this.lastLoggedMs = nowMs;
+      this.logger.error(`Store unavailable, deciding by onStoreError: ${String(error)}`);
+    }
+    const local = policies.filter((policy) => policy.onStoreError === 'local');
+    const localDecision =
+      local.length > 0 ? await this.local.consume(local, identifier, options) : undefined;
+    const decisions = policies.map(
+      (policy) =>
+        localDecision?.policies.find((part) => part.policy === policy.name) ??
+        (policy.onStoreError === 'deny' && policy.mode === 'enforce'
+          ? refusalWithoutStore(policy, 'store-error', STORE_ERROR_RETRY_MS)
+          : { ...refusalWithoutStore(policy, 'store-error', 0), allowed: true }),
+    );
+    return summarize(
+      decisions,
+      decisions.every((decision) => decision.allowed),
+    );
+  }
+}
