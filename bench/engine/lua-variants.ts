@@ -67,7 +67,7 @@ function libraryCut(
 const CONSUME = "\n  if op == 'consume' then\n";
 const CONSUME_EVALUATED = 'local entries, admitted = evaluate(base, specs, now)\n    for _, entry';
 const CONSUME_REPLY = 'return reply(entries, admitted, admitted, now)';
-const PENALTY_READ = "redis.call('MGET', penaltyKey(base, spec), stateKey(base, spec))";
+const PENALTY_READ = 'readStrings(penaltyKey(base, spec), stateKey(base, spec))';
 const SPEC_CACHE = 'local spec = specOf(ARGV[i])';
 
 /** Variants that do not depend on the algorithm (called with gcra's arguments). */
@@ -140,7 +140,7 @@ export function algorithmVariants(definitions: string): Variant[] {
       'no-penalty-read',
       'the whole library reading only the state (GET) instead of penalty and state (MGET): what skipping the penalty for a policy without one would save',
       PENALTY_READ,
-      () => "{ false, redis.call('GET', stateKey(base, spec)) }",
+      () => 'nil, readStrings(stateKey(base, spec))',
     ),
     libraryCut(
       definitions,

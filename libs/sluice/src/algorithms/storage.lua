@@ -20,13 +20,53 @@ local function expireIn(key, ttl)
   end
 end
 
--- Every state but sliding-log's is one string, so one MGET reads a policy's state and penalty.
+-- Within one FCALL, each string key (a state but sliding-log's, or a penalty) is read from Redis
+-- at most once and written at most once: the calls of an FCALL on the same identifier (one busy
+-- address) see each other's writes here, and flushStrings() writes what the last of them left.
+-- Redis does not expire keys while a script runs, so this reads what Redis would. `strings`
+-- maps a key to its value, or to false when it has none; `unwritten` to the SET arguments.
+local strings, unwritten = {}, {}
+
+local function beginStrings()
+  strings, unwritten = {}, {}
+end
+
+-- The values of the keys (nil for none), read from Redis only for keys not seen yet.
+local function readStrings(first, second)
+  local a, b = strings[first], second and strings[second]
+  if a == nil or (second and b == nil) then
+    local values = second and redis.call('MGET', first, second) or { redis.call('GET', first) }
+    if a == nil then
+      a = values[1] or false
+      strings[first] = a
+    end
+    if second and b == nil then
+      b = values[2] or false
+      strings[second] = b
+    end
+  end
+  return a or nil, b or nil
+end
+
+-- Deleted at once, so a later in-place write of the same key (sliding-log) is never undone.
+local function remove(key)
+  redis.call('DEL', key)
+  strings[key], unwritten[key] = false, nil
+end
+
 local function store(key, value, ttl)
   if ttl <= 0 then
-    redis.call('DEL', key)
+    remove(key)
   elseif callTime.fromRedis then
-    redis.call('SET', key, value, 'PXAT', ceilDiv(callTime.now + ttl, 1000))
+    strings[key], unwritten[key] = value, { 'PXAT', ceilDiv(callTime.now + ttl, 1000) }
   else
-    redis.call('SET', key, value, 'PX', ceilDiv(ttl, 1000))
+    strings[key], unwritten[key] = value, { 'PX', ceilDiv(ttl, 1000) }
   end
+end
+
+local function flushStrings()
+  for key, expiry in pairs(unwritten) do
+    redis.call('SET', key, strings[key], expiry[1], expiry[2])
+  end
+  beginStrings()
 end

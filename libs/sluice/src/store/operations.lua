@@ -98,14 +98,14 @@ local function writePenalty(base, spec, state, now)
 end
 
 local function readPenalty(base, spec)
-  return penalty.decode(redis.call('GET', penaltyKey(base, spec)))
+  return penalty.decode((readStrings(penaltyKey(base, spec))))
 end
 
 local function readState(base, spec)
   if spec.algorithm.inPlace then
     return stateKey(base, spec)
   end
-  return spec.algorithm.decode(redis.call('GET', stateKey(base, spec)))
+  return spec.algorithm.decode((readStrings(stateKey(base, spec))))
 end
 
 -- A policy's penalty and state, in one command when the state is a string.
@@ -113,8 +113,8 @@ local function readBoth(base, spec)
   if spec.algorithm.inPlace then
     return readPenalty(base, spec), stateKey(base, spec)
   end
-  local values = redis.call('MGET', penaltyKey(base, spec), stateKey(base, spec))
-  return penalty.decode(values[1]), spec.algorithm.decode(values[2])
+  local penaltyValue, stateValue = readStrings(penaltyKey(base, spec), stateKey(base, spec))
+  return penalty.decode(penaltyValue), spec.algorithm.decode(stateValue)
 end
 
 -- Every policy decided on the state as it is; nothing written yet.
@@ -238,7 +238,7 @@ local function perform(base, op, now, durationMs, specs)
         spec.algorithm.write(stateKey(base, spec), refunded, ttl)
       end
     elseif op == 'reset' then
-      redis.call('DEL', stateKey(base, spec))
+      remove(stateKey(base, spec))
     elseif op == 'block' then
       state = penalty.block(state, now, durationMs * 1000)
       writePenalty(base, spec, state, now)
@@ -267,13 +267,16 @@ end
 
 -- One call: KEYS and ARGV as described at the top of this file.
 local function operate(KEYS, ARGV)
+  beginStrings()
   local given = tonumber(ARGV[2])
   local now = setCallTime(given, not given and redisTime())
   local specs, failure = specsIn(ARGV, 4, #ARGV)
   if failure then
     return failure
   end
-  return perform(KEYS[1], ARGV[1], now, tonumber(ARGV[3]), specs)
+  local reply = perform(KEYS[1], ARGV[1], now, tonumber(ARGV[3]), specs)
+  flushStrings()
+  return reply
 end
 
 -- Several calls, decided in turn as if made one after the other: KEYS[i] is call i's key, and
@@ -281,6 +284,7 @@ end
 -- Redis TIME is read once, for every call without a time of its own. Reply: one reply per call,
 -- as operate() gives it, or '!' and the error of that call alone.
 local function operateMany(KEYS, ARGV)
+  beginStrings()
   local replies, at, redisNow = {}, 1, nil
   for i = 1, #KEYS do
     local count = tonumber(ARGV[at])
@@ -299,5 +303,6 @@ local function operateMany(KEYS, ARGV)
     replies[i] = reply
     at = at + 4 + count
   end
+  flushStrings()
   return replies
 end

@@ -1,0 +1,96 @@
+// Calls the RedisStore sends together in one FCALL: each string key is read and written once per
+// FCALL, as MONITOR on the real server shows, and the calls decide as if made one at a time.
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisStore, SluiceEngine } from '../../libs/sluice/src/index.js';
+import { closeAll, connectRedis, filePrefixes } from '../support/redis.clients.js';
+
+const prefixes = filePrefixes('one-fcall');
+let redis: Redis;
+let monitored: string[][];
+
+beforeAll(async () => {
+  redis = connectRedis();
+  const monitor = await connectRedis().monitor();
+  monitored = [];
+  monitor.on('monitor', (_time: string, args: string[]) => monitored.push(args));
+});
+afterAll(async () => {
+  await prefixes.removeAll(redis);
+  await closeAll();
+});
+
+function engineWith(prefix: string, algorithm: 'gcra' | 'token-bucket' | 'fixed-window') {
+  return new SluiceEngine({
+    store: new RedisStore(redis),
+    prefix,
+    policies: [{ name: 'api', algorithm, limit: 30, periodMs: 3_600_000 }],
+  });
+}
+
+/** The commands MONITOR has shown on keys under `prefix`, once `done` holds for them. */
+async function commandsOn(prefix: string, done: (commands: string[][]) => boolean) {
+  const deadline = Date.now() + 2_000;
+  for (;;) {
+    const commands = monitored.filter((args) => args.slice(1).some((arg) => arg.includes(prefix)));
+    if (done(commands) || Date.now() > deadline) return commands;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const named = (commands: string[][], name: string) =>
+  commands.filter((args) => args[0]?.toUpperCase() === name);
+
+describe('calls on one identifier sent in one FCALL', () => {
+  it.each(['gcra', 'token-bucket', 'fixed-window'] as const)(
+    '%s: 40 at once admit exactly 30, with one MGET and one SET of the state',
+    async (algorithm) => {
+      const prefix = prefixes.next();
+      const engine = engineWith(prefix, algorithm);
+      await engine.consume('api', 'warm-up'); // the library is loaded before the calls measured
+
+      const decisions = await Promise.all(
+        Array.from({ length: 40 }, () => engine.consume('api', 'busy')),
+      );
+
+      expect(decisions.filter((decision) => decision.allowed)).toHaveLength(30);
+      expect(decisions.slice(30).every((decision) => decision.reason === 'limit')).toBe(true);
+      expect(decisions.map((decision) => decision.remaining).slice(0, 30)).toEqual(
+        Array.from({ length: 30 }, (_, index) => 29 - index),
+      );
+      const busyKey = `${prefix}:{user:busy}`;
+      const commands = await commandsOn(busyKey, (seen) => named(seen, 'SET').length > 0);
+      expect(named(commands, 'FCALL')).toHaveLength(1);
+      expect(named(commands, 'MGET')).toHaveLength(1);
+      expect(named(commands, 'SET')).toHaveLength(1);
+      // What was written is what the next call reads: nothing left.
+      expect(await engine.peek('api', 'busy')).toMatchObject({ allowed: false, remaining: 0 });
+    },
+  );
+
+  it('an FCALL that fails part-way writes none of its calls’ states', async () => {
+    const prefix = prefixes.next();
+    const engine = new SluiceEngine({
+      store: new RedisStore(redis),
+      prefix,
+      policies: [
+        { name: 'api', algorithm: 'gcra', limit: 30, periodMs: 3_600_000 },
+        { name: 'log', algorithm: 'sliding-log', limit: 30, periodMs: 3_600_000 },
+      ],
+    });
+    await engine.consume('api', 'warm-up');
+    // Someone else's string where the sliding log keeps its sorted set: ZADD fails in the FCALL.
+    await redis.set(`${prefix}:{user:broken}:log:sl`, 'not a sorted set');
+
+    const [first, broken] = await Promise.allSettled([
+      engine.consume('api', 'first'),
+      engine.consume('log', 'broken'),
+    ]);
+
+    expect(broken.status).toBe('rejected');
+    expect(first.status).toBe('rejected');
+    const after = await engine.peek('api', 'first');
+    expect(after).toMatchObject({ allowed: true, remaining: 30 });
+    expect(await redis.exists(`${prefix}:{user:first}:api:gc`)).toBe(0);
+  });
+});
