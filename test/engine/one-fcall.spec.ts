@@ -2,7 +2,7 @@
 // FCALL, as MONITOR on the real server shows, and the calls decide as if made one at a time.
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisStore, SluiceEngine } from '../../libs/sluice/src/index.js';
+import { RedisStore, SluiceEngine, type PolicyInput } from '../../libs/sluice/src/index.js';
 import { closeAll, connectRedis, filePrefixes } from '../support/redis.clients.js';
 
 const prefixes = filePrefixes('one-fcall');
@@ -20,12 +20,8 @@ afterAll(async () => {
   await closeAll();
 });
 
-function engineWith(prefix: string, algorithm: 'gcra' | 'token-bucket' | 'fixed-window') {
-  return new SluiceEngine({
-    store: new RedisStore(redis),
-    prefix,
-    policies: [{ name: 'api', algorithm, limit: 30, periodMs: 3_600_000 }],
-  });
+function engineWith(prefix: string, policies: PolicyInput[]) {
+  return new SluiceEngine({ store: new RedisStore(redis), prefix, policies });
 }
 
 /** The commands MONITOR has shown on keys under `prefix`, once `done` holds for them. */
@@ -46,7 +42,9 @@ describe('calls on one identifier sent in one FCALL', () => {
     '%s: 40 at once admit exactly 30, with one MGET and one SET of the state',
     async (algorithm) => {
       const prefix = prefixes.next();
-      const engine = engineWith(prefix, algorithm);
+      const engine = engineWith(prefix, [
+        { name: 'api', algorithm, limit: 30, periodMs: 3_600_000 },
+      ]);
       await engine.consume('api', 'warm-up'); // the library is loaded before the calls measured
 
       const decisions = await Promise.all(
@@ -70,14 +68,10 @@ describe('calls on one identifier sent in one FCALL', () => {
 
   it('an FCALL that fails part-way writes none of its calls’ states', async () => {
     const prefix = prefixes.next();
-    const engine = new SluiceEngine({
-      store: new RedisStore(redis),
-      prefix,
-      policies: [
-        { name: 'api', algorithm: 'gcra', limit: 30, periodMs: 3_600_000 },
-        { name: 'log', algorithm: 'sliding-log', limit: 30, periodMs: 3_600_000 },
-      ],
-    });
+    const engine = engineWith(prefix, [
+      { name: 'api', algorithm: 'gcra', limit: 30, periodMs: 3_600_000 },
+      { name: 'log', algorithm: 'sliding-log', limit: 30, periodMs: 3_600_000 },
+    ]);
     await engine.consume('api', 'warm-up');
     // Someone else's string where the sliding log keeps its sorted set: ZADD fails in the FCALL.
     await redis.set(`${prefix}:{user:broken}:log:sl`, 'not a sorted set');
