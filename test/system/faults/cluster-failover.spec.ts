@@ -37,6 +37,7 @@ describe('a Redis Cluster master failing over to its replica under load', () => 
   function clusterClient(): Cluster {
     const client = new Cluster([...cluster.nodes], {
       enableOfflineQueue: false,
+      retryDelayOnFailover: 0,
       redisOptions: {
         commandTimeout: TIMEOUT_MS,
         maxRetriesPerRequest: 0,
