@@ -35,7 +35,10 @@ export class SluiceConnection implements OnApplicationShutdown {
       );
       return new SluiceConnection(new MemoryStore(), undefined, undefined, false);
     }
-    if (isClient(redis)) return SluiceConnection.over(redis, redis, false, options);
+    if (isClient(redis)) {
+      warnOfReplays(redis);
+      return SluiceConnection.over(redis, redis, false, options);
+    }
     const { Redis } = await loadIoredis();
     // Fail fast rather than queue: a request must not wait for a reconnect, and a command that
     // may have run must not be sent again (it would count twice).
@@ -151,6 +154,26 @@ function reportConnectionError(error: Error): void {
   if (now - lastErrorReport < ERROR_REPORT_EVERY_MS) return;
   lastErrorReport = now;
   new Logger('Sluice').warn(`Redis connection: ${error.message}`);
+}
+
+/**
+ * A client passed in keeps its own settings; those under which ioredis sends a command again after
+ * its connection closed can run a decision twice, so each is named in one warning at start.
+ */
+function warnOfReplays(client: Redis | Cluster): void {
+  const isCluster = 'nodes' in client;
+  const nodeOptions = isCluster ? (client.options.redisOptions ?? {}) : client.options;
+  const needed: string[] = [];
+  if (isCluster && (client.options.retryDelayOnFailover ?? 0) > 0) {
+    needed.push('retryDelayOnFailover: 0');
+  }
+  if (nodeOptions.autoResendUnfulfilledCommands !== false) {
+    needed.push(`${isCluster ? 'redisOptions.' : ''}autoResendUnfulfilledCommands: false`);
+  }
+  if (needed.length === 0) return;
+  new Logger('Sluice').warn(
+    `The Redis client passed in may send a decision again after it ran, counting it twice: set ${needed.join(' and ')} (see "The Redis connection" in the guide)`,
+  );
 }
 
 function isClient(redis: NonNullable<SluiceModuleOptions['redis']>): redis is Redis | Cluster {
