@@ -1,4 +1,5 @@
 import type { AlgorithmName } from '../algorithms/algorithm.types.js';
+import { idiv } from '../algorithms/integer-math.js';
 import type { Policy } from '../policy/policy.types.js';
 
 export type DecisionReason =
@@ -125,4 +126,12 @@ export function refusalWithoutStore(
     delayMs: 0,
     reason,
   };
+}
+
+/**
+ * How long a shaped request is held: its wait in µs to the nearest ms. A timer cannot wait less
+ * than 1 ms, and rounding up would hold a request whose turn is a few µs away a whole millisecond.
+ */
+export function delayInMs(delayUs: number): number {
+  return idiv(delayUs + 500, 1000);
 }

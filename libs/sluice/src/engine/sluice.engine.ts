@@ -1,4 +1,4 @@
-import { ceilDiv, idiv } from '../algorithms/integer-math.js';
+import { ceilDiv } from '../algorithms/integer-math.js';
 import { assertPrefix } from '../keys/key.builder.js';
 import { PolicyRegistry } from '../policy/policy.registry.js';
 import type { Policy } from '../policy/policy.types.js';
@@ -7,20 +7,13 @@ import { actionPolicy } from './action.policy.js';
 import { callTarget, type CallTarget } from './call.target.js';
 import { PolicySpecCache } from './policy-spec.js';
 import {
+  delayInMs,
   settledDecision,
   summarize,
   type AppliedOverride,
   type Decision,
   type PolicyDecision,
 } from './decision.js';
-
-/**
- * A shaping wait in whole ms, to the nearest: a timer cannot wait less than 1 ms, and rounding
- * up would hold a request whose turn is a few µs away for a whole millisecond.
- */
-function nearestMs(us: number): number {
-  return idiv(us + 500, 1000);
-}
 
 export interface SluiceEngineOptions {
   store: SluiceStore;
@@ -240,7 +233,7 @@ export class SluiceEngine {
       remaining: outcome.remaining,
       resetMs: ceilDiv(outcome.reset, 1000),
       retryAfterMs: ceilDiv(outcome.retry, 1000),
-      delayMs: nearestMs(outcome.delay),
+      delayMs: delayInMs(outcome.delay),
       reason: outcome.reason,
     };
     if (outcome.blockedUntil > 0) {

@@ -80,6 +80,15 @@ describe('simulatePolicy', () => {
     expect(Math.max(...result.requests.map((request) => request.delayMs))).toBe(500);
   });
 
+  it('holds a leaky bucket’s requests as the guard does: waits to the nearest millisecond', () => {
+    // one request every 400 µs: waits of 0, 0.4, 0.8, 1.2, 1.6, 2.0 and 2.4 ms
+    const fast: SimulatedPolicy = { algorithm: 'leaky-bucket', limit: 2500, periodMs: 1000 };
+    const result = simulatePolicy(fast, { kind: 'burst', count: 7 });
+
+    expect(result.requests.map((request) => request.delayMs)).toEqual([0, 0, 1, 1, 2, 2, 2]);
+    expect(result.delayed).toBe(5);
+  });
+
   it('blocks after the penalty allows, so even requests the rate would admit are refused', () => {
     const policy: SimulatedPolicy = {
       algorithm: 'fixed-window',

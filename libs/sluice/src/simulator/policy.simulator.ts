@@ -1,4 +1,5 @@
 import { isWindowAlgorithm } from '../algorithms/algorithm.types.js';
+import { delayInMs } from '../engine/decision.js';
 import type { PenaltyOptions, PolicyMode } from '../policy/policy.types.js';
 import { runOperation, type StateAccess } from '../store/operations.js';
 import type { PenaltyRule, PolicySpec } from '../store/store.types.js';
@@ -40,7 +41,7 @@ export interface SimulatedRequest {
   blocked: boolean;
   /** Shadow mode: would have been refused, let through. */
   shadowRejected: boolean;
-  /** leaky-bucket: how long it is held before it leaves, ms. */
+  /** leaky-bucket: how long the guard holds it before it leaves, ms (the wait to the nearest ms). */
   delayMs: number;
 }
 
@@ -153,7 +154,7 @@ export function simulatePolicy(policy: SimulatedPolicy, pattern: RequestPattern)
       admitted: result.admitted,
       blocked: outcome?.reason === 'blocked',
       shadowRejected: outcome?.reason === 'shadow',
-      delayMs: result.admitted ? (outcome?.delay ?? 0) / 1000 : 0,
+      delayMs: result.admitted ? delayInMs(outcome?.delay ?? 0) : 0,
     };
   });
   return summarize(requests);
