@@ -64,9 +64,9 @@ local function store(key, value, ttl)
   end
 end
 
+-- The next FCALL starts afresh with beginStrings(), also after one that failed part-way.
 local function flushStrings()
   for key, expiry in pairs(unwritten) do
     redis.call('SET', key, strings[key], expiry[1], expiry[2])
   end
-  beginStrings()
 end
