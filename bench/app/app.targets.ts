@@ -70,8 +70,10 @@ export function targetRows(
         const ratio = set.ratio(id, 'rlf-redis', cell);
         const p99 = set.spread(id, cell, (s) => s.load.p99).median;
         const theirs = set.spread('rlf-redis', cell, (s) => s.load.p99).median;
+        const cpu = set.machineCpu(id, cell).median;
+        const theirCpu = set.machineCpu('rlf-redis', cell).median;
         return {
-          text: `${range(ratio, x)}, p99 ${p99} vs ${theirs} ms`,
+          text: `${range(ratio, x)}, p99 ${p99} vs ${theirs} ms; CPU bound ${x(theirCpu / cpu)} (${cpu.toFixed(0)} vs ${theirCpu.toFixed(0)} µs)`,
           pass: ratio.median >= TARGET.overFlexible && p99 <= theirs,
         };
       },

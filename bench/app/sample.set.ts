@@ -31,6 +31,14 @@ export class SampleSet {
     return spread(this.of(contender, cell).map(figure));
   }
 
+  /**
+   * CPU per response of the app, Redis and the load generator together, µs: the three share the
+   * machine's cores, so throughput can rise no further than this sum falls.
+   */
+  machineCpu(contender: string, cell: Cell): Spread {
+    return this.spread(contender, cell, (s) => s.appCpuUs + s.redis.cpuUs + s.loadCpuUs);
+  }
+
   /** contender's throughput ÷ versus's, each round against the same round, over the rounds. */
   ratio(contender: string, versus: string, cell: Cell): Spread {
     const theirs = new Map(this.of(versus, cell).map((s) => [s.round, s.load.perSecond]));

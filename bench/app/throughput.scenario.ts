@@ -5,7 +5,7 @@ import type { AdapterName } from './contender.env.js';
 import { ContenderProcess } from './contender.process.js';
 import type { Contender } from './contenders.js';
 import { QUIET_CORES, waitForQuiet } from './machine.js';
-import { OtherLoad } from './process.cpu.js';
+import { OtherLoad, processCpuSeconds } from './process.cpu.js';
 import { redisSnapshot, redisUsage, type RedisUsage } from './redis.stats.js';
 
 /** One measured run: a contender, an adapter, a key mode, in one round. */
@@ -18,6 +18,8 @@ export interface Sample {
   redis: RedisUsage;
   /** The app process's CPU per response, µs. */
   appCpuUs: number;
+  /** The load generator's CPU per response, µs: it shares the machine's cores with the app. */
+  loadCpuUs: number;
   /** Cores the rest of the machine (not the app, Redis, the load generators or the harness) used. */
   otherCores: number;
 }
@@ -105,7 +107,7 @@ async function measureQuietly(
   context: BenchContext,
   app: ContenderProcess,
   mode: KeyMode,
-): Promise<Pick<Sample, 'load' | 'redis' | 'appCpuUs' | 'otherCores'>> {
+): Promise<Pick<Sample, 'load' | 'redis' | 'appCpuUs' | 'loadCpuUs' | 'otherCores'>> {
   for (let attempt = 1; ; attempt++) {
     const sample = await measureWindow(context, app, mode);
     if (sample.otherCores < QUIET_CORES || attempt === ATTEMPTS) return sample;
@@ -118,21 +120,24 @@ async function measureWindow(
   context: BenchContext,
   app: ContenderProcess,
   mode: KeyMode,
-): Promise<Pick<Sample, 'load' | 'redis' | 'appCpuUs' | 'otherCores'>> {
+): Promise<Pick<Sample, 'load' | 'redis' | 'appCpuUs' | 'loadCpuUs' | 'otherCores'>> {
   const { settings, redis, load } = context;
   const before = await redisSnapshot(redis.admin);
   const cpuBefore = app.cpuSeconds();
+  const loadCpuBefore = processCpuSeconds(load.pid);
   const others = new OtherLoad([...helperPids(context), app.pid]);
   const result = await load.run(
     loadOf(mode, app.url, { connections: settings.connections, durationS: settings.durationS }),
   );
   const otherCores = others.cores();
   const appCpuS = app.cpuSeconds() - cpuBefore;
+  const loadCpuS = processCpuSeconds(load.pid) - loadCpuBefore;
   const after = await redisSnapshot(redis.admin);
   return {
     load: result,
     redis: redisUsage(before, after, result.requests),
     appCpuUs: (appCpuS * 1e6) / Math.max(1, result.requests),
+    loadCpuUs: (loadCpuS * 1e6) / Math.max(1, result.requests),
     otherCores,
   };
 }

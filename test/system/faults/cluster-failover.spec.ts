@@ -220,8 +220,10 @@ Method (\`test/system/faults/cluster-failover.spec.ts\`, run with
 \`npx vitest run test/system/faults/cluster-failover.spec.ts\`): the test starts a cluster of 3
 masters with one replica each. An Express and a Fastify instance, each with its own ioredis
 \`Cluster\` client built as docs/guide.md shows (offline queue off, \`commandTimeout\`
-${TIMEOUT_MS} ms, no retries, no re-sending), take one client loop per route (\`/allow\`,
-\`/deny\`, \`/local\`) over ${IDENTIFIERS} identifiers spread across the slots. After
+${TIMEOUT_MS} ms, \`maxRetriesPerRequest\` 0, \`autoResendUnfulfilledCommands\` false,
+\`retryDelayOnFailover\` 0: no command is ever sent twice, so a call the test saw fail is the
+only kind in doubt), take one client loop per route (\`/allow\`, \`/deny\`, \`/local\`) over
+${IDENTIFIERS} identifiers spread across the slots. After
 ${BEFORE_MS / 1000} s, \`CLUSTER FAILOVER\` is sent to the replica of the master holding the
 busiest identifier; the load goes on ${AFTER_MS / 1000} s after the replica reports
 \`role:master\`. Store errors are the FCALLs the clients saw fail; every one was answered by the
