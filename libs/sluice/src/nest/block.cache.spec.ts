@@ -72,7 +72,7 @@ describe('BlockCache', () => {
     expect(cache.size).toBe(capacity);
   });
 
-  it('gives a block found while young one more turn before the blocks nobody asked for', () => {
+  it('passes over a block found since it was remembered once, before the blocks nobody asked for', () => {
     const cache = new BlockCache(4);
     const block = { untilMs: 9_000, retryAtMs: 9_000, offence: 1 };
     for (const id of ['a', 'b', 'c', 'd']) cache.remember('p', 'ip', id, block);

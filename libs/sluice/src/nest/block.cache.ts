@@ -8,28 +8,32 @@ export interface CachedBlock {
 
 interface Entry {
   block: CachedBlock;
-  /** The generation in which a request last found the block (-1: none yet). */
-  foundIn: number;
+  /** A request found the block since it was remembered or last given a second chance. */
+  found: boolean;
+  /** Where the entry sits: its map of identifiers, and its identifier there. */
+  identifiers: Map<string, Entry>;
+  identifier: string;
 }
 
 /**
  * The blocks this instance has seen, so a blocked identifier's requests are refused without a
- * Redis call until it may retry. Bounded by two generations rather than a strict LRU order, so a
- * hit on a recent block writes nothing to the maps: new blocks, and blocks found in the old
- * generation, go to the young one; when the young one holds the capacity, it becomes the old one.
- * Past the capacity, the old generation's earliest blocks are dropped first, except one found
- * while it was young, which gets one more turn. Up to the capacity, every block is kept, however
- * the traffic goes round them; beyond it, those least recently found or remembered go first.
+ * Redis call until it may retry. A hit only marks its entry: refusing a blocked identifier writes
+ * nothing, and looks it up by the identifier itself (policy → key kind → identifier), whose hash
+ * the request's string then keeps for the per-identifier tally. Past the capacity, a new block
+ * evicts the earliest remembered one nobody has found since it was remembered or last passed over;
+ * a found one is passed over once, to the back of the line ("second chance"). Up to the capacity,
+ * every block is kept, however the traffic goes round them; beyond it, blocks nobody asks for go
+ * first.
  */
 export class BlockCache {
-  private young = new Map<string, Entry>();
-  private old = new Map<string, Entry>();
-  private generation = 0;
+  private readonly byPolicy = new Map<string, Map<string, Map<string, Entry>>>();
+  /** Every entry, earliest remembered (or passed over) first. */
+  private readonly order = new Set<Entry>();
 
   constructor(readonly capacity: number) {}
 
   get size(): number {
-    return this.young.size + this.old.size;
+    return this.order.size;
   }
 
   find(
@@ -38,56 +42,61 @@ export class BlockCache {
     identifier: string,
     nowMs: number,
   ): CachedBlock | undefined {
-    const key = cacheKey(policy, keyKind, identifier);
-    const entry = this.young.get(key) ?? this.promoted(key);
+    const entry = this.byPolicy.get(policy)?.get(keyKind)?.get(identifier);
     if (entry === undefined) return undefined;
     if (entry.block.retryAtMs <= nowMs) {
-      this.young.delete(key);
+      this.remove(entry);
       return undefined;
     }
-    entry.foundIn = this.generation;
+    entry.found = true;
     return entry.block;
   }
 
   remember(policy: string, keyKind: string, identifier: string, block: CachedBlock): void {
     if (this.capacity === 0) return;
-    const key = cacheKey(policy, keyKind, identifier);
-    this.old.delete(key);
-    this.keep(key, { block, foundIn: -1 });
+    const identifiers = this.identifiersOf(policy, keyKind);
+    const existing = identifiers.get(identifier);
+    if (existing !== undefined) this.remove(existing);
+    while (this.order.size >= this.capacity) this.evictOne();
+    const entry: Entry = { block, found: false, identifiers, identifier };
+    identifiers.set(identifier, entry);
+    this.order.add(entry);
   }
 
   forget(policy: string, keyKind: string, identifier: string): void {
-    const key = cacheKey(policy, keyKind, identifier);
-    this.young.delete(key);
-    this.old.delete(key);
+    const entry = this.byPolicy.get(policy)?.get(keyKind)?.get(identifier);
+    if (entry !== undefined) this.remove(entry);
   }
 
-  private promoted(key: string): Entry | undefined {
-    const entry = this.old.get(key);
-    if (entry === undefined) return undefined;
-    this.old.delete(key);
-    this.keep(key, entry);
-    return entry;
-  }
-
-  private keep(key: string, entry: Entry): void {
-    if (!this.young.has(key) && this.young.size >= this.capacity) {
-      this.old = this.young;
-      this.young = new Map();
-      this.generation++;
+  private identifiersOf(policy: string, keyKind: string): Map<string, Entry> {
+    let byKind = this.byPolicy.get(policy);
+    if (byKind === undefined) {
+      byKind = new Map();
+      this.byPolicy.set(policy, byKind);
     }
-    this.young.set(key, entry);
-    while (this.size > this.capacity) this.dropEarliest();
+    let identifiers = byKind.get(keyKind);
+    if (identifiers === undefined) {
+      identifiers = new Map();
+      byKind.set(keyKind, identifiers);
+    }
+    return identifiers;
   }
 
-  private dropEarliest(): void {
-    const [key, entry] = this.old.entries().next().value as [string, Entry];
-    this.old.delete(key);
-    if (entry.foundIn === this.generation - 1 && this.young.size < this.capacity) {
-      this.young.set(key, entry);
+  private remove(entry: Entry): void {
+    entry.identifiers.delete(entry.identifier);
+    this.order.delete(entry);
+  }
+
+  /** Evicts the earliest entry not found since it was remembered, passing over found ones once. */
+  private evictOne(): void {
+    for (const entry of this.order) {
+      this.order.delete(entry);
+      if (!entry.found) {
+        entry.identifiers.delete(entry.identifier);
+        return;
+      }
+      entry.found = false;
+      this.order.add(entry);
     }
   }
 }
-
-const cacheKey = (policy: string, keyKind: string, identifier: string): string =>
-  `${policy}\u0000${keyKind}\u0000${identifier}`;
