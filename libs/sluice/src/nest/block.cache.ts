@@ -1,3 +1,5 @@
+import { getOrAdd, newMap } from '../collections/get-or-add.js';
+
 export interface CachedBlock {
   /** Epoch ms the block ends. */
   untilMs: number;
@@ -69,17 +71,7 @@ export class BlockCache {
   }
 
   private identifiersOf(policy: string, keyKind: string): Map<string, Entry> {
-    let byKind = this.byPolicy.get(policy);
-    if (byKind === undefined) {
-      byKind = new Map();
-      this.byPolicy.set(policy, byKind);
-    }
-    let identifiers = byKind.get(keyKind);
-    if (identifiers === undefined) {
-      identifiers = new Map();
-      byKind.set(keyKind, identifiers);
-    }
-    return identifiers;
+    return getOrAdd(getOrAdd(this.byPolicy, policy, newMap), keyKind, newMap);
   }
 
   private remove(entry: Entry): void {

@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
+import { getOrAdd, newWeakMap } from '../collections/get-or-add.js';
 import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from './sluice.tokens.js';
 import type { ThrottleMetadata } from './throttle.decorator.js';
 
@@ -22,11 +23,7 @@ export class ThrottleMarksCache {
   constructor(private readonly reflector: Reflector) {}
 
   of(handler: object, controller: Type): ThrottleMarks {
-    let byController = this.byHandler.get(handler);
-    if (byController === undefined) {
-      byController = new WeakMap();
-      this.byHandler.set(handler, byController);
-    }
+    const byController = getOrAdd(this.byHandler, handler, newWeakMap);
     let marks = byController.get(controller);
     if (marks === undefined) {
       const targets = [handler as Type, controller];

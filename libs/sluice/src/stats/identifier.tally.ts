@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import type { Decision } from '../engine/decision.js';
 import { IDENTIFIER_STATS } from '../nest/sluice.tokens.js';
+import { getOrAdd, newMap } from '../collections/get-or-add.js';
 import type { IdentifierCount, IdentifierStatsStore } from './identifier-stats.store.js';
 
 const FLUSH_EVERY_MS = 1_000;
@@ -79,17 +80,7 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
   }
 
   private countsOf(policy: string, keyKind: string): Map<string, IdentifierCount> {
-    let byKind = this.current.get(policy);
-    if (byKind === undefined) {
-      byKind = new Map();
-      this.current.set(policy, byKind);
-    }
-    let counts = byKind.get(keyKind);
-    if (counts === undefined) {
-      counts = new Map();
-      byKind.set(keyKind, counts);
-    }
-    return counts;
+    return getOrAdd(getOrAdd(this.current, policy, newMap), keyKind, newMap);
   }
 
   async flush(): Promise<void> {
