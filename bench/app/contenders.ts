@@ -71,6 +71,32 @@ export const CONTENDERS: readonly Contender[] = [
   },
 ];
 
+/**
+ * The order in which a round measures the contenders: each beside the one its target compares it
+ * with (Sluice's allowed algorithms around the rate-limiter-flexible guard, Sluice's blocked path
+ * next to bare), so the machine's drift between the two windows of a pair stays small.
+ */
+const MEASURING_ORDER = [
+  'throttler-memory',
+  'throttler-redis',
+  'throttler-redis-blocked',
+  'rlf-redis-blocked',
+  'sluice-fixed-window',
+  'sluice-sliding-log',
+  'sluice-sliding-window',
+  'rlf-redis',
+  'sluice-token-bucket',
+  'sluice-leaky-bucket',
+  'sluice-gcra',
+  'bare',
+  'sluice-blocked',
+];
+
+export function inMeasuringOrder(contenders: readonly Contender[]): Contender[] {
+  const rank = (contender: Contender) => MEASURING_ORDER.indexOf(contender.id);
+  return [...contenders].sort((a, b) => rank(a) - rank(b));
+}
+
 export function contenderById(id: string): Contender {
   const contender = CONTENDERS.find((each) => each.id === id);
   if (contender === undefined) {

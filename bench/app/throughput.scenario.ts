@@ -3,7 +3,7 @@ import { ROUTES, USER_HEADER, USERS, type KeyMode } from './bench.constants.js';
 import { helperPids, type BenchContext } from './bench.context.js';
 import type { AdapterName } from './contender.env.js';
 import { ContenderProcess } from './contender.process.js';
-import type { Contender } from './contenders.js';
+import { inMeasuringOrder, type Contender } from './contenders.js';
 import { QUIET_CORES, waitForQuiet } from './machine.js';
 import { OtherLoad, processCpuSeconds } from './process.cpu.js';
 import { redisSnapshot, redisUsage, type RedisUsage } from './redis.stats.js';
@@ -54,7 +54,7 @@ export async function runThroughput(
     await redis.admin.flushall();
     const apps = new Map<Contender, ContenderProcess>();
     try {
-      for (const contender of settings.contenders) {
+      for (const contender of inMeasuringOrder(settings.contenders)) {
         apps.set(
           contender,
           await ContenderProcess.start({
