@@ -24,15 +24,25 @@ const MEASURED = [
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
+/** Each package entry, exactly as its exports map names it, to its source file. */
+const ENTRIES: Record<string, string> = {
+  '@sluice/nest': './libs/sluice/src/index.ts',
+  '@sluice/nest/engine': './libs/sluice/src/engine/index.ts',
+  '@sluice/nest/throttler': './libs/sluice/src/throttler/index.ts',
+  '@sluice/nest/simulator': './libs/sluice/src/simulator/index.ts',
+  '@sluice/nest/internals': './libs/sluice/src/internals.ts',
+  '@sluice/admin': './libs/sluice-admin/src/index.ts',
+  '@sluice/admin/api': './libs/sluice-admin/src/admin-api.types.ts',
+};
+const entryAliases = Object.entries(ENTRIES).map(([name, path]) => ({
+  find: new RegExp(`^${name.replace(/[/.]/g, '\\$&')}$`),
+  replacement: source(path),
+}));
+
 const project = (test: TestProjectInlineConfiguration['test']): TestProjectInlineConfiguration => ({
   // Nest resolves constructor parameters from decorator metadata, which esbuild does not emit.
   plugins: [swc.vite({ module: { type: 'es6' } })],
-  resolve: {
-    alias: {
-      '@sluice/nest': source('./libs/sluice/src/index.ts'),
-      '@sluice/admin': source('./libs/sluice-admin/src/index.ts'),
-    },
-  },
+  resolve: { alias: entryAliases },
   test: { pool: 'forks', testTimeout: 30_000, hookTimeout: 60_000, ...test },
 });
 
@@ -51,12 +61,7 @@ export default defineConfig({
       {
         // The panel's components, rendered in happy-dom with the same aliases as web/vite.config.ts.
         plugins: [react()],
-        resolve: {
-          alias: {
-            '@sluice/admin/api': source('./libs/sluice-admin/src/admin-api.types.ts'),
-            '@sluice/nest/simulator': source('./libs/sluice/src/simulator/index.ts'),
-          },
-        },
+        resolve: { alias: entryAliases },
         test: {
           name: 'web',
           include: ['web/src/**/*.test.{ts,tsx}'],

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { Throttle } from '../../libs/sluice/src/index.js';
+import { Throttle } from '../../libs/sluice/src/internals.js';
 import { POLICY_BY_IP, POLICY_BY_USER, ROUTES } from './bench.constants.js';
 
 const BODY = { ok: true, service: 'bench' };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ALGORITHMS } from '../../libs/sluice/src/index.js';
+import { ALGORITHMS } from '../../libs/sluice/src/internals.js';
 import { contenderById, type Contender } from './contenders.js';
 import type { SluiceRule } from './limiters/sluice.limiter.js';
 

@@ -1,4 +1,4 @@
-import { ALGORITHMS, type AlgorithmName } from '../../libs/sluice/src/index.js';
+import { ALGORITHMS, type AlgorithmName } from '../../libs/sluice/src/internals.js';
 
 export type Family = 'bare' | 'throttler' | 'rate-limiter-flexible' | 'sluice';
 

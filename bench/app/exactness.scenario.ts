@@ -1,4 +1,4 @@
-import { ALGORITHMS, type AlgorithmName } from '../../libs/sluice/src/index.js';
+import { ALGORITHMS, type AlgorithmName } from '../../libs/sluice/src/internals.js';
 import type { LoadResult } from '../load/load.types.js';
 import type { BenchContext } from './bench.context.js';
 import { ContenderProcess } from './contender.process.js';

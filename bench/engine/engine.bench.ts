@@ -17,7 +17,7 @@ import {
   RedisStore,
   SluiceEngine,
   type AlgorithmName,
-} from '../../libs/sluice/src/index.js';
+} from '../../libs/sluice/src/internals.js';
 import { loadLuaLibrary } from '../../libs/sluice/src/store/script.source.js';
 import {
   PLAIN_SCRIPT,

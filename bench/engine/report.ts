@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { format, resolveConfig } from 'prettier';
-import { ALGORITHMS, type AlgorithmName } from '../../libs/sluice/src/index.js';
+import { ALGORITHMS, type AlgorithmName } from '../../libs/sluice/src/internals.js';
 import { spread, type Spread } from './measure.js';
 
 export interface MemoryRow {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { AlgorithmName, Decision, PolicyInput } from '../../libs/sluice/src/index.js';
+import type { AlgorithmName, Decision, PolicyInput } from '../../libs/sluice/src/internals.js';
 import { closeAll, connectRedis } from '../support/redis.clients.js';
 import { ChildWorker, stopAll, type WorkerMessage } from './support/child-worker.js';
 import type { ConsumeRequest } from './support/skewed.worker.js';

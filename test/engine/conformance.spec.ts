@@ -10,7 +10,7 @@ import {
   type Policy,
   type PolicySpec,
   type StoreCall,
-} from '../../libs/sluice/src/index.js';
+} from '../../libs/sluice/src/internals.js';
 import { capacity } from '../../libs/sluice/src/policy/policy.schema.js';
 import { toPolicySpec } from '../../libs/sluice/src/engine/policy-spec.js';
 import { runOperation } from '../../libs/sluice/src/store/operations.js';

@@ -11,7 +11,7 @@ import {
   UnknownPolicyError,
   type Decision,
   type PolicyInput,
-} from '../../libs/sluice/src/index.js';
+} from '../../libs/sluice/src/internals.js';
 import { closeAll, connectRedis, filePrefixes } from '../support/redis.clients.js';
 
 const prefixes = filePrefixes('api');

@@ -6,7 +6,7 @@ import {
   toIdentifier,
   type AlgorithmName,
   type PolicyInput,
-} from '../../libs/sluice/src/index.js';
+} from '../../libs/sluice/src/internals.js';
 import { closeAll, connectCluster, connectRedis } from '../support/redis.clients.js';
 import { ChildWorker, stopAll } from './support/child-worker.js';
 import type { HammerResult, HammerRun, HammerTarget } from './support/hammer.worker.js';

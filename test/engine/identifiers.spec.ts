@@ -11,7 +11,7 @@ import {
   SluiceEngine,
   identifierKey,
   toIdentifier,
-} from '../../libs/sluice/src/index.js';
+} from '../../libs/sluice/src/internals.js';
 import { closeAll, connectCluster } from '../support/redis.clients.js';
 
 let cluster: Cluster;

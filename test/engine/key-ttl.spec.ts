@@ -13,7 +13,7 @@ import {
   type AlgorithmName,
   type Policy,
   type PolicyInput,
-} from '../../libs/sluice/src/index.js';
+} from '../../libs/sluice/src/internals.js';
 import { closeAll, connectRedis, filePrefixes } from '../support/redis.clients.js';
 
 const DAY_MS = 86_400_000;

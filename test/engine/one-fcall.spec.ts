@@ -2,7 +2,7 @@
 // FCALL, as MONITOR on the real server shows, and the calls decide as if made one at a time.
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisStore, SluiceEngine, type PolicyInput } from '../../libs/sluice/src/index.js';
+import { RedisStore, SluiceEngine, type PolicyInput } from '../../libs/sluice/src/internals.js';
 import { closeAll, connectRedis, filePrefixes } from '../support/redis.clients.js';
 
 const prefixes = filePrefixes('one-fcall');

@@ -9,7 +9,7 @@ import {
   SluiceEngine,
   type AlgorithmName,
   type PolicyInput,
-} from '../../libs/sluice/src/index.js';
+} from '../../libs/sluice/src/internals.js';
 import { closeAll, connectRedis, filePrefixes } from '../support/redis.clients.js';
 
 interface KeyState {

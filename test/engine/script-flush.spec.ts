@@ -8,7 +8,7 @@ import {
   SluiceEngine,
   toIdentifier,
   type AlgorithmName,
-} from '../../libs/sluice/src/index.js';
+} from '../../libs/sluice/src/internals.js';
 import { closeAll, connectCluster, connectRedis } from '../support/redis.clients.js';
 
 /**

@@ -8,7 +8,7 @@ import {
   ThrottlerModule,
   type ThrottlerModuleOptions,
 } from '@nestjs/throttler';
-import { SluiceEngine } from '@sluice/nest';
+import { SluiceEngine } from '@sluice/nest/internals';
 import { SluiceThrottlerStorage } from '../../libs/sluice/src/throttler/sluice-throttler.storage.js';
 
 const throttlers = [{ limit: 3, ttl: 60_000 }];

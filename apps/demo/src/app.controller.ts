@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { PolicyBus, SluiceService, type Policy } from '@sluice/nest';
+import { PolicyBus, SluiceService, type Policy } from '@sluice/nest/internals';
 
 /** What /limits shows of a policy: its rule, not its overrides (they name customers). */
 const SHOWN_FIELDS = [

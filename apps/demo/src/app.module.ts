@@ -5,7 +5,7 @@ import {
   type NestModule,
 } from '@nestjs/common';
 import { SluiceAdminModule } from '@sluice/admin';
-import { SluiceModule } from '@sluice/nest';
+import { SluiceModule } from '@sluice/nest/internals';
 import { AppController } from './app.controller.js';
 import { AuthModule } from './auth/auth.module.js';
 import { loginTracker } from './auth/login.tracker.js';

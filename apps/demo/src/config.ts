@@ -1,4 +1,4 @@
-import { TrackerResolver, type TrustProxy } from '@sluice/nest';
+import { TrackerResolver, type TrustProxy } from '@sluice/nest/internals';
 import { z } from 'zod';
 
 export type NodeEnv = 'development' | 'production' | 'test';

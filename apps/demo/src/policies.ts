@@ -1,4 +1,4 @@
-import type { PolicyInput } from '@sluice/nest';
+import type { PolicyInput } from '@sluice/nest/internals';
 import type { LoginLimits } from './config.js';
 
 /**

@@ -2,7 +2,7 @@ import {
   SluiceModule,
   type AlgorithmName,
   type PolicyInput,
-} from '../../../libs/sluice/src/index.js';
+} from '../../../libs/sluice/src/internals.js';
 import {
   BLOCK_MS,
   POLICY_BY_IP,

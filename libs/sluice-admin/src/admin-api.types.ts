@@ -4,7 +4,7 @@ import type {
   Policy,
   PolicyInput,
   ThrottledRoute,
-} from '@sluice/nest';
+} from '@sluice/nest/internals';
 import type { AdminRole } from './auth/admin-auth-options.interface.js';
 import type { FieldIssue } from './common/invalid-request.exception.js';
 

@@ -1,4 +1,4 @@
-import type { PenaltyEventType } from '@sluice/nest';
+import type { PenaltyEventType } from '@sluice/nest/internals';
 import type { AdminAuthOptions } from './auth/admin-auth-options.interface.js';
 
 /** The PostgreSQL the admin keeps policies, revisions and the audit in. */
@@ -48,7 +48,7 @@ export interface SluiceAdminModuleExtras {
   path?: string;
   /**
    * Serve the panel at /<path>: true (the default) serves the one built into this package, `root`
-   * another build's folder. On Fastify this needs @fastify/static installed.
+   * another build's folder (it must hold index.html), false none. Express and Fastify alike.
    */
   panel?: boolean | { root: string };
 }

@@ -1,13 +1,14 @@
 import { ConfigurableModuleBuilder, Logger, type DynamicModule } from '@nestjs/common';
 import { RouterModule } from '@nestjs/core';
-import { ServeStaticModule } from '@nestjs/serve-static';
 import { AdminAuthModule } from './auth/auth.module.js';
+import { PanelFiles } from './serving/panel.files.js';
 import { builtPanelRoot } from './serving/panel.location.js';
+import { PanelServer } from './serving/panel.server.js';
 import type {
   SluiceAdminModuleExtras,
   SluiceAdminModuleOptions,
 } from './sluice-admin-options.interface.js';
-import { ADMIN_OPTIONS, ADMIN_PATH } from './sluice-admin.tokens.js';
+import { ADMIN_OPTIONS, ADMIN_PATH, PANEL_FILES } from './sluice-admin.tokens.js';
 
 const PATH = /^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/;
 
@@ -24,27 +25,20 @@ export function adminPath(path: unknown): string {
 }
 
 /**
- * The built panel's files at /<path>, every other path under it answered with its index.html
- * (the panel routes in the browser); /<path>/api stays the API's.
+ * The built panel's files, served at /<path> by PanelServer: every path under it that names no
+ * file is answered with its index.html (the panel routes in the browser); /<path>/api stays the
+ * API's.
  */
-function panelModules(path: string, panel: SluiceAdminModuleExtras['panel']): DynamicModule[] {
-  if (panel === false) return [];
+function panelFiles(path: string, panel: SluiceAdminModuleExtras['panel']): PanelFiles | null {
+  if (panel === false) return null;
   const rootPath = typeof panel === 'object' ? panel.root : builtPanelRoot();
   if (rootPath === undefined) {
     new Logger('SluiceAdmin').warn(
-      `The panel is not built, so /${path} serves none: run npm run build -w @sluice/web`,
+      `This copy of @sluice/admin has no built panel (dist/panel), so /${path} serves the API only: reinstall the package, or in the Sluice repository run npm run build`,
     );
-    return [];
+    return null;
   }
-  return [
-    ServeStaticModule.forRoot({
-      rootPath,
-      serveRoot: `/${path}`,
-      exclude: [`/${path}/api/{*rest}`],
-      // Fastify answers a path that names no file with index.html only when told to fall through.
-      serveStaticOptions: { fallthrough: true },
-    }),
-  ];
+  return new PanelFiles(rootPath, path);
 }
 
 /**
@@ -62,9 +56,13 @@ function mount(definition: DynamicModule, extras: SluiceAdminModuleExtras): Dyna
       RouterModule.register([
         { path: `${path}/api`, module: definition.module, children: [AdminAuthModule] },
       ]),
-      ...panelModules(path, extras.panel),
     ],
-    providers: [...(definition.providers ?? []), { provide: ADMIN_PATH, useValue: path }],
+    providers: [
+      ...(definition.providers ?? []),
+      { provide: ADMIN_PATH, useValue: path },
+      { provide: PANEL_FILES, useFactory: () => panelFiles(path, extras.panel) },
+      PanelServer,
+    ],
     exports: [...(definition.exports ?? []), ADMIN_OPTIONS, ADMIN_PATH],
   };
 }

@@ -1,5 +1,5 @@
 import type { AdminErrorBody } from '@sluice/admin';
-import type { PolicySnapshot } from '@sluice/nest';
+import type { PolicySnapshot } from '@sluice/nest/internals';
 import type { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { TOKENS } from './app.module.js';

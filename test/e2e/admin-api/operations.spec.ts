@@ -7,7 +7,7 @@ import type {
   PolicyList,
   RouteList,
 } from '@sluice/admin';
-import { PolicyBus } from '@sluice/nest';
+import { PolicyBus } from '@sluice/nest/internals';
 import { describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../support/nest-app.js';
 import { eventually, query } from './admin.client.js';

@@ -16,7 +16,7 @@ import {
   Throttle,
   type PenaltyEvent,
   type PolicyInput,
-} from '@sluice/nest';
+} from '@sluice/nest/internals';
 import { TOKENS } from '../admin-api/app.module.js';
 
 const CREDENTIALS = `alice:admin:${TOKENS.admin},olga:operator:${TOKENS.operator},victor:viewer:${TOKENS.viewer}`;

@@ -6,7 +6,7 @@ import type {
   PenaltyPage,
   PenaltyRecord,
 } from '@sluice/admin';
-import { IdentifierTally } from '@sluice/nest';
+import { IdentifierTally } from '@sluice/nest/internals';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { adminClient, eventually } from '../admin-api/admin.client.js';
 import { TOKENS } from '../admin-api/app.module.js';

@@ -7,7 +7,7 @@ import {
   type Decision,
   type DecisionStatsStore,
   type PolicyDecision,
-} from '@sluice/nest';
+} from '@sluice/nest/internals';
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { uniquePrefix } from '../../support/nest-app.js';

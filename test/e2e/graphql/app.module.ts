@@ -7,7 +7,7 @@ import {
   Throttle,
   type RequestResponse,
   type SluiceModuleOptions,
-} from '@sluice/nest';
+} from '@sluice/nest/internals';
 
 export const LIMIT = 2;
 /** A sliding log: no window boundary can fall inside a test and reset the count. */

@@ -1,4 +1,4 @@
-import { MAX_IDENTIFIERS_PER_POLICY, RedisIdentifierStats } from '@sluice/nest';
+import { MAX_IDENTIFIERS_PER_POLICY, RedisIdentifierStats } from '@sluice/nest/internals';
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { uniquePrefix } from '../../support/nest-app.js';

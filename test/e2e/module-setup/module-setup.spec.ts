@@ -1,6 +1,6 @@
 import type { INestApplication, ModuleMetadata } from '@nestjs/common';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { RouteRegistry, type HeaderStyle } from '@sluice/nest';
+import { RouteRegistry, type HeaderStyle } from '@sluice/nest/internals';
 import {
   ADAPTERS,
   closeAppsAfterEach,

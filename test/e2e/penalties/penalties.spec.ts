@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PenaltyEventPublisher, SluiceService } from '@sluice/nest';
+import { PenaltyEventPublisher, SluiceService } from '@sluice/nest/internals';
 import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-servers.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';

@@ -1,4 +1,4 @@
-import { PolicyBus, type PolicySnapshot } from '@sluice/nest';
+import { PolicyBus, type PolicySnapshot } from '@sluice/nest/internals';
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';

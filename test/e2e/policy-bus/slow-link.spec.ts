@@ -1,4 +1,4 @@
-import { PolicyBus } from '@sluice/nest';
+import { PolicyBus } from '@sluice/nest/internals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, expect, inject, it } from 'vitest';
 import { startFaultProxy } from '../../support/fault-proxy.js';

@@ -5,7 +5,7 @@ import {
   SluiceModule,
   Throttle,
   type SluiceModuleOptions,
-} from '@sluice/nest';
+} from '@sluice/nest/internals';
 
 /** Never reached by the load: every request Redis decides is admitted and counted. */
 export const OPEN_LIMIT = 1_000_000;

@@ -14,7 +14,7 @@ import {
   Throttle,
   type RequestResponse,
   type SluiceModuleOptions,
-} from '@sluice/nest';
+} from '@sluice/nest/internals';
 
 export const LIMIT = 2;
 

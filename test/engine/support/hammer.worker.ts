@@ -2,7 +2,7 @@
 // Per run: 'prepare' (build its own client, store and engine) → 'prepared'; 'go' → `concurrency`
 // async callers loop `consume` on one identifier until durationMs pass → 'result'.
 import { Cluster, Redis } from 'ioredis';
-import { RedisStore, SluiceEngine, type PolicyInput } from '../../../libs/sluice/src/index.js';
+import { RedisStore, SluiceEngine, type PolicyInput } from '../../../libs/sluice/src/internals.js';
 
 export type HammerTarget = { kind: 'single'; url: string } | { kind: 'cluster'; nodes: string };
 

@@ -6,7 +6,7 @@ import type {
   Decision,
   PolicyInput,
   SluiceEngine as Engine,
-} from '../../../libs/sluice/src/index.js';
+} from '../../../libs/sluice/src/internals.js';
 
 const skewMs = Number(process.env.SLUICE_TEST_SKEW_MS ?? 'NaN');
 if (!Number.isFinite(skewMs)) throw new Error('SLUICE_TEST_SKEW_MS must be set to a number');
@@ -28,7 +28,7 @@ Object.defineProperty(performance, 'timeOrigin', {
 });
 
 const { Redis } = await import('ioredis');
-const { RedisStore, SluiceEngine, systemClock } = await import('../../../libs/sluice/src/index.js');
+const { RedisStore, SluiceEngine, systemClock } = await import('../../../libs/sluice/src/internals.js');
 
 export type ConsumeRequest = {
   type: 'consume';

@@ -1,7 +1,7 @@
 // DESIGN §9: GET /blocked lists who is blocked now; with 10 000 identifiers blocked it must still
 // answer within 200 ms (median of several runs).
 import type { BlockedList } from '@sluice/admin';
-import { PenaltyEventPublisher, SluiceService } from '@sluice/nest';
+import { PenaltyEventPublisher, SluiceService } from '@sluice/nest/internals';
 import { cpus } from 'node:os';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TOKENS } from '../../e2e/admin-api/app.module.js';

@@ -1,6 +1,6 @@
 // DESIGN §10: a Redis Cluster master hands over to its replica (CLUSTER FAILOVER) under load;
 // decisions continue, none crosses slots, and whatever fails is answered by the fail mode.
-import { PolicyBus, SluiceService } from '@sluice/nest';
+import { PolicyBus, SluiceService } from '@sluice/nest/internals';
 import { Cluster, Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 // DESIGN §10: the test's own redis-server crashes (SIGKILL) under load and comes back empty; and
 // an instance starts while Redis is down, says so, and syncs the published policies once it is up.
-import { PolicyBus, SluiceConnection, SluiceEngine } from '@sluice/nest';
+import { PolicyBus, SluiceConnection, SluiceEngine } from '@sluice/nest/internals';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_LIMIT, OPEN_LIMIT, storeFaultsApp } from '../../e2e/store-faults/app.module.js';

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post, UnauthorizedException } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Throttle } from '@sluice/nest';
+import { Throttle } from '@sluice/nest/internals';
 import { ZodBodyPipe } from '../common/zod-body.pipe.js';
 import { LoginSchema, type LoginInput } from './login.schemas.js';
 

@@ -1,4 +1,4 @@
-import { TrackerResolver, type Tracker, type TrustProxy } from '@sluice/nest';
+import { TrackerResolver, type Tracker, type TrustProxy } from '@sluice/nest/internals';
 
 /** Longer names are cut: the guard runs before the body is validated. */
 const MAX_USERNAME = 64;

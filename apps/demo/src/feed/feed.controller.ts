@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { Throttle } from '@sluice/nest';
+import { Throttle } from '@sluice/nest/internals';
 import { PostsService } from '../posts/posts.service.js';
 
 const FEED_LENGTH = 10;

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { Throttle } from '@sluice/nest';
+import { Throttle } from '@sluice/nest/internals';
 
 const HEADLINES = [
   'Ministry denies everything',

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Post, Req } from '@nestjs/common';
-import { Throttle } from '@sluice/nest';
+import { Throttle } from '@sluice/nest/internals';
 import type { ForumRequest } from '../common/x-user.middleware.js';
 import { ZodBodyPipe } from '../common/zod-body.pipe.js';
 import { NewPostSchema, NewReplySchema, type NewPost, type NewReply } from './posts.schemas.js';

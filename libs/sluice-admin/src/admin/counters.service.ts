@@ -6,7 +6,7 @@ import {
   toIdentifier,
   type Decision,
   type Identifier,
-} from '@sluice/nest';
+} from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
 import type { CounterResetResult } from '../admin-api.types.js';
 import type { Actor } from '../auth/actor.js';

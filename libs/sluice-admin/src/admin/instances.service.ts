@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PolicyBus } from '@sluice/nest';
+import { PolicyBus } from '@sluice/nest/internals';
 import type { InstanceList } from '../admin-api.types.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
 

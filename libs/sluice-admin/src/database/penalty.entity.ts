@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import type { PenaltyTrigger } from '@sluice/nest';
+import type { PenaltyTrigger } from '@sluice/nest/internals';
 import { bigintAsNumber } from './bigint.transformer.js';
 
 /** A block's history (DESIGN §7), written from the penalty event stream. */

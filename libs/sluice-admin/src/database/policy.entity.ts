@@ -1,4 +1,4 @@
-import type { Policy } from '@sluice/nest';
+import type { Policy } from '@sluice/nest/internals';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { bigintAsNumber } from './bigint.transformer.js';
 

@@ -1,4 +1,4 @@
-import type { PolicySnapshot } from '@sluice/nest';
+import type { PolicySnapshot } from '@sluice/nest/internals';
 import type { EntityManager } from 'typeorm';
 import { PolicyEntity } from './policy.entity.js';
 import { SettingEntity } from './setting.entity.js';

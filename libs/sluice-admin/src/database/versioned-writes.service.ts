@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { PolicySnapshot } from '@sluice/nest';
+import type { PolicySnapshot } from '@sluice/nest/internals';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../auth/actor.js';
 import { ADMIN_DATA_SOURCE } from './admin.persistence.js';

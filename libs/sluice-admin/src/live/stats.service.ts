@@ -5,7 +5,7 @@ import {
   SluiceService,
   type DecisionStatsStore,
   type StatsResolution,
-} from '@sluice/nest';
+} from '@sluice/nest/internals';
 import type { StatsPoint, StatsSeries } from '../admin-api.types.js';
 import { InvalidRequestException, parseRequest } from '../common/invalid-request.exception.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';

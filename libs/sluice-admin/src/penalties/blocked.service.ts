@@ -1,6 +1,6 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { SluiceService, type Policy } from '@sluice/nest';
+import { SluiceService, type Policy } from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
 import type { BlockedEntry, BlockedList, BlockResult, UnblockResult } from '../admin-api.types.js';
 import { recordAudit, type AuditRecord } from '../admin/audit.recorder.js';

@@ -6,7 +6,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PenaltyEventPublisher, PolicyBus, type PenaltyEvent } from '@sluice/nest';
+import { PenaltyEventPublisher, PolicyBus, type PenaltyEvent } from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { WebhookDispatcher } from './webhook.dispatcher.js';

@@ -4,7 +4,7 @@ import {
   SluiceService,
   type IdentifierCount,
   type IdentifierStatsStore,
-} from '@sluice/nest';
+} from '@sluice/nest/internals';
 import type { IdentifierList, IdentifierView } from '../admin-api.types.js';
 import { InvalidRequestException, parseRequest } from '../common/invalid-request.exception.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';

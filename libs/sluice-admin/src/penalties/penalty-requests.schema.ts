@@ -1,4 +1,4 @@
-import { InvalidIdentifierError, POLICY_NAME, toIdentifier } from '@sluice/nest';
+import { InvalidIdentifierError, POLICY_NAME, toIdentifier } from '@sluice/nest/internals';
 import { z } from 'zod';
 
 /** A year: longer blocks are a ban, which belongs in a denylist override. */

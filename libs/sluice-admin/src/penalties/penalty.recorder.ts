@@ -12,7 +12,7 @@ import {
   type PenaltyEvent,
   type PenaltyStream,
   type PenaltyStreamEntry,
-} from '@sluice/nest';
+} from '@sluice/nest/internals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';

@@ -1,4 +1,4 @@
-import type { PenaltyEvent } from '@sluice/nest';
+import type { PenaltyEvent } from '@sluice/nest/internals';
 import type { EntityManager } from 'typeorm';
 
 /** Why a block ended before its time when a newer block of the same key replaced it. */

@@ -1,4 +1,4 @@
-import type { PenaltyEvent } from '@sluice/nest';
+import type { PenaltyEvent } from '@sluice/nest/internals';
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';

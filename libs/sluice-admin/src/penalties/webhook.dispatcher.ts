@@ -1,5 +1,9 @@
 import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
-import { PENALTY_EVENT_TYPES, type PenaltyEvent, type PenaltyEventType } from '@sluice/nest';
+import {
+  PENALTY_EVENT_TYPES,
+  type PenaltyEvent,
+  type PenaltyEventType,
+} from '@sluice/nest/internals';
 import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';

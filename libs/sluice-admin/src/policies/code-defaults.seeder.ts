@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PolicyBus, type Policy } from '@sluice/nest';
+import { PolicyBus, type Policy } from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
 import { SYSTEM_ACTOR } from '../common/system.actor.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';

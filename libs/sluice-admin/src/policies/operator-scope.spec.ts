@@ -1,5 +1,5 @@
 import { ForbiddenException } from '@nestjs/common';
-import { parsePolicy, type Policy } from '@sluice/nest';
+import { parsePolicy, type Policy } from '@sluice/nest/internals';
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../auth/actor.js';
 import { assertMayChange, beyondOperatorScope } from './operator-scope.js';

@@ -1,5 +1,5 @@
 import { ForbiddenException } from '@nestjs/common';
-import type { Policy, PolicyMode } from '@sluice/nest';
+import type { Policy, PolicyMode } from '@sluice/nest/internals';
 import type { Actor } from '../auth/actor.js';
 import { changedRuleFields } from './policy-rules.js';
 

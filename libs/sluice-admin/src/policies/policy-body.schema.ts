@@ -4,7 +4,7 @@ import {
   POLICY_NAME,
   PolicyValidationError,
   type Policy,
-} from '@sluice/nest';
+} from '@sluice/nest/internals';
 import { z } from 'zod';
 import {
   InvalidRequestException,

@@ -1,4 +1,4 @@
-import type { Policy } from '@sluice/nest';
+import type { Policy } from '@sluice/nest/internals';
 import type { EntityManager } from 'typeorm';
 import { recordAudit } from '../admin/audit.recorder.js';
 import type { Actor } from '../auth/actor.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PolicyBus, RouteRegistry, type Policy } from '@sluice/nest';
+import { PolicyBus, RouteRegistry, type Policy } from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
 import type { PolicyList, PolicyRevisionList, PolicyView } from '../admin-api.types.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Actor } from '../auth/actor.js';
-import type { Policy } from '@sluice/nest';
+import type { Policy } from '@sluice/nest/internals';
 
 /** What a policy decides; the rest (name, version, source, updatedAt, updatedBy) is bookkeeping. */
 export const RULE_FIELDS = [

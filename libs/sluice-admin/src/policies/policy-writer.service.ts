@@ -8,7 +8,7 @@ import {
   TrackerResolver,
   type Policy,
   type SluiceModuleOptions,
-} from '@sluice/nest';
+} from '@sluice/nest/internals';
 import type { EntityManager } from 'typeorm';
 import type { Actor } from '../auth/actor.js';
 import { InvalidRequestException } from '../common/invalid-request.exception.js';

@@ -1,4 +1,4 @@
-import type { Policy, ThrottledRoute } from '@sluice/nest';
+import type { Policy, ThrottledRoute } from '@sluice/nest/internals';
 import type { PolicyRoute, PolicyView } from '../admin-api.types.js';
 
 export function policyRoute(route: ThrottledRoute): PolicyRoute {

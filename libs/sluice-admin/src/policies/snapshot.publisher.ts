@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PolicyBus, type PolicySnapshot } from '@sluice/nest';
+import { PolicyBus, type PolicySnapshot } from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { readSetting, readSnapshot } from '../database/snapshot.reader.js';

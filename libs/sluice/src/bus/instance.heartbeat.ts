@@ -1,6 +1,8 @@
-import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** What each instance reports about itself (DESIGN §6). */
 export interface InstanceHeartbeat {
@@ -16,9 +18,26 @@ export interface InstanceHeartbeat {
   lastSeen: string;
 }
 
-const { version: LIB_VERSION } = createRequire(import.meta.url)('../../package.json') as {
-  version: string;
-};
+const LIB_VERSION = ownVersion(dirname(fileURLToPath(import.meta.url)));
+
+/**
+ * The version in @sluice/nest's package.json, found by walking up from this module: it sits at
+ * different depths in the sources and in dist/esm and dist/cjs, and dist's own package.json files
+ * (which only say the module system) have no name.
+ */
+function ownVersion(directory: string): string {
+  for (let at = directory; ; at = dirname(at)) {
+    const manifest = join(at, 'package.json');
+    if (existsSync(manifest)) {
+      const { name, version } = JSON.parse(readFileSync(manifest, 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
+      if (name === '@sluice/nest' && typeof version === 'string') return version;
+    }
+    if (dirname(at) === at) return 'unknown';
+  }
+}
 
 export function newInstanceId(): string {
   return `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;

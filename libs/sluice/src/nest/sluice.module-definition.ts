@@ -51,3 +51,6 @@ export const {
   .build();
 
 export { SLUICE_OPTIONS };
+
+/** What `SluiceModule.forRootAsync()` takes. */
+export type SluiceModuleAsyncOptions = typeof SLUICE_ASYNC_OPTIONS_TYPE;

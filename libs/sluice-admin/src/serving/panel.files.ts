@@ -1,0 +1,105 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { extname, join, relative, sep } from 'node:path';
+
+/** What a request under /<path> is answered with; `undefined` leaves it to the app's router. */
+export interface PanelReply {
+  status: number;
+  headers: Record<string, string>;
+  body?: Buffer;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.woff': 'font/woff',
+  '.txt': 'text/plain; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+};
+
+/** Vite names every file under assets/ by its content, so a browser may keep it for good. */
+const HASHED = 'public, max-age=31536000, immutable';
+const REVALIDATE = 'no-cache';
+
+interface PanelFile {
+  body: Buffer;
+  type: string;
+  cache: string;
+}
+
+/**
+ * The built panel, read once at start: a few files of at most a megabyte. Only the files found
+ * here are ever served, so no request path can reach outside the folder.
+ */
+export class PanelFiles {
+  private readonly files = new Map<string, PanelFile>();
+
+  constructor(
+    root: string,
+    /** Where the admin is mounted, without slashes: 'sluice' or 'ops/sluice'. */
+    readonly path: string,
+  ) {
+    for (const file of walk(root)) {
+      const name = relative(root, file).split(sep).join('/');
+      this.files.set(name, {
+        body: readFileSync(file),
+        type: CONTENT_TYPES[extname(name)] ?? 'application/octet-stream',
+        cache: name.startsWith('assets/') ? HASHED : REVALIDATE,
+      });
+    }
+    if (!this.files.has('index.html')) throw new Error(`${root} has no index.html`);
+  }
+
+  /**
+   * `/<path>` redirects to `/<path>/` (the panel's relative URLs need the slash); a file of the
+   * build is served as it is; any other path that names no file is a route of the panel, answered
+   * with index.html. The API's paths, and missing files with an extension, are the router's.
+   */
+  reply(method: string, url: string): PanelReply | undefined {
+    if (method !== 'GET' && method !== 'HEAD') return undefined;
+    const query = url.indexOf('?');
+    const pathname = query < 0 ? url : url.slice(0, query);
+    const mount = `/${this.path}`;
+    if (pathname === mount) {
+      const search = query < 0 ? '' : url.slice(query);
+      return { status: 301, headers: { location: `${mount}/${search}` } };
+    }
+    if (!pathname.startsWith(`${mount}/`)) return undefined;
+    const name = safeDecode(pathname.slice(mount.length + 1));
+    if (name === undefined || name === 'api' || name.startsWith('api/')) return undefined;
+    const file = this.files.get(name === '' ? 'index.html' : name);
+    if (file !== undefined) return this.send(file, method);
+    if (extname(name) !== '') return undefined;
+    return this.send(this.files.get('index.html')!, method);
+  }
+
+  private send(file: PanelFile, method: string): PanelReply {
+    const headers = {
+      'content-type': file.type,
+      'content-length': String(file.body.length),
+      'cache-control': file.cache,
+      'x-content-type-options': 'nosniff',
+    };
+    return { status: 200, headers, ...(method === 'GET' ? { body: file.body } : {}) };
+  }
+}
+
+function safeDecode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function walk(directory: string): string[] {
+  return readdirSync(directory).flatMap((name) => {
+    const path = join(directory, name);
+    return statSync(path).isDirectory() ? walk(path) : [path];
+  });
+}

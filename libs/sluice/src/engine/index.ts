@@ -1,0 +1,22 @@
+// The engine without Nest: decide in Redis or in memory from any Node program.
+export { SluiceEngine, type ConsumeOptions, type SluiceEngineOptions } from './sluice.engine.js';
+export { MemoryStore, type MemoryStoreOptions } from '../store/memory.store.js';
+export { RedisStore, type RedisStoreOptions } from '../store/redis.store.js';
+export type { SluiceStore } from '../store/store.types.js';
+export { CircuitOpenError } from '../store/circuit.breaker.js';
+export { StoreTimeoutError } from '../store/reply.deadline.js';
+export { ManualClock, systemClock, type Clock } from '../clock/clock.js';
+export { parsePolicy } from '../policy/policy.schema.js';
+export { PolicyValidationError, type PolicyIssue } from '../policy/policy-validation.error.js';
+export { UnknownPolicyError } from '../policy/policy.registry.js';
+export { InvalidIdentifierError } from '../keys/identifier.js';
+export { ALGORITHMS, type AlgorithmName } from '../algorithms/algorithm.types.js';
+export type { AppliedOverride, Decision, DecisionReason, PolicyDecision } from './decision.js';
+export type {
+  PenaltyOptions,
+  Policy,
+  PolicyInput,
+  PolicyMode,
+  PolicyOverride,
+  StoreErrorMode,
+} from '../policy/policy.types.js';
