@@ -15,6 +15,8 @@ export default defineConfig(
       '**/.next/',
       '**/.tmp/',
       '**/test-results/',
+      // Apps of their own, type-checked by their own tsconfig when test/packages installs them.
+      'test/packages/fixtures/',
     ],
   },
   eslint.configs.recommended,

@@ -134,7 +134,8 @@ describe('SluiceThrottlerStorage.increment', () => {
   it.each([
     ['ttl 0', [0, 1, 1], /^ttl: must be an integer from 1 to 31536000000, got 0$/],
     ['ttl NaN', [Number.NaN, 1, 1], /^ttl: .* got NaN$/],
-    ['limit 2.5', [1_000, 2.5, 1], /^limit: must be an integer from 1 to 1000000, got 2.5$/],
+    ['limit 2.5', [1_000, 2.5, 1], /^limit: must be an integer from 1 to 100000, got 2.5$/],
+    ['limit over 100000', [60_000, 100_001, 1], /^limit: .* from 1 to 100000, got 100001$/],
     ['limit over ttl × 1000', [1, 1_001, 1], /^limit: .* from 1 to 1000, got 1001$/],
     ['blockDuration -1', [1_000, 1, -1], /^blockDuration: .* from 0 to 31536000000, got -1$/],
   ] as const)('refuses %s with a RangeError naming the argument', async (_, args, message) => {

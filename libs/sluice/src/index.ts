@@ -15,7 +15,9 @@ export {
   type PolicyDefaults,
   type ThrottleMetadata,
 } from './nest/throttle.decorator.js';
-export { SluiceGuard } from './nest/sluice.guard.js';
+export { SluiceGuard, type RequestResponse } from './nest/sluice.guard.js';
+export { RouteRegistry, type ThrottledRoute } from './nest/route.registry.js';
+export type { Tracked } from './trackers/tracker.resolver.js';
 export { SluiceService, type ManualBlockOptions } from './nest/sluice.service.js';
 export { SLUICE_CLOCK } from './nest/sluice.tokens.js';
 export { TooManyRequestsException } from './nest/too-many-requests.exception.js';

@@ -77,8 +77,8 @@ export class RedisPenaltyStream implements PenaltyStream {
       'STREAMS',
       this.key,
       from,
-    )) as Array<[string, RawEntry[]]> | null;
-    return entries(reply?.[0]?.[1]);
+    )) as StreamsReply;
+    return entries(entriesOf(reply));
   }
 
   async claim(
@@ -129,6 +129,20 @@ export class RedisPenaltyStream implements PenaltyStream {
     });
     return this.reader;
   }
+}
+
+/**
+ * XREADGROUP's reply for the one stream read: over RESP2 (ioredis 5) a list of [key, entries]
+ * pairs, over RESP3 (ioredis 6's default) a map, which ioredis hands over flat as
+ * [key, entries, …]; null when nothing came before the block ended.
+ */
+type StreamsReply = Array<[string, RawEntry[]]> | [string, RawEntry[]] | null;
+
+function entriesOf(reply: StreamsReply): RawEntry[] | undefined {
+  if (reply === null || reply.length === 0) return undefined;
+  const [first, second] = reply;
+  if (typeof first === 'string') return second as RawEntry[];
+  return first?.[1];
 }
 
 /** A claimed entry deleted meanwhile comes back as null; an entry without an event, as event null. */

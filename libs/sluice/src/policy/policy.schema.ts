@@ -12,7 +12,7 @@ import type { Policy, PolicyInput } from './policy.types.js';
 export const POLICY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export const MAX_PERIOD_MS = 365 * 24 * 3_600_000;
 export const MAX_LIMIT = 1_000_000_000;
-const MAX_SLIDING_LOG_LIMIT = 100_000;
+export const MAX_SLIDING_LOG_LIMIT = 100_000;
 const MAX_SEGMENTS = 1000;
 const DAY_MS = 24 * 3_600_000;
 

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 // Types only, so @nestjs/throttler stays an optional peer: nothing of it is loaded at run time.
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { SluiceEngine } from '../engine/sluice.engine.js';
-import { MAX_LIMIT, MAX_PERIOD_MS } from '../policy/policy.schema.js';
+import { MAX_PERIOD_MS, MAX_SLIDING_LOG_LIMIT } from '../policy/policy.schema.js';
 
 /** What the guard expects back; the package's index does not export this type. */
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
@@ -14,8 +14,14 @@ export const THROTTLER_KEY_KIND = 'throttler';
 /**
  * Lets an app still on @nestjs/throttler decide in Sluice's engine:
  * `ThrottlerModule.forRoot({ throttlers, storage: new SluiceThrottlerStorage(engine) })`.
- * Each (throttler, ttl, limit, blockDuration) becomes a fixed-window policy, registered on first
- * use, that blocks the caller for blockDuration once it goes over the limit.
+ * Each (throttler, ttl, limit, blockDuration) becomes a policy, registered on first use, that
+ * blocks the caller for blockDuration once it goes over the limit.
+ *
+ * The throttler counts each caller's hits for ttl from its first one, wherever the clock stands;
+ * a window aligned to the clock would let a burst straddling its boundary through twice and make
+ * the first X-RateLimit-Reset shorter than ttl. So the policies keep a log of hits (sliding-log):
+ * a caller's first hit reports the whole ttl, and no ttl-long stretch holds more than limit hits.
+ * docs/guide.md (migrating from @nestjs/throttler) says where that differs from the throttler.
  */
 @Injectable()
 export class SluiceThrottlerStorage implements ThrottlerStorage {
@@ -56,13 +62,13 @@ export class SluiceThrottlerStorage implements ThrottlerStorage {
     const name = policyName(throttlerName, ttl, limit, blockDuration);
     if (this.engine.policies.get(name) !== undefined) return name;
     assertInteger('ttl', ttl, 1, MAX_PERIOD_MS);
-    // A policy admits at most one request per microsecond.
-    assertInteger('limit', limit, 1, Math.min(MAX_LIMIT, ttl * 1000));
+    // A policy admits at most one request per microsecond, and a log holds at most so many.
+    assertInteger('limit', limit, 1, Math.min(MAX_SLIDING_LOG_LIMIT, ttl * 1000));
     // 0 is the throttler's "refuse over the limit, but do not block".
     assertInteger('blockDuration', blockDuration, 0, MAX_PERIOD_MS);
     this.engine.policies.set({
       name,
-      algorithm: 'fixed-window',
+      algorithm: 'sliding-log',
       limit,
       periodMs: ttl,
       key: THROTTLER_KEY_KIND,
