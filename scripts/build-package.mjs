@@ -74,6 +74,8 @@ await build({
   platform: 'node',
   target: 'node20',
   bundle: false,
+  // tsc's decorated classes are renamed by the conversion; Nest's logs and errors name them.
+  keepNames: true,
   sourcemap: true,
   sourcesContent: true,
   logLevel: 'warning',

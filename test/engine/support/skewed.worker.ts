@@ -28,7 +28,8 @@ Object.defineProperty(performance, 'timeOrigin', {
 });
 
 const { Redis } = await import('ioredis');
-const { RedisStore, SluiceEngine, systemClock } = await import('../../../libs/sluice/src/internals.js');
+const { RedisStore, SluiceEngine, systemClock } =
+  await import('../../../libs/sluice/src/internals.js');
 
 export type ConsumeRequest = {
   type: 'consume';

@@ -44,7 +44,7 @@ export class PanelServer implements OnModuleInit {
     const mount = `/${files.path}`;
     const type = adapter.getType();
     if (type === 'express') {
-      (adapter.getInstance() as ExpressLike).use(mount, (req, res, next) => {
+      adapter.getInstance<ExpressLike>().use(mount, (req, res, next) => {
         const reply = files.reply(
           req.method ?? '',
           (req as { originalUrl?: string }).originalUrl ?? req.url ?? '',
@@ -53,7 +53,7 @@ export class PanelServer implements OnModuleInit {
         res.writeHead(reply.status, reply.headers).end(reply.body);
       });
     } else if (type === 'fastify') {
-      const fastify = adapter.getInstance() as FastifyLike;
+      const fastify = adapter.getInstance<FastifyLike>();
       const handler = (req: { raw: IncomingMessage }, res: FastifyReplyLike) => {
         const reply: PanelReply | undefined = files.reply(req.raw.method ?? '', req.raw.url ?? '');
         if (reply === undefined) return res.callNotFound();
