@@ -116,3 +116,5 @@ export {
 export { TooManyRequestsException } from './nest/too-many-requests.exception.js';
 export { type TrustProxy } from './trackers/client-address.js';
 export { TrackerResolver, UNKNOWN_ADDRESS, type Tracked } from './trackers/tracker.resolver.js';
+export { loadOptionalPeer } from './peers/optional-peer.loader.js';
+export { SluiceStartError } from './peers/start.error.js';

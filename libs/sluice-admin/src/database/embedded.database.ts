@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { loadOptionalPeer } from '@sluice/nest/internals';
 
 type PGliteModule = typeof import('@electric-sql/pglite');
 type PGliteSocketModule = typeof import('@electric-sql/pglite-socket');
@@ -21,17 +22,16 @@ export interface EmbeddedDatabaseOptions {
   dataDir: string;
 }
 
-async function loadPGlite(): Promise<[PGliteModule, PGliteSocketModule]> {
-  try {
-    return await Promise.all([
-      import('@electric-sql/pglite'),
-      import('@electric-sql/pglite-socket'),
-    ]);
-  } catch {
-    throw new Error(
-      'startEmbeddedDatabase needs @electric-sql/pglite and @electric-sql/pglite-socket: npm install @electric-sql/pglite @electric-sql/pglite-socket',
-    );
-  }
+function loadPGlite(): Promise<[PGliteModule, PGliteSocketModule]> {
+  const neededFor = 'startEmbeddedDatabase';
+  return Promise.all([
+    loadOptionalPeer('@electric-sql/pglite', neededFor, () => import('@electric-sql/pglite')),
+    loadOptionalPeer(
+      '@electric-sql/pglite-socket',
+      neededFor,
+      () => import('@electric-sql/pglite-socket'),
+    ),
+  ]);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { loadOptionalPeer } from '@sluice/nest/internals';
 import { AdminAuthModule } from '../auth/auth.module.js';
 import { SESSION_COOKIE } from '../auth/session.cookie.js';
 import { SluiceAdminModule } from '../sluice-admin.module.js';
@@ -7,14 +8,12 @@ import { AdminDocsStore } from './admin-docs.store.js';
 
 type Swagger = typeof import('@nestjs/swagger');
 
-async function loadSwagger(): Promise<Swagger> {
-  try {
-    return await import('@nestjs/swagger');
-  } catch {
-    throw new Error(
-      'setupSluiceAdminDocs needs the @nestjs/swagger package: npm install @nestjs/swagger',
-    );
-  }
+function loadSwagger(): Promise<Swagger> {
+  return loadOptionalPeer(
+    '@nestjs/swagger',
+    'setupSluiceAdminDocs',
+    () => import('@nestjs/swagger'),
+  );
 }
 
 /**

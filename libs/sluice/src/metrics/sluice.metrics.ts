@@ -3,6 +3,7 @@ import type { Counter, Histogram, Registry } from 'prom-client';
 import { PolicyBus } from '../bus/policy.bus.js';
 import type { Decision } from '../engine/decision.js';
 import { BlockCache } from '../nest/block.cache.js';
+import { loadOptionalPeer } from '../peers/optional-peer.loader.js';
 import { SluiceConnection } from '../nest/sluice.connection.js';
 import { outcomeOf, type DecisionOutcome } from '../stats/decision-outcome.js';
 
@@ -10,14 +11,8 @@ type PromClient = typeof import('prom-client');
 
 const BREAKER_STATES = { none: -1, closed: 0, 'half-open': 1, open: 2 } as const;
 
-async function loadPromClient(): Promise<PromClient> {
-  try {
-    return await import('prom-client');
-  } catch {
-    throw new Error(
-      'SluiceModule metrics need the prom-client package: npm install prom-client (or leave `metrics` off)',
-    );
-  }
+function loadPromClient(): Promise<PromClient> {
+  return loadOptionalPeer('prom-client', 'SluiceModule metrics', () => import('prom-client'));
 }
 
 /**

@@ -7,6 +7,9 @@ import { MemoryStore } from '../store/memory.store.js';
 import { RedisStore } from '../store/redis.store.js';
 import type { SluiceStore } from '../store/store.types.js';
 import type { SluiceModuleOptions } from './sluice-options.interface.js';
+import { loadOptionalPeer } from '../peers/optional-peer.loader.js';
+import { assertPeerVersions } from '../peers/peer.versions.js';
+import { assertRedisServer } from '../peers/redis-server.check.js';
 
 const DEFAULT_TIMEOUT_MS = 100;
 /** How long the start waits for a first connection before going on without Redis. */
@@ -36,7 +39,9 @@ export class SluiceConnection implements OnApplicationShutdown {
       return new SluiceConnection(new MemoryStore(), undefined, undefined, false);
     }
     if (isClient(redis)) {
+      assertPeerVersions(['ioredis']);
       warnOfReplays(redis);
+      await assertRedisServer(redis);
       return SluiceConnection.over(redis, redis, false, options);
     }
     const { Redis } = await loadIoredis();
@@ -55,6 +60,12 @@ export class SluiceConnection implements OnApplicationShutdown {
     const decisionClient = client.duplicate({ commandTimeout: undefined });
     for (const each of [client, decisionClient]) each.on('error', reportConnectionError);
     await firstConnection([client, decisionClient]);
+    try {
+      await assertRedisServer(client);
+    } catch (error) {
+      for (const each of [client, decisionClient]) each.disconnect();
+      throw error;
+    }
     return SluiceConnection.over(client, decisionClient, true, options);
   }
 
@@ -180,13 +191,6 @@ function isClient(redis: NonNullable<SluiceModuleOptions['redis']>): redis is Re
   return typeof redis === 'object' && 'status' in redis && typeof redis.fcall === 'function';
 }
 
-async function loadIoredis(): Promise<{ Redis: typeof Redis }> {
-  try {
-    const { Redis } = await import('ioredis');
-    return { Redis };
-  } catch {
-    throw new Error(
-      'SluiceModule: options.redis needs the ioredis package; install it with `npm install ioredis`',
-    );
-  }
+function loadIoredis(): Promise<{ Redis: typeof Redis }> {
+  return loadOptionalPeer('ioredis', 'SluiceModule options.redis', () => import('ioredis'));
 }

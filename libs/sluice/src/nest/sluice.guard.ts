@@ -13,6 +13,7 @@ import { summarize, type Decision } from '../engine/decision.js';
 import { InvalidIdentifierError } from '../keys/identifier.js';
 import type { Policy } from '../policy/policy.types.js';
 import { TrackerResolver, type Tracked } from '../trackers/tracker.resolver.js';
+import { loadOptionalPeer } from '../peers/optional-peer.loader.js';
 import { guardedResponseHeaders } from './rate-limit.headers.js';
 import { BlockGate } from './block.gate.js';
 import { PolicyMatcher } from './policy.matcher.js';
@@ -240,10 +241,10 @@ function withoutStack<T>(build: () => T): T {
   }
 }
 
-async function loadWebSockets(): Promise<typeof import('@nestjs/websockets')> {
-  try {
-    return await import('@nestjs/websockets');
-  } catch {
-    throw new Error('SluiceGuard: WebSocket handlers need @nestjs/websockets; install it');
-  }
+function loadWebSockets(): Promise<typeof import('@nestjs/websockets')> {
+  return loadOptionalPeer(
+    '@nestjs/websockets',
+    'SluiceGuard on WebSocket handlers',
+    () => import('@nestjs/websockets'),
+  );
 }

@@ -34,6 +34,7 @@ import {
 } from './sluice.tokens.js';
 import { LocalFallback } from './local.fallback.js';
 import { StoreOutageDecider } from './store-outage.decider.js';
+import { assertPeerVersions } from '../peers/peer.versions.js';
 
 const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
 
@@ -50,6 +51,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
       provide: SluiceConnection,
       inject: [SLUICE_OPTIONS],
       useFactory: (options: SluiceModuleOptions) => {
+        assertPeerVersions(['@nestjs/common', '@nestjs/core']);
         assertOptions(options);
         return SluiceConnection.open(options);
       },
