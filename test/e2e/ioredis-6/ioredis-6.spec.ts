@@ -24,9 +24,13 @@ const prefixes = filePrefixes('io6');
 afterAll(async () => {
   const shared = connectRedis();
   await prefixes.removeAll(shared);
-  // The Cluster client the tests used is connected: its masters hold the rest.
-  const masters = clients.flatMap((client) => ('nodes' in client ? client.nodes('master') : []));
-  await Promise.all(masters.map((node) => prefixes.removeAll(node as unknown as Redis)));
+  // The Cluster client the tests used is connected: its masters hold the rest, one key at a
+  // time since a master's keys span many slots.
+  const cluster = clients.find((client) => client instanceof Cluster6);
+  for (const node of cluster?.nodes('master') ?? []) {
+    const keys = await node.keys(`${prefixes.next().replace(/\d+$/, '')}*`);
+    for (const key of keys) await cluster!.del(key);
+  }
   await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
   await closeAll();
 });

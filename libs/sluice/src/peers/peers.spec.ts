@@ -47,11 +47,8 @@ describe('unsupportedRedis', () => {
 
 describe('loadOptionalPeer', () => {
   it('fails in one line naming the feature and the install command when the peer is missing', async () => {
-    const loading = loadOptionalPeer(
-      'sluice-no-such-package',
-      'SluiceModule metrics',
-      () => import('sluice-no-such-package'),
-    );
+    const missing: string = 'sluice-no-such-package';
+    const loading = loadOptionalPeer(missing, 'SluiceModule metrics', () => import(missing));
     const error = (await loading.catch((caught: unknown) => caught)) as Error;
     expect(error).toBeInstanceOf(SluiceStartError);
     expect(error.message).toBe(
