@@ -1,4 +1,4 @@
-// Tries README.md's first command as a newcomer would on a fresh clone: it must install, build and
+// Tries README.md's first command (under "Try it") as a newcomer would on a fresh clone: it must install, build and
 // start the demo, which prints the panel's URL and a one-time token; then the panel must answer
 // and the token must sign in. Run by .ci/run before the test suite. No dependencies: it runs
 // before anything is installed.
@@ -17,9 +17,13 @@ const ONE_TIME_TOKEN = /sign in as "(\S+)" with the one-time token (\S+)/;
 
 function firstCommand() {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const block = /```(?:sh|bash|shell)\n([\s\S]*?)```/.exec(readme);
+  // The first command of the first shell block under "## Try it": what a newcomer runs first.
+  const section = readme.split(/^## Try it\s*$/m)[1] ?? '';
+  const block = /```(?:sh|bash|shell)\n([\s\S]*?)```/.exec(section);
   const line = block?.[1].split('\n').find((text) => text.trim() !== '');
-  if (line === undefined) throw new Error('README.md has no ```sh block to take a command from');
+  if (line === undefined) {
+    throw new Error('README.md has no ```sh block under "## Try it" to take a command from');
+  }
   return line.replace(/\s+#.*$/, '').trim();
 }
 
