@@ -14,7 +14,7 @@ const STAMP = join(ROOT, 'apps/demo/dist/.build-inputs');
 const BUILD_INPUTS = [
   'package.json',
   'tsconfig.base.json',
-  'scripts/copy-lua.mjs',
+  'scripts/build-package.mjs',
   'libs/sluice/package.json',
   'libs/sluice/tsconfig.lib.json',
   'libs/sluice/src',
