@@ -29,13 +29,21 @@ interface Fixture {
   packages: Array<'nest' | 'admin'>;
   /** What the app's package.json asks for, as the test checks that npm installed it. */
   expect: Record<string, RegExp>;
+  /** It listens to Sluice's penalty events with @nestjs/event-emitter. */
+  events?: boolean;
 }
 
 const FIXTURE_LIST: Fixture[] = [
   {
     name: 'cjs-nest11-express',
     packages: ['nest', 'admin'],
-    expect: { '@nestjs/core': /^11\./, typeorm: /^0\.3\./, ioredis: /^5\./ },
+    expect: {
+      '@nestjs/core': /^11\./,
+      typeorm: /^0\.3\./,
+      ioredis: /^5\./,
+      '@nestjs/event-emitter': /^3\./,
+    },
+    events: true,
   },
   {
     name: 'esm-nest12-fastify',
@@ -209,6 +217,16 @@ describe.each(FIXTURE_LIST.filter((fixture) => fixture.packages.includes('admin'
       expect(created.status).toBe(201);
       const notes = (await (await fetch(`${url}/notes`)).json()) as Array<{ text: string }>;
       expect(notes.map((note) => note.text)).toEqual(['still mine']);
+    });
+  },
+);
+
+describe.each(FIXTURE_LIST.filter((fixture) => fixture.events === true))(
+  '$name with @nestjs/event-emitter',
+  (fixture) => {
+    it("hears the block on the app's own event bus", async () => {
+      const response = await fetch(`${appOf(fixture).url}/blocks-heard`);
+      expect(await response.json()).toEqual([{ policy: 'fixture', identifier: '127.0.0.1' }]);
     });
   },
 );
