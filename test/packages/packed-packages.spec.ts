@@ -3,6 +3,7 @@
 // with skipLibCheck: false and run as a process against the run's Redis and a fresh PostgreSQL
 // database. docs/packaging.md lists what each fixture stands for.
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import {
   cpSync,
   mkdirSync,
@@ -16,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { run, startFixture, type RunningFixture } from './fixture.process.js';
 
@@ -29,8 +31,8 @@ interface Fixture {
   packages: Array<'nest' | 'admin'>;
   /** What the app's package.json asks for, as the test checks that npm installed it. */
   expect: Record<string, RegExp>;
-  /** It listens to Sluice's penalty events with @nestjs/event-emitter. */
-  events?: boolean;
+  /** Nest 11 peers beside the core: @nestjs/event-emitter, a WebSocket gateway, @nestjs/swagger. */
+  extras?: boolean;
 }
 
 const FIXTURE_LIST: Fixture[] = [
@@ -42,8 +44,10 @@ const FIXTURE_LIST: Fixture[] = [
       typeorm: /^0\.3\./,
       ioredis: /^5\./,
       '@nestjs/event-emitter': /^3\./,
+      '@nestjs/websockets': /^11\./,
+      '@nestjs/swagger': /^11\./,
     },
-    events: true,
+    extras: true,
   },
   {
     name: 'esm-nest12-fastify',
@@ -221,12 +225,40 @@ describe.each(FIXTURE_LIST.filter((fixture) => fixture.packages.includes('admin'
   },
 );
 
-describe.each(FIXTURE_LIST.filter((fixture) => fixture.events === true))(
-  '$name with @nestjs/event-emitter',
+describe.each(FIXTURE_LIST.filter((fixture) => fixture.extras === true))(
+  '$name with the optional Nest 11 peers',
   (fixture) => {
-    it("hears the block on the app's own event bus", async () => {
+    it("hears the block on the app's own @nestjs/event-emitter bus", async () => {
       const response = await fetch(`${appOf(fixture).url}/blocks-heard`);
       expect(await response.json()).toEqual([{ policy: 'fixture', identifier: '127.0.0.1' }]);
+    });
+
+    it('limits a WebSocket handler: the third ping in a minute gets no pong', async () => {
+      const socket = new WebSocket(`${appOf(fixture).url.replace(/^http/, 'ws')}/ws`);
+      await once(socket, 'open');
+      const replies: string[] = [];
+      socket.on('message', (data: Buffer) =>
+        replies.push((JSON.parse(data.toString()) as { event: string }).event),
+      );
+      // Nest 11's ws adapter sends a guard's refusal nowhere; the echo, decided after the three
+      // pings, marks when the third one has been decided.
+      for (const event of ['ping', 'ping', 'ping', 'echo']) {
+        socket.send(JSON.stringify({ event, data: null }));
+      }
+      const deadline = Date.now() + 5_000;
+      while (!replies.includes('echo') && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      socket.close();
+      expect(replies).toEqual(['pong', 'pong', 'echo']);
+    });
+
+    it('serves the admin OpenAPI description through @nestjs/swagger 11', async () => {
+      const response = await fetch(`${appOf(fixture).url}/sluice/api/docs`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ openapi: expect.stringMatching(/^3\./) });
     });
   },
 );
