@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Module, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditController } from './admin/audit.controller.js';
 import { AuditService } from './admin/audit.service.js';
@@ -38,6 +38,26 @@ import { SnapshotPublisher } from './policies/snapshot.publisher.js';
 import { SluiceAdminConfigurableModule } from './sluice-admin.module-definition.js';
 import type { SluiceAdminModuleOptions } from './sluice-admin-options.interface.js';
 import { ADMIN_OPTIONS } from './sluice-admin.tokens.js';
+import { ApiHeadersMiddleware } from './common/api-headers.middleware.js';
+import { SessionController } from './auth/session.controller.js';
+
+/** The API's controllers, served under /<path>/api. */
+const ADMIN_CONTROLLERS = [
+  PoliciesController,
+  RevisionsController,
+  EnforcementController,
+  RoutesController,
+  InstancesController,
+  InspectController,
+  CountersController,
+  AuditController,
+  BlockedController,
+  PenaltiesController,
+  IdentifiersController,
+  DocsController,
+  StatsController,
+  EventsController,
+];
 
 /**
  * The admin API over PostgreSQL (DESIGN §9): `SluiceAdminModule.forRoot({ database, auth, path })`
@@ -54,22 +74,7 @@ import { ADMIN_OPTIONS } from './sluice-admin.tokens.js';
     }),
     AdminAuthModule,
   ],
-  controllers: [
-    PoliciesController,
-    RevisionsController,
-    EnforcementController,
-    RoutesController,
-    InstancesController,
-    InspectController,
-    CountersController,
-    AuditController,
-    BlockedController,
-    PenaltiesController,
-    IdentifiersController,
-    DocsController,
-    StatsController,
-    EventsController,
-  ],
+  controllers: ADMIN_CONTROLLERS,
   providers: [
     VersionedWrites,
     SnapshotPublisher,
@@ -91,4 +96,8 @@ import { ADMIN_OPTIONS } from './sluice-admin.tokens.js';
     StatsService,
   ],
 })
-export class SluiceAdminModule extends SluiceAdminConfigurableModule {}
+export class SluiceAdminModule extends SluiceAdminConfigurableModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(ApiHeadersMiddleware).forRoutes(...ADMIN_CONTROLLERS, SessionController);
+  }
+}

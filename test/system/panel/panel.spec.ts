@@ -39,6 +39,8 @@ describe('the admin panel in Chromium', () => {
   let context: BrowserContext;
   let page: Page;
   let postId: number;
+  /** What Chromium reported the panel's Content Security Policy refused, on any screen. */
+  const cspViolations: string[] = [];
 
   const panel = (path = '') => `${demos[0]!.url}/sluice/${path}`;
 
@@ -78,6 +80,9 @@ describe('the admin panel in Chromium', () => {
       viewport: { width: 1400, height: 900 },
     });
     page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
+    });
   }, 240_000);
 
   showDemoOutputOnFailure(() => demos);
@@ -274,4 +279,19 @@ describe('the admin panel in Chromium', () => {
       expect(await controlsNotReachedByKeyboard(page)).toEqual([]);
     },
   );
+
+  it('ran every screen above under its Content Security Policy with nothing refused', () => {
+    expect(cspViolations).toEqual([]);
+  });
+
+  it('cannot be framed by another page', async () => {
+    const framer = await context.newPage();
+    const refusals: string[] = [];
+    framer.on('console', (message) => refusals.push(message.text()));
+    await framer.setContent(`<iframe src="${panel()}"></iframe>`);
+    await expect
+      .poll(() => refusals.some((text) => text.includes("frame-ancestors 'none'")))
+      .toBe(true);
+    await framer.close();
+  });
 });

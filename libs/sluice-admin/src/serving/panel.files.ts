@@ -22,6 +22,30 @@ const CONTENT_TYPES: Record<string, string> = {
   '.map': 'application/json; charset=utf-8',
 };
 
+/**
+ * The panel's scripts and styles are files of its own build: no inline script runs, nothing is
+ * fetched from elsewhere, and no other site may frame it (its switches act on a click).
+ * React and the component library set styles inline, hence style-src 'unsafe-inline'.
+ * docs/security.md lists each header.
+ */
+export const PANEL_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
 /** Vite names every file under assets/ by its content, so a browser may keep it for good. */
 const HASHED = 'public, max-age=31536000, immutable';
 const REVALIDATE = 'no-cache';
@@ -80,10 +104,10 @@ export class PanelFiles {
 
   private send(file: PanelFile, method: string): PanelReply {
     const headers = {
+      ...PANEL_SECURITY_HEADERS,
       'content-type': file.type,
       'content-length': String(file.body.length),
       'cache-control': file.cache,
-      'x-content-type-options': 'nosniff',
     };
     return { status: 200, headers, ...(method === 'GET' ? { body: file.body } : {}) };
   }
