@@ -3,7 +3,8 @@ import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdminAuthOptions } from '../../../libs/sluice-admin/src/auth/admin-auth-options.interface.js';
 import { startFaultProxy } from '../../support/fault-proxy.js';
-import { ADAPTERS, closeAppsAfterEach, createApp } from '../../support/nest-app.js';
+import { ADAPTERS, closeAppsAfterEach, createApp, uniquePrefix } from '../../support/nest-app.js';
+import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 import { adminAuthApp } from './app.module.js';
 import { bearer, CREDENTIALS, sessionCookieOf, signIn, TOKENS } from './credentials.fixture.js';
@@ -12,7 +13,10 @@ let database: TestDatabase;
 beforeAll(async () => {
   database = await createTestDatabase();
 });
-afterAll(() => database?.drop());
+afterAll(async () => {
+  await database?.drop();
+  await closeAll();
+});
 
 const startApp = closeAppsAfterEach();
 
@@ -157,6 +161,75 @@ describe.each(ADAPTERS)('admin authentication on %s', (adapter) => {
     });
     expect(await response.json()).toEqual({ removedBy: 'admin' });
     expect((await signIn(url, 'admin', token)).status).toBe(200);
+  });
+
+  it('checks at most 20 of 100 parallel wrong tokens from one client; the rest get 429', async () => {
+    const url = await start();
+    const statuses = await Promise.all(
+      Array.from({ length: 100 }, async (_, attempt) => {
+        const response = await fetch(`${url}/sluice/api/things`, {
+          headers: bearer(`wrong-${attempt}-xxxxxxxxxxxx`),
+        });
+        await response.text();
+        return response.status;
+      }),
+    );
+    expect(statuses.filter((status) => status === 401)).toHaveLength(20);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(80);
+  });
+
+  it('behind a trusted proxy, locks out the client that failed and no other', async () => {
+    const { url } = await startApp(
+      adapter,
+      adminAuthApp(database.url, { credentials: CREDENTIALS }, { trustProxy: 'loopback' }),
+    );
+    const from = (client: string, token: string) =>
+      fetch(`${url}/sluice/api/things`, {
+        headers: { ...bearer(token), 'x-forwarded-for': client },
+      });
+    for (let attempt = 0; attempt < 21; attempt++) {
+      await (await from('198.51.100.66', `wrong-${attempt}`)).text();
+    }
+    expect((await from('198.51.100.66', TOKENS.alice)).status).toBe(429);
+    const other = await from('192.0.2.10', TOKENS.alice);
+    expect(other.status).toBe(200);
+    // The actor, as the audit and session rows record it, is the client, not the proxy.
+    expect(((await other.json()) as { ip: string }).ip).toBe('192.0.2.10');
+    const signedIn = await signIn(url, 'olga', TOKENS.olga, { 'x-forwarded-for': '192.0.2.11' });
+    expect(signedIn.status).toBe(200);
+  });
+
+  it('shares the limit between two instances on one Redis', async () => {
+    const sluice = { redis: connectRedis(), prefix: uniquePrefix('auth') };
+    const apps = await Promise.all(
+      [0, 1].map(() =>
+        startApp(adapter, adminAuthApp(database.url, { credentials: CREDENTIALS }, sluice)),
+      ),
+    );
+    const wrongAt = async (url: string, attempt: number) => {
+      const response = await fetch(`${url}/sluice/api/things`, {
+        headers: bearer(`wrong-${attempt}`),
+      });
+      await response.text();
+      return response.status;
+    };
+    const first = [];
+    for (let attempt = 0; attempt < 15; attempt++) first.push(await wrongAt(apps[0]!.url, attempt));
+    const second = [];
+    for (let attempt = 15; attempt < 25; attempt++)
+      second.push(await wrongAt(apps[1]!.url, attempt));
+    expect(first).toEqual(Array<number>(15).fill(401));
+    expect(second).toEqual([...Array<number>(5).fill(401), ...Array<number>(5).fill(429)]);
+  });
+
+  it('takes the session cookie when a proxy adds its own Basic credentials', async () => {
+    const url = await start();
+    const cookie = sessionCookieOf(await signIn(url, 'victor', TOKENS.victor));
+    const response = await fetch(`${url}/sluice/api/things`, {
+      headers: { cookie, authorization: 'Basic cHJveHk6c2VjcmV0' },
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { name: string }).name).toBe('victor');
   });
 });
 

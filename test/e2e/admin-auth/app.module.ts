@@ -9,6 +9,7 @@ import {
   type ModuleMetadata,
 } from '@nestjs/common';
 import { RouterModule } from '@nestjs/core';
+import { SluiceModule, type SluiceModuleOptions } from '@sluice/nest';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Actor } from '../../../libs/sluice-admin/src/auth/actor.js';
 import type { AdminAuthOptions } from '../../../libs/sluice-admin/src/auth/admin-auth-options.interface.js';
@@ -69,11 +70,17 @@ class AdminOptionsModule {
 
 /**
  * The auth module and a guarded controller under /sluice/api, on the database at `databaseUrl`
- * (with the admin's tables too: sign-ins and sign-outs are audited).
+ * (with the admin's tables too: sign-ins and sign-outs are audited). SluiceModule decides the
+ * sign-in limit: in this process's memory unless `sluice` names a Redis.
  */
-export function adminAuthApp(databaseUrl: string, auth: AdminAuthOptions): ModuleMetadata {
+export function adminAuthApp(
+  databaseUrl: string,
+  auth: AdminAuthOptions,
+  sluice: SluiceModuleOptions = {},
+): ModuleMetadata {
   return {
     imports: [
+      SluiceModule.forRoot(sluice),
       AdminOptionsModule.of(auth),
       TypeOrmModule.forRoot({
         name: 'sluice',

@@ -7,6 +7,7 @@ import { CredentialRegistry } from './credential.registry.js';
 import { CredentialSynchronizer } from './credential.synchronizer.js';
 import { SessionController } from './session.controller.js';
 import { SessionStore } from './session.store.js';
+import { SignInLimiter } from './sign-in.limiter.js';
 
 /**
  * Credentials, sessions and the guard. Needs ADMIN_OPTIONS and ADMIN_PATH injectable (the admin
@@ -19,6 +20,7 @@ import { SessionStore } from './session.store.js';
     CredentialSynchronizer,
     CredentialRegistry,
     SessionStore,
+    SignInLimiter,
     AuthService,
     AdminAuthGuard,
   ],

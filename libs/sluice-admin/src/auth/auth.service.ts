@@ -2,15 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { actorOf, type Actor } from './actor.js';
 import { CredentialRegistry, type ActiveCredential } from './credential.registry.js';
 import { MAX_TOKEN_LENGTH } from './credentials.parser.js';
-import { FailureLimiter } from './failure.limiter.js';
-import { clientIpOf, cookieOf, headerOf, userAgentOf } from './http.access.js';
+import { cookieOf, headerOf, userAgentOf } from './http.access.js';
 import { SESSION_COOKIE } from './session.cookie.js';
 import { SessionStore } from './session.store.js';
-import {
-  notSignedIn,
-  TooManySignInFailuresException,
-  wrongNameOrPassword,
-} from './sign-in.errors.js';
+import { SignInLimiter } from './sign-in.limiter.js';
+import { notSignedIn, wrongNameOrPassword } from './sign-in.errors.js';
 
 export interface Authenticated {
   actor: Actor;
@@ -25,20 +21,20 @@ export interface SignedIn {
 }
 
 const BEARER = /^Bearer +(\S+) *$/i;
+const BEARER_SCHEME = /^Bearer\b/i;
 /** The shape randomSecret() makes; anything else is refused without a database look-up. */
 const SESSION_SECRET = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * Says who a request comes from: a bearer token checked in memory, else the panel's session
- * cookie. Failed attempts count per client address; past the limit nothing is checked at all.
+ * cookie. Attempts count per client in SignInLimiter; past the limit nothing is checked at all.
  */
 @Injectable()
 export class AuthService {
-  private readonly failures = new FailureLimiter();
-
   constructor(
     @Inject(CredentialRegistry) private readonly credentials: CredentialRegistry,
     @Inject(SessionStore) private readonly sessions: SessionStore,
+    @Inject(SignInLimiter) private readonly limiter: SignInLimiter,
   ) {}
 
   get sessionTtlMs(): number {
@@ -49,32 +45,34 @@ export class AuthService {
   async authenticate(request: unknown): Promise<Authenticated> {
     const authorization = headerOf(request, 'authorization');
     const cookie = cookieOf(request, SESSION_COOKIE);
-    if (authorization === undefined && cookie === undefined) throw notSignedIn();
-    const address = clientIpOf(request) ?? '';
-    this.refuseIfLimited(address);
-    const credential =
-      authorization === undefined
-        ? await this.sessionCredential(cookie as string)
-        : await this.bearerCredential(authorization);
+    // A proxy's own Basic credentials are not the panel's: with a session cookie, the cookie counts.
+    const bearer =
+      authorization !== undefined && (cookie === undefined || BEARER_SCHEME.test(authorization))
+        ? authorization
+        : undefined;
+    if (bearer === undefined && cookie === undefined) throw notSignedIn();
+    if (bearer !== undefined) {
+      const attempt = await this.limiter.charge(request);
+      const credential = await this.bearerCredential(bearer);
+      if (credential === null) throw notSignedIn();
+      await attempt.succeeded();
+      return { actor: this.actorOf(request, credential), via: 'bearer' };
+    }
+    await this.limiter.refuseIfLimited(request);
+    const credential = await this.sessionCredential(cookie as string);
     if (credential === null) {
-      this.failures.recordFailure(address);
+      await this.limiter.failed(request);
       throw notSignedIn();
     }
-    return {
-      actor: { ...this.actorFields(request), name: credential.name, role: credential.role },
-      via: authorization === undefined ? 'session' : 'bearer',
-    };
+    return { actor: this.actorOf(request, credential), via: 'session' };
   }
 
   /** Checks name and password (the credential's token) and opens a session; 401 when wrong. */
   async signIn(name: string, password: string, request: unknown): Promise<SignedIn> {
-    const address = clientIpOf(request) ?? '';
-    this.refuseIfLimited(address);
+    const attempt = await this.limiter.charge(request, name);
     const credential = await this.credentials.matchPassword(name, password);
-    if (credential === null) {
-      this.failures.recordFailure(address);
-      throw wrongNameOrPassword();
-    }
+    if (credential === null) throw wrongNameOrPassword();
+    await attempt.succeeded();
     const secret = await this.sessions.create({
       credentialName: credential.name,
       role: credential.role,
@@ -106,12 +104,12 @@ export class AuthService {
     return this.credentials.byName(session.credentialName) ?? null;
   }
 
-  private refuseIfLimited(address: string): void {
-    const retryAfterMs = this.failures.retryAfterMs(address);
-    if (retryAfterMs > 0) throw new TooManySignInFailuresException(retryAfterMs);
+  private actorOf(request: unknown, credential: ActiveCredential): Actor {
+    return { ...this.actorFields(request), name: credential.name, role: credential.role };
   }
 
+  /** The client as SluiceModule's trustProxy resolves it: audit and session rows record it. */
   private actorFields(request: unknown): Pick<Actor, 'ip' | 'userAgent'> {
-    return { ip: clientIpOf(request), userAgent: userAgentOf(request) };
+    return { ip: this.limiter.clientAddress(request), userAgent: userAgentOf(request) };
   }
 }

@@ -27,13 +27,6 @@ export function cookieOf(request: unknown, name: string): string | undefined {
   return value === '' ? undefined : value;
 }
 
-/** The socket's peer address (proxies are not trusted here), IPv4-mapped IPv6 shown as IPv4. */
-export function clientIpOf(request: unknown): string | null {
-  const address = socketOf(request)?.remoteAddress;
-  if (address === undefined || address === '') return null;
-  return address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
-}
-
 export function userAgentOf(request: unknown): string | null {
   const userAgent = headerOf(request, 'user-agent');
   return userAgent === undefined ? null : userAgent.slice(0, MAX_USER_AGENT_LENGTH);
