@@ -1,18 +1,13 @@
 import { z } from 'zod';
+import { searchText } from '../common/text.schema.js';
 
 const TIME_RULE = 'must be an ISO 8601 time with its offset, like 2026-11-22T09:00:00Z';
 const LIMIT_RULE = 'must be an integer from 1 to 500';
 
-const text = (max: number) =>
-  z
-    .string({ error: `must be given once, as 1 to ${max} characters` })
-    .min(1, { error: `must be 1 to ${max} characters` })
-    .max(max, { error: `must be 1 to ${max} characters` });
-
 /** GET /audit?actor=&action=&from=&to=&cursor=&limit= (from inclusive, to exclusive). */
 export const auditQuerySchema = z.strictObject({
-  actor: text(256).optional(),
-  action: text(64).optional(),
+  actor: searchText(256).optional(),
+  action: searchText(64).optional(),
   from: z.iso.datetime({ offset: true, error: TIME_RULE }).optional(),
   to: z.iso.datetime({ offset: true, error: TIME_RULE }).optional(),
   cursor: z

@@ -1,7 +1,6 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
-  InvalidIdentifierError,
   SluiceEngine,
   toIdentifier,
   type Decision,
@@ -16,6 +15,7 @@ import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { readSetting } from '../database/snapshot.reader.js';
 import { recordAudit } from './audit.recorder.js';
 import { inTransaction } from '../database/transaction.js';
+import { identifier as identifierSchema } from '../penalties/penalty-requests.schema.js';
 
 /** An identifier's counters under one policy, as this instance's engine sees them. */
 @Injectable()
@@ -73,13 +73,13 @@ export class CountersService {
   }
 }
 
+/** The same rule as every other route's identifier (penalty-requests.schema.ts), then the engine's. */
 function checkedIdentifier(identifier: string): Identifier {
-  try {
-    return toIdentifier(identifier);
-  } catch (error) {
-    if (!(error instanceof InvalidIdentifierError)) throw error;
+  const checked = identifierSchema.safeParse(identifier);
+  if (!checked.success) {
     throw new InvalidRequestException([
-      { field: 'identifier', message: error.message.replace(/^identifier: /, '') },
+      { field: 'identifier', message: checked.error.issues[0]?.message ?? 'is not an identifier' },
     ]);
   }
+  return toIdentifier(checked.data);
 }

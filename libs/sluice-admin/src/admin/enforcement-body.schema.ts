@@ -1,12 +1,11 @@
 import { z } from 'zod';
-
-const COMMENT_RULE = 'must be a string of at most 500 characters';
+import { freeText } from '../common/text.schema.js';
 
 /** PUT /enforcement: `{ enabled, comment? }`. */
 export const enforcementBodySchema = z.strictObject(
   {
     enabled: z.boolean({ error: 'must be true (enforce policies) or false (suspend them)' }),
-    comment: z.string({ error: COMMENT_RULE }).max(500, { error: COMMENT_RULE }).nullish(),
+    comment: freeText(500).nullish(),
   },
   { error: 'must be a JSON object: { enabled, comment? }' },
 );

@@ -1,5 +1,6 @@
 import { InvalidIdentifierError, POLICY_NAME, toIdentifier } from '@sluice/nest/internals';
 import { z } from 'zod';
+import { freeText, searchText } from '../common/text.schema.js';
 
 /** A year: longer blocks are a ban, which belongs in a denylist override. */
 export const MAX_BLOCK_MS = 365 * 86_400_000;
@@ -36,10 +37,7 @@ const keyKind = z
     error: 'must be a key kind like ip, user or header:x-api-key',
   });
 
-const reason = z
-  .string({ error: 'must be text of at most 500 characters' })
-  .max(500, { error: 'must be text of at most 500 characters' })
-  .nullable();
+const reason = freeText(500).nullable();
 
 const count = (max: number) => {
   const rule = `must be an integer from 1 to ${max}`;
@@ -79,7 +77,7 @@ export const unblockQuerySchema = unblockSchema.pick({ keyKind: true, reason: tr
 /** GET /blocked?policy=&q=&limit= */
 export const blockedQuerySchema = z.strictObject({
   policy: policyName.optional(),
-  q: z.string({ error: 'must be given once, as 1 to 256 characters' }).min(1).max(256).optional(),
+  q: searchText(256).optional(),
   limit: count(10_000).optional(),
 });
 
@@ -102,6 +100,6 @@ export type PenaltyQuery = z.output<typeof penaltyQuerySchema>;
 /** GET /identifiers?policy=&q=&limit= */
 export const identifiersQuerySchema = z.strictObject({
   policy: policyName.optional(),
-  q: z.string({ error: 'must be given once, as 1 to 256 characters' }).min(1).max(256).optional(),
+  q: searchText(256).optional(),
   limit: count(200).optional(),
 });

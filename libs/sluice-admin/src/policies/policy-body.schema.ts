@@ -6,6 +6,7 @@ import {
   type Policy,
 } from '@sluice/nest/internals';
 import { z } from 'zod';
+import { freeText } from '../common/text.schema.js';
 import {
   InvalidRequestException,
   parseRequest,
@@ -15,14 +16,13 @@ import {
 const NAME_RULE =
   "must be 1-64 characters of letters, digits, '_', '.' or '-', starting with a letter or digit";
 const VERSION_RULE = 'must be an integer of 0 or more: the version you read (0 to create)';
-const COMMENT_RULE = 'must be a string of at most 500 characters';
 
 const version = z
   .number({ error: VERSION_RULE })
   .int({ error: VERSION_RULE })
   .min(0, { error: VERSION_RULE })
   .max(Number.MAX_SAFE_INTEGER, { error: VERSION_RULE });
-const comment = z.string({ error: COMMENT_RULE }).max(500, { error: COMMENT_RULE }).nullable();
+const comment = freeText(500).nullable();
 
 /** `{ version?, comment? }`: the staleness check and note a delete or restore may carry. */
 export const changeNoteSchema = z.strictObject({
