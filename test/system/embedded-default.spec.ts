@@ -1,6 +1,6 @@
 // The newcomer's first run: no REDIS_URL and no DATABASE_URL. Limits in memory, the admin on an
 // embedded PostgreSQL (PGlite) under SLUICE_DATA_DIR, the panel at /sluice, a one-time token.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import {
 import { send } from './support/http.js';
 
 const ONE_TIME_TOKEN = /sign in as "admin" with the one-time token (\S+)/;
-const PANEL_URL = /Admin panel on (http:\/\/localhost:\d+\/sluice)\b/;
+const PANEL_URL = /Admin panel on (http:\/\/127\.0\.0\.1:\d+\/sluice)\b/;
 
 let dataDir: string;
 
@@ -49,7 +49,9 @@ describe('the demo with nothing configured', () => {
     const output = first.demo.output();
     expect(output).toContain('Limits kept in this process (no REDIS_URL)');
     expect(output).toContain(`an embedded PostgreSQL (PGlite) in ${dataDir}`);
-    expect(PANEL_URL.exec(output)?.[1]).toBe(`http://localhost:${first.demo.port}/sluice`);
+    // It listens on loopback unless HOST says otherwise, and its files are the owner's alone.
+    expect(PANEL_URL.exec(output)?.[1]).toBe(`http://127.0.0.1:${first.demo.port}/sluice`);
+    expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
 
     const panel = await send(`${first.demo.url}/sluice/`);
     expect(panel.status).toBe(200);

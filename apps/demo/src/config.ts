@@ -1,4 +1,5 @@
 import { TrackerResolver, type TrustProxy } from '@sluice/nest/internals';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 export type NodeEnv = 'development' | 'production' | 'test';
@@ -15,6 +16,8 @@ export interface LoginLimits {
 /** The demo's configuration, read from the environment as a container would get it. */
 export interface DemoConfig {
   port: number;
+  /** The address the HTTP server listens on: loopback unless HOST says otherwise. */
+  host: string;
   /** Absent: limits are kept in this process's memory. */
   redisUrl: string | undefined;
   /** Serve the admin API and the panel at /sluice. */
@@ -138,6 +141,27 @@ const dataDir = z
     return raw;
   });
 
+/** An IPv4 or IPv6 address, or a host name; a demo reachable from elsewhere is a choice. */
+const host = z
+  .string()
+  .optional()
+  .transform((raw, context) => {
+    if (unset(raw)) return '127.0.0.1';
+    if (
+      isIP(raw) === 0 &&
+      !/^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(
+        raw,
+      )
+    ) {
+      context.addIssue({
+        code: 'custom',
+        message: `must be an IP address (0.0.0.0 for every interface) or a host name, got ${shown(raw)}`,
+      });
+      return z.NEVER;
+    }
+    return raw;
+  });
+
 const prefix = z
   .string()
   .optional()
@@ -193,6 +217,7 @@ const nodeEnv = z
 const environment = z
   .object({
     PORT: integer(0, 65_535, 3000),
+    HOST: host,
     REDIS_URL: serviceUrl(['redis:', 'rediss:']),
     DATABASE_URL: serviceUrl(['postgres:', 'postgresql:']),
     SLUICE_ADMIN: onOff(true),
@@ -239,6 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): DemoConfig {
   const vars = parsed.data;
   return {
     port: vars.PORT,
+    host: vars.HOST,
     redisUrl: vars.REDIS_URL,
     admin: vars.SLUICE_ADMIN,
     databaseUrl: vars.DATABASE_URL,

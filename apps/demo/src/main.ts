@@ -3,7 +3,7 @@ import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { setupSluiceAdminDocs } from '@sluice/admin';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import { openAdminDatabase } from './admin-database.js';
 import { AppModule } from './app.module.js';
 import { ConfigError, loadConfig, redactedUrl, type DemoConfig } from './config.js';
@@ -43,9 +43,15 @@ async function bootstrap(): Promise<void> {
     });
   }
   if (database !== undefined) await setupSluiceAdminDocs(app);
-  await app.listen(config.port);
+  await app.listen(config.port, config.host);
   const { port } = app.getHttpServer().address() as AddressInfo;
-  const base = `http://localhost:${port}`;
+  const everywhere = config.host === '0.0.0.0' || config.host === '::';
+  const shownHost = everywhere
+    ? 'localhost'
+    : isIP(config.host) === 6
+      ? `[${config.host}]`
+      : config.host;
+  const base = `http://${shownHost}:${port}`;
   logger.log(
     config.redisUrl === undefined
       ? 'Limits kept in this process (no REDIS_URL)'

@@ -1,5 +1,5 @@
-import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { chmod, mkdir, readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { loadOptionalPeer } from '@sluice/nest/internals';
 
 type PGliteModule = typeof import('@electric-sql/pglite');
@@ -47,8 +47,16 @@ export async function startEmbeddedDatabase(
   }
   const dataDir = resolve(options.dataDir);
   const [{ PGlite }, { PGLiteSocketServer }] = await loadPGlite();
-  await mkdir(dataDir, { recursive: true });
-  const db = await PGlite.create({ dataDir });
+  // The files hold the admin's credentials hashes, sessions and audit: this user's alone.
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const previousUmask = process.umask(0o077);
+  let db: InstanceType<PGliteModule['PGlite']>;
+  try {
+    db = await PGlite.create({ dataDir });
+  } finally {
+    process.umask(previousUmask);
+  }
+  await ownerOnly(dataDir);
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
   try {
     await server.start();
@@ -65,4 +73,14 @@ export async function startEmbeddedDatabase(
       await db.close();
     },
   };
+}
+
+/** Folders 0700 and files 0600 from `directory` down, whatever mode an earlier run left. */
+async function ownerOnly(directory: string): Promise<void> {
+  await chmod(directory, 0o700);
+  for (const entry of await readdir(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) await ownerOnly(path);
+    else if (entry.isFile()) await chmod(path, 0o600);
+  }
 }
