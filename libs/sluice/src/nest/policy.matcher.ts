@@ -1,4 +1,5 @@
 import type { Policy } from '../policy/policy.types.js';
+import { compileUserAgentPattern, type UserAgentPattern } from '../policy/user-agent.pattern.js';
 import { userAgentOf } from './response.access.js';
 
 /** Long enough for any real User-Agent; bounds the work a hostile one can cause a pattern. */
@@ -6,7 +7,7 @@ const MAX_USER_AGENT_TESTED = 512;
 
 /** Which of a handler's policies apply to a request: a policy's `match` may leave it out. */
 export class PolicyMatcher {
-  private readonly userAgentPatterns = new WeakMap<Policy, RegExp>();
+  private readonly userAgentPatterns = new WeakMap<Policy, UserAgentPattern>();
 
   applicable(policies: Policy[], req: unknown): Policy[] {
     return policies.every((policy) => policy.match === null)
@@ -18,7 +19,7 @@ export class PolicyMatcher {
     if (policy.match === null) return true;
     let pattern = this.userAgentPatterns.get(policy);
     if (pattern === undefined) {
-      pattern = new RegExp(policy.match.userAgent, 'i');
+      pattern = compileUserAgentPattern(policy.match.userAgent);
       this.userAgentPatterns.set(policy, pattern);
     }
     const userAgent = userAgentOf(req);

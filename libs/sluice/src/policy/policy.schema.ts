@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isUserAgentPattern } from './user-agent.pattern.js';
 import {
   ALGORITHMS,
   isWindowAlgorithm,
@@ -72,7 +73,10 @@ export const policyInputSchema = z.strictObject({
         .string({ error: 'must be a regular expression of at most 256 characters' })
         .min(1, { error: 'must not be empty' })
         .max(256, { error: 'must be a regular expression of at most 256 characters' })
-        .refine(compiles, { error: 'must be a valid regular expression' })
+        .refine(isUserAgentPattern, {
+          error:
+            'must be a regular expression RE2 accepts (no lookaround or backreferences), matched in linear time',
+        })
         .optional(),
     })
     .nullable()
@@ -92,15 +96,6 @@ export const policyInputSchema = z.strictObject({
   updatedAt: z.string({ error: 'must be a string' }).max(64).nullable().optional(),
   updatedBy: z.string({ error: 'must be a string' }).max(256).nullable().optional(),
 });
-
-function compiles(pattern: string): boolean {
-  try {
-    new RegExp(pattern, 'i');
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The capacity a single request's cost must fit in: burst for buckets, limit for windows. */
 export function capacity(algorithm: AlgorithmName, limit: number, burst: number | null): number {
