@@ -184,6 +184,45 @@ describe.each(ADAPTERS)('live counters and the panel on %s', (adapter) => {
       expect((instances!.data as AdminEventMap['instances']).instances.length).toBeGreaterThan(0);
     });
 
+    it('ends a stream opened with a session once that session signs out', async () => {
+      const signIn = await fetch(`${app.url}/sluice/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'victor', password: TOKENS.viewer }),
+      });
+      const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      expect(cookie).toMatch(/^sluice_session=/);
+      const abort = new AbortController();
+      const giveUp = setTimeout(() => abort.abort(), 8_000);
+      const response = await fetch(`${app.url}/sluice/api/events`, {
+        headers: { cookie, accept: 'text/event-stream' },
+        signal: abort.signal,
+      });
+      expect(response.status).toBe(200);
+      const chunks = (response.body as unknown as AsyncIterable<Uint8Array>)[
+        Symbol.asyncIterator
+      ]();
+      expect((await chunks.next()).done).toBe(false); // the stream is live
+      const signOut = await fetch(`${app.url}/sluice/api/session`, {
+        method: 'DELETE',
+        headers: { cookie, 'x-requested-with': 'sluice' },
+      });
+      expect(signOut.status).toBe(204);
+      const signedOutAt = Date.now();
+      let ended = false;
+      try {
+        while (!(await chunks.next()).done);
+        ended = true;
+      } catch (error) {
+        if (!abort.signal.aborted) throw error;
+      } finally {
+        clearTimeout(giveUp);
+      }
+      // Ended by the server within its one-second check, not by the test's abort after 8 s.
+      expect(ended).toBe(true);
+      expect(Date.now() - signedOutAt).toBeLessThan(5_000);
+    });
+
     it('continues where GET /stats ended: every second once, none skipped', async () => {
       const history = await api<StatsSeries>('GET', '/stats?seconds=5', { as: 'viewer' });
       const lastRead = Date.parse(history.body.points.at(-1)!.at);

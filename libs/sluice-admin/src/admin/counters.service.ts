@@ -1,11 +1,6 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import {
-  SluiceEngine,
-  toIdentifier,
-  type Decision,
-  type Identifier,
-} from '@sluice/nest/internals';
+import { SluiceEngine, toIdentifier, type Decision, type Identifier } from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
 import type { CounterResetResult } from '../admin-api.types.js';
 import type { Actor } from '../auth/actor.js';

@@ -82,6 +82,17 @@ export class AuthService {
     return { credential, secret };
   }
 
+  /**
+   * Whether a request that opened something long-lived (an event stream) is still signed in: its
+   * session has neither ended nor expired. A bearer token stays valid while it is configured.
+   */
+  async stillSignedIn(request: unknown): Promise<boolean> {
+    const authorization = headerOf(request, 'authorization');
+    if (authorization !== undefined && BEARER_SCHEME.test(authorization)) return true;
+    const cookie = cookieOf(request, SESSION_COOKIE);
+    return cookie !== undefined && (await this.sessionCredential(cookie)) !== null;
+  }
+
   /** Ends the session the request's cookie names, if any, as the actor the guard found. */
   async signOut(request: object): Promise<void> {
     const cookie = cookieOf(request, SESSION_COOKIE);

@@ -1,13 +1,27 @@
-import { Controller, Inject, Sse, UseGuards, type MessageEvent } from '@nestjs/common';
-import { catchError, concatMap, from, map, merge, of, timer, type Observable } from 'rxjs';
+import { Controller, Inject, Req, Sse, UseGuards, type MessageEvent } from '@nestjs/common';
+import {
+  catchError,
+  concatMap,
+  filter,
+  from,
+  map,
+  merge,
+  of,
+  takeUntil,
+  timer,
+  type Observable,
+} from 'rxjs';
 import type { AdminEventMap } from '../admin-api.types.js';
 import { InstancesService } from '../admin/instances.service.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
+import { AuthService } from '../auth/auth.service.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { StatsService } from './stats.service.js';
 
 const INSTANCES_EVERY_MS = 2_000;
 const STATS_POLL_MS = 500;
+/** How soon a stream ends after its session did (sign-out or expiry). */
+const SESSION_CHECK_MS = 1_000;
 
 function event<K extends keyof AdminEventMap>(type: K, data: AdminEventMap[K]): MessageEvent {
   return { type, data };
@@ -28,11 +42,12 @@ export class EventsController {
   constructor(
     @Inject(StatsService) private readonly stats: StatsService,
     @Inject(InstancesService) private readonly instances: InstancesService,
+    @Inject(AuthService) private readonly auth: AuthService,
   ) {}
 
   @Sse()
   @RequireRole('viewer')
-  stream(): Observable<MessageEvent> {
+  stream(@Req() request: object): Observable<MessageEvent> {
     // Polled twice a second for the seconds settled since the last one sent, so none is skipped
     // whatever the timers' drift, and each arrives within half a second of settling.
     let lastSent: number | null = null;
@@ -56,6 +71,11 @@ export class EventsController {
         ),
       ),
     );
-    return merge(seconds, heartbeats);
+    // A stream opened with a session lasts no longer than it: signing out or expiry ends it.
+    const signedOut = timer(SESSION_CHECK_MS, SESSION_CHECK_MS).pipe(
+      concatMap(() => from(this.auth.stillSignedIn(request).catch(() => true))),
+      filter((signedIn) => !signedIn),
+    );
+    return merge(seconds, heartbeats).pipe(takeUntil(signedOut));
   }
 }
