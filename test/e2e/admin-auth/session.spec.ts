@@ -44,6 +44,20 @@ describe.each(ADAPTERS)('panel sessions on %s', (adapter) => {
     expect(response.headers.get('set-cookie')).toMatch(/; Secure/);
   });
 
+  it('marks the cookie Secure over plain http in production, unless told not to', async () => {
+    const production = await start({ credentials: CREDENTIALS, production: true });
+    const forced = await signIn(production, 'olga', TOKENS.olga);
+    expect(forced.headers.get('set-cookie')).toMatch(/; Secure/);
+    const plainHttp = await start({
+      credentials: CREDENTIALS,
+      production: true,
+      secureCookies: false,
+    });
+    const relaxed = await signIn(plainHttp, 'olga', TOKENS.olga);
+    expect(relaxed.status).toBe(200);
+    expect(relaxed.headers.get('set-cookie')).not.toMatch(/Secure/);
+  });
+
   it('answers an unknown name and a wrong password alike', async () => {
     const url = await start();
     const unknown = await signIn(url, 'mallory', TOKENS.olga);

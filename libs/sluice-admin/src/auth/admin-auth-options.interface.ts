@@ -15,4 +15,10 @@ export interface AdminAuthOptions {
   production?: boolean;
   /** Session lifetime, ms. Default 8 h. */
   sessionTtlMs?: number;
+  /**
+   * Mark the session cookie Secure on every sign-in, so a browser sends it over https only.
+   * Default: `production`. Set false for a deployment served over plain http; without it, the
+   * cookie is Secure when the request came over https.
+   */
+  secureCookies?: boolean;
 }

@@ -4,15 +4,17 @@ import { resolveAuthSettings } from './auth-settings.resolver.js';
 const CREDENTIALS = 'alice:admin:correct-horse-battery';
 
 describe('resolveAuthSettings', () => {
-  it('defaults production from NODE_ENV and sessions to 8 hours', () => {
+  it('defaults production from NODE_ENV, sessions to 8 hours, Secure cookies to production', () => {
     expect(resolveAuthSettings({ credentials: CREDENTIALS }, 'production')).toMatchObject({
       production: true,
       sessionTtlMs: 8 * 3_600_000,
+      secureCookies: true,
     });
     expect(resolveAuthSettings(undefined, 'development')).toEqual({
       credentials: [],
       production: false,
       sessionTtlMs: 8 * 3_600_000,
+      secureCookies: false,
     });
   });
 

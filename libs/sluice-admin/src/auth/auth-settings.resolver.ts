@@ -10,6 +10,7 @@ export interface AuthSettings {
   credentials: AdminCredential[];
   production: boolean;
   sessionTtlMs: number;
+  secureCookies: boolean;
 }
 
 /** Validates `auth` and fills in its defaults; throws CredentialsConfigError naming each bad field. */
@@ -21,6 +22,10 @@ export function resolveAuthSettings(
   const { production = nodeEnv === 'production', sessionTtlMs = DEFAULT_SESSION_TTL_MS } =
     options ?? {};
   if (typeof production !== 'boolean') problems.push(`${OPTION}.production: must be a boolean`);
+  const secureCookies = options?.secureCookies ?? production === true;
+  if (typeof secureCookies !== 'boolean') {
+    problems.push(`${OPTION}.secureCookies: must be a boolean`);
+  }
   if (
     !Number.isSafeInteger(sessionTtlMs) ||
     sessionTtlMs < MIN_SESSION_TTL_MS ||
@@ -47,5 +52,5 @@ export function resolveAuthSettings(
         'and pass it as auth.credentials',
     ]);
   }
-  return { credentials, production, sessionTtlMs };
+  return { credentials, production, sessionTtlMs, secureCookies };
 }

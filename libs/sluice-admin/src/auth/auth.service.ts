@@ -37,6 +37,10 @@ export class AuthService {
     @Inject(SignInLimiter) private readonly limiter: SignInLimiter,
   ) {}
 
+  get secureCookies(): boolean {
+    return this.credentials.secureCookies;
+  }
+
   get sessionTtlMs(): number {
     return this.credentials.sessionTtlMs;
   }

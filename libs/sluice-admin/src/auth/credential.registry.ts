@@ -34,6 +34,7 @@ export class CredentialRegistry implements OnModuleInit {
   /** Checked against when a name is unknown, so a wrong name costs as long as a wrong password. */
   private decoyHash = '';
   private ttlMs = 0;
+  private secure = false;
 
   constructor(
     @Inject(ADMIN_OPTIONS) private readonly options: { auth?: AdminAuthOptions },
@@ -43,6 +44,7 @@ export class CredentialRegistry implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     const settings = resolveAuthSettings(this.options.auth);
     this.ttlMs = settings.sessionTtlMs;
+    this.secure = settings.secureCookies;
     const generated = settings.credentials.length === 0;
     const plain = generated
       ? [{ name: ONE_TIME_NAME, role: 'admin' as const, token: randomSecret() }]
@@ -64,6 +66,11 @@ export class CredentialRegistry implements OnModuleInit {
         `Sluice admin: no credentials configured; sign in as "${ONE_TIME_NAME}" with the one-time token ${plain[0]?.token} (valid until this process stops)`,
       );
     }
+  }
+
+  /** Whether every session cookie is marked Secure (auth.secureCookies, default production). */
+  get secureCookies(): boolean {
+    return this.secure;
   }
 
   get sessionTtlMs(): number {

@@ -50,9 +50,14 @@ export class SessionController {
     const { credential, secret } = await withRetryAfter(response, () =>
       this.auth.signIn(name, password, request),
     );
-    const scope = { adminPath: this.adminPath, secure: cameOverHttps(request) };
+    const scope = { adminPath: this.adminPath, secure: this.secure(request) };
     setResponseHeader(response, 'Set-Cookie', sessionCookie(secret, this.auth.sessionTtlMs, scope));
     return { name: credential.name, role: credential.role };
+  }
+
+  /** Secure when configured so (production by default), else when the request came over https. */
+  private secure(request: object): boolean {
+    return this.auth.secureCookies || cameOverHttps(request);
   }
 
   @Get()
@@ -67,7 +72,7 @@ export class SessionController {
     @Res({ passthrough: true }) response: unknown,
   ): Promise<void> {
     await this.auth.signOut(request);
-    const scope = { adminPath: this.adminPath, secure: cameOverHttps(request) };
+    const scope = { adminPath: this.adminPath, secure: this.secure(request) };
     setResponseHeader(response, 'Set-Cookie', clearedSessionCookie(scope));
   }
 }
