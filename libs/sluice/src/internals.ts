@@ -20,7 +20,7 @@ export { PolicyBus } from './bus/policy.bus.js';
 export type { InstanceHeartbeat } from './bus/instance.heartbeat.js';
 export type { ChangeNotice, PolicySnapshot, UnblockNotice } from './bus/policy-snapshot.js';
 export { ALGORITHM_CODES } from './algorithms/algorithm.types.js';
-export type { Identifier } from './keys/identifier.js';
+export { isPlainIdentifier, PLAIN_IDENTIFIER_RULE, type Identifier } from './keys/identifier.js';
 export { identifierKey, toIdentifier } from './keys/key.builder.js';
 export {
   PENALTY_EVENT_TYPES,

@@ -1,35 +1,19 @@
-import { InvalidIdentifierError, POLICY_NAME, toIdentifier } from '@sluice/nest/internals';
+import { isPlainIdentifier, PLAIN_IDENTIFIER_RULE, POLICY_NAME } from '@sluice/nest/internals';
 import { z } from 'zod';
 import { freeText, searchText } from '../common/text.schema.js';
 
 /** A year: longer blocks are a ban, which belongs in a denylist override. */
 export const MAX_BLOCK_MS = 365 * 86_400_000;
 const TIME_RULE = 'must be an ISO 8601 time with its offset, like 2026-11-22T09:00:00Z';
-const IDENTIFIER_RULE =
-  'must be 1 to 256 characters of well-formed Unicode, without control characters';
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 
 export const policyName = z
   .string({ error: 'must be a policy name' })
   .regex(POLICY_NAME, { error: 'must be a policy name: 1 to 64 letters, digits, _ . or -' });
 
+/** The same rule as an override's identifier in a policy (the core's isPlainIdentifier). */
 export const identifier = z
-  .string({ error: IDENTIFIER_RULE })
-  .min(1, { error: IDENTIFIER_RULE })
-  .max(256, { error: IDENTIFIER_RULE })
-  .refine((value) => !CONTROL.test(value) && isIdentifier(value), { error: IDENTIFIER_RULE });
-
-/** What the engine itself accepts (well-formed Unicode among it). */
-function isIdentifier(value: string): boolean {
-  try {
-    toIdentifier(value);
-    return true;
-  } catch (error) {
-    if (error instanceof InvalidIdentifierError) return false;
-    throw error;
-  }
-}
+  .string({ error: PLAIN_IDENTIFIER_RULE })
+  .refine(isPlainIdentifier, { error: PLAIN_IDENTIFIER_RULE });
 
 const keyKind = z
   .string({ error: 'must be a key kind like ip, user or header:x-api-key' })

@@ -27,6 +27,27 @@ export class InvalidIdentifierError extends Error {
   }
 }
 
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
+
+/** The rule an identifier a person types (an override, a block, a reset) must follow. */
+export const PLAIN_IDENTIFIER_RULE =
+  'must be 1 to 256 characters of well-formed Unicode, without control characters';
+
+/**
+ * An identifier given by a person rather than read from a request: 1 to 256 characters of
+ * well-formed Unicode with no control characters, so it reads the same in the audit, an export
+ * and the panel. Requests may carry anything; toIdentifier hashes what does not fit a key.
+ */
+export function isPlainIdentifier(value: string): boolean {
+  return (
+    value.length >= 1 &&
+    value.length <= MAX_DISPLAY_LENGTH &&
+    !CONTROL.test(value) &&
+    !LONE_SURROGATE.test(value)
+  );
+}
+
 /**
  * Long identifiers, and those holding braces (which would break the key's hash tag), whitespace
  * or control characters, are stored as a SHA-256 digest.

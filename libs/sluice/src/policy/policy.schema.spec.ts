@@ -111,6 +111,21 @@ describe('parsePolicy refuses a bad policy, naming the field', () => {
       { ...base, overrides: [{ identifier: '42', limit: 9, plan: 'gold' }] },
       'overrides.0.plan',
     ],
+    [
+      'a NUL in an override identifier',
+      { ...base, overrides: [{ identifier: 'a\u0000b', limit: 9 }] },
+      'overrides.0.identifier',
+    ],
+    [
+      'CR/LF in an override identifier',
+      { ...base, overrides: [{ identifier: 'a\r\nb', limit: 9 }] },
+      'overrides.0.identifier',
+    ],
+    [
+      'an unpaired surrogate in an override identifier',
+      { ...base, overrides: [{ identifier: 'a\ud800b', limit: 9 }] },
+      'overrides.0.identifier',
+    ],
     ['burst on fixed-window', { ...base, burst: 10 }, 'burst'],
     ['burst on sliding-log', { ...base, algorithm: 'sliding-log', burst: 10 }, 'burst'],
     ['burst on sliding-window', { ...base, algorithm: 'sliding-window', burst: 10 }, 'burst'],

@@ -6,6 +6,7 @@ import {
   type AlgorithmName,
 } from '../algorithms/algorithm.types.js';
 import { idiv } from '../algorithms/integer-math.js';
+import { isPlainIdentifier, PLAIN_IDENTIFIER_RULE } from '../keys/identifier.js';
 import { KEY_KIND } from '../keys/key.builder.js';
 import { PolicyValidationError, type PolicyIssue } from './policy-validation.error.js';
 import type { Policy, PolicyInput } from './policy.types.js';
@@ -42,9 +43,8 @@ const expiresAt = z.union([z.iso.datetime({ offset: true }), integer(0, 8.64e15)
 
 const overrideSchema = z.strictObject({
   identifier: z
-    .string({ error: 'must be a string of 1 to 256 characters' })
-    .min(1, { error: 'must be a string of 1 to 256 characters' })
-    .max(256, { error: 'must be a string of 1 to 256 characters' }),
+    .string({ error: PLAIN_IDENTIFIER_RULE })
+    .refine(isPlainIdentifier, { error: PLAIN_IDENTIFIER_RULE }),
   limit: integer(0, MAX_LIMIT).optional(),
   unlimited: z.boolean({ error: 'must be true or false' }).optional(),
   expiresAt: expiresAt.optional(),
