@@ -72,6 +72,31 @@ describe.each(ADAPTERS)('admin policies API on %s', (adapter) => {
     expect(stored.body.limit).toBe(20);
   });
 
+  it('takes back a policy exactly as GET returned it: read-only fields and unlimited overrides', async () => {
+    const created = await admin.api<PolicyView>('PUT', '/policies/roundtrip', {
+      body: {
+        ...quota(10),
+        overrides: [
+          { identifier: 'vip', unlimited: true },
+          { identifier: 'pest', limit: 1 },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    const read = await admin.api<PolicyView>('GET', '/policies/roundtrip', { as: 'viewer' });
+    expect(read.body).toHaveProperty('routes');
+    expect(read.body).toHaveProperty('codeDefault');
+    expect(read.body.overrides[0]).toMatchObject({
+      identifier: 'vip',
+      unlimited: true,
+      limit: null,
+    });
+    const putBack = await admin.api<PolicyView>('PUT', '/policies/roundtrip', { body: read.body });
+    expect(putBack.status).toBe(200);
+    expect(putBack.body.version).toBeGreaterThan(read.body.version);
+    expect(putBack.body.overrides).toEqual(read.body.overrides);
+  });
+
   it('serialises concurrent writers: of five creates of one policy, one wins and four get 409', async () => {
     const attempts = await Promise.all(
       [1, 2, 3, 4, 5].map((limit) => admin.api('PUT', '/policies/race', { body: quota(limit) })),

@@ -44,7 +44,15 @@ export const policyWriteSchema = policyInputSchema.extend({
  * Not policy rules: the request's own version and comment, and the fields the server owns, which
  * a policy read back as is carries and which are ignored.
  */
-const NOT_RULES = new Set(['version', 'comment', 'source', 'updatedAt', 'updatedBy']);
+const NOT_RULES = new Set([
+  'version',
+  'comment',
+  'source',
+  'updatedAt',
+  'updatedBy',
+  'routes',
+  'codeDefault',
+]);
 
 export interface PolicyWrite {
   /** Validated, with every default filled in; version and bookkeeping are set when stored. */

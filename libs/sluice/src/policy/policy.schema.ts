@@ -45,7 +45,8 @@ const overrideSchema = z.strictObject({
   identifier: z
     .string({ error: PLAIN_IDENTIFIER_RULE })
     .refine(isPlainIdentifier, { error: PLAIN_IDENTIFIER_RULE }),
-  limit: integer(0, MAX_LIMIT).optional(),
+  // null is how a policy read back states an unlimited override's limit.
+  limit: integer(0, MAX_LIMIT).nullable().optional(),
   unlimited: z.boolean({ error: 'must be true or false' }).optional(),
   expiresAt: expiresAt.optional(),
 });
@@ -243,16 +244,17 @@ export function parsePolicy(input: unknown): Policy {
     }
     seen.add(override.identifier);
     const unlimited = override.unlimited ?? false;
-    if (unlimited === (override.limit !== undefined)) {
+    const limit = override.limit ?? undefined;
+    if (unlimited === (limit !== undefined)) {
       issues.push({ field, message: 'needs exactly one of limit or unlimited: true' });
       return;
     }
-    if (override.limit !== undefined && override.limit > 0) {
-      issues.push(...rateIssues(policy, override.limit, `${field}.limit`));
+    if (limit !== undefined && limit > 0) {
+      issues.push(...rateIssues(policy, limit, `${field}.limit`));
     }
     policy.overrides.push({
       identifier: override.identifier,
-      limit: override.limit ?? null,
+      limit: limit ?? null,
       unlimited,
       expiresAt:
         typeof override.expiresAt === 'string'
