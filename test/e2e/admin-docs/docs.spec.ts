@@ -53,6 +53,11 @@ describe.each(ADAPTERS)('the admin API description on %s', (adapter) => {
     const api = (await response.json()) as OpenApi;
     expect(api.openapi).toMatch(/^3\./);
     expect(Object.keys(api.components.securitySchemes).sort()).toEqual(['bearer', 'cookie']);
+    // Opaque tokens, not JWTs.
+    expect(api.components.securitySchemes.bearer).toMatchObject({
+      scheme: 'bearer',
+      bearerFormat: 'opaque',
+    });
     expect(Object.keys(api.paths)).toEqual(
       expect.arrayContaining([
         '/sluice/api/policies/{name}',

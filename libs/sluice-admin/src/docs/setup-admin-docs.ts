@@ -30,7 +30,13 @@ export async function setupSluiceAdminDocs(app: INestApplication): Promise<objec
       `Policies, revisions, the enforcement switch, blocked identifiers, penalties and the audit, under /${path}/api. Every route needs a bearer token or the panel's session cookie; roles: viewer (read), operator (block, unblock, reset, overrides, shadow), admin (policies, restore, enforcement).`,
     )
     .setVersion('1')
-    .addBearerAuth()
+    // The tokens are opaque secrets from auth.credentials, not JWTs (@nestjs/swagger's default).
+    .addBearerAuth({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'opaque',
+      description: "An admin credential's token (SLUICE_ADMIN_TOKENS), not a JWT",
+    })
     .addCookieAuth(SESSION_COOKIE)
     .addSecurityRequirements('bearer')
     .build();
