@@ -3,7 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { PolicyBus, type PolicySnapshot } from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
-import { readSetting, readSnapshot } from '../database/snapshot.reader.js';
+import { readSetting, readSnapshot, SETTING_ID } from '../database/snapshot.reader.js';
+import { SettingEntity } from '../database/setting.entity.js';
+import { SYSTEM_ACTOR } from '../common/system.actor.js';
 import { inTransaction } from '../database/transaction.js';
 
 const CHECK_EVERY_MS = 5_000;
@@ -45,6 +47,7 @@ export class SnapshotPublisher implements OnApplicationShutdown {
 
   /** Publishes the database's snapshot once, then keeps Redis in step. */
   async start(): Promise<void> {
+    await this.passRedisVersion();
     const snapshot = await inTransaction(this.dataSource, readSnapshot, 'REPEATABLE READ');
     if (snapshot.version > 0) await this.publish(snapshot, null);
     this.timer = setInterval(() => void this.check(), CHECK_EVERY_MS);
@@ -79,6 +82,28 @@ export class SnapshotPublisher implements OnApplicationShutdown {
         this.logger.warn(`Could not compare the published policies: ${(error as Error).message}`);
       }
       this.failing = true;
+    }
+  }
+
+  /**
+   * A policy database replaced, or restored from a backup, has a version below the one Redis
+   * holds, and every instance would ignore its snapshots until it passed that version. So at
+   * start the database's version moves one past Redis's, in one conditional update (of admins
+   * starting together, one moves it), and the snapshot published next is applied everywhere.
+   */
+  private async passRedisVersion(): Promise<void> {
+    const stored = await this.bus.storedVersion().catch(() => null);
+    if (stored === null) return;
+    const moved = await this.dataSource
+      .createQueryBuilder()
+      .update(SettingEntity)
+      .set({ version: stored + 1, updatedAt: () => 'now()', updatedBy: SYSTEM_ACTOR.name })
+      .where('id = :id AND version < :stored', { id: SETTING_ID, stored })
+      .execute();
+    if ((moved.affected ?? 0) > 0) {
+      this.logger.warn(
+        `The policy database's version was below version ${stored}, which Redis holds (the database was replaced or restored): it is now ${stored + 1}, so every instance applies its policies`,
+      );
     }
   }
 
