@@ -266,9 +266,9 @@ export interface StatsPoint {
   policies: Record<string, DecisionCounts>;
 }
 
-/** GET /stats?seconds=N (at most 900) or ?minutes=N (at most 10 080), oldest first. */
+/** GET /stats?seconds=N (at most 900), ?minutes=N (at most 360) or ?hours=N (at most 168), oldest first. */
 export interface StatsSeries {
-  resolution: 'second' | 'minute';
+  resolution: 'second' | 'minute' | 'hour';
   points: StatsPoint[];
 }
 

@@ -40,6 +40,7 @@ export { IdentifierTally } from './stats/identifier.tally.js';
 export {
   COUNT_NAMES,
   RESOLUTION_MS,
+  STATS_RESOLUTIONS,
   STATS_RETENTION_MS,
   type DecisionCounts,
   type DecisionStatsStore,

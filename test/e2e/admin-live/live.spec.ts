@@ -248,6 +248,11 @@ describe.each(ADAPTERS)('live counters and the panel on %s', (adapter) => {
       expect(both.body.issues?.map((issue) => issue.field)).toEqual(['minutes']);
       const tooMany = await api('GET', '/stats?seconds=901');
       expect(tooMany.body.message).toContain('seconds');
+      // A week is read from hour roll-ups; minutes beyond six hours are refused.
+      expect((await api('GET', '/stats?minutes=10080')).body.issues?.map((i) => i.field)).toEqual([
+        'minutes',
+      ]);
+      expect((await api('GET', '/stats?hours=169')).status).toBe(400);
       const unknown = await api('GET', '/stats?policy=nope');
       expect(unknown.status).toBe(400);
       expect(unknown.body.message).toContain('policy');

@@ -74,6 +74,11 @@ describe.each(stores)('decision counts in %s', (_, create) => {
     ]);
     const minutes = await stats.read('reply', 'minute', START + SECOND, 1);
     expect(minutes[0]).toMatchObject({ at: START, counts: counts(5, 5) });
+    const hours = await stats.read('reply', 'hour', START + SECOND, 2);
+    expect(hours.map((each) => [each.at - START, each.counts])).toEqual([
+      [-3_600_000, counts(0, 0)],
+      [0, counts(5, 5)],
+    ]);
     expect((await stats.read('login', 'second', START, 1))[0]!.counts).toEqual(counts(1, 0));
   });
 });
@@ -82,7 +87,7 @@ describe.each([
   ['a single Redis', () => connectRedis()],
   ['a Redis Cluster', () => connectCluster()],
 ] as Array<[string, () => Redis | Cluster]>)('decision count keys on %s', (_, connect) => {
-  it('live 15 minutes per second and 7 days per minute', async () => {
+  it('live 15 minutes per second, 6 hours per minute and 7 days per hour', async () => {
     const client = connect();
     const prefix = uniquePrefix('stats-ttl');
     const stats = new RedisDecisionStats(client, prefix);
@@ -103,10 +108,15 @@ describe.each([
     ]);
     const secondTtl = await client.pttl(`${prefix}:{stats:reply}:s:${at}`);
     const minuteTtl = await client.pttl(`${prefix}:{stats:reply}:m:${at}`);
+    const hourTtl = await client.pttl(
+      `${prefix}:{stats:reply}:h:${Math.floor(at / 3_600_000) * 3_600_000}`,
+    );
     expect(secondTtl).toBeGreaterThan(STATS_RETENTION_MS.second - 10_000);
     expect(secondTtl).toBeLessThanOrEqual(STATS_RETENTION_MS.second);
     expect(minuteTtl).toBeGreaterThan(STATS_RETENTION_MS.minute - 10_000);
     expect(minuteTtl).toBeLessThanOrEqual(STATS_RETENTION_MS.minute);
+    expect(hourTtl).toBeGreaterThan(STATS_RETENTION_MS.hour - 10_000);
+    expect(hourTtl).toBeLessThanOrEqual(STATS_RETENTION_MS.hour);
   });
 });
 

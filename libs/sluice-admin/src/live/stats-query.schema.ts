@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
+/** The most points one request reads per policy: a window is charted at a resolution that fits. */
 export const MAX_SECONDS = 900;
-export const MAX_MINUTES = 10_080;
+export const MAX_MINUTES = 360;
+export const MAX_HOURS = 168;
 
 const points = (max: number) => {
   const rule = `must be a whole number from 1 to ${max}`;
@@ -12,16 +14,22 @@ const points = (max: number) => {
     .refine((value) => value >= 1 && value <= max, { error: rule });
 };
 
-/** GET /stats?seconds=N (per-second data, kept 15 minutes) or ?minutes=N (roll-ups, 7 days). */
+/**
+ * GET /stats?seconds=N (per-second data, kept 15 minutes), ?minutes=N (roll-ups, 6 hours) or
+ * ?hours=N (roll-ups, 7 days).
+ */
 export const statsQuerySchema = z
   .strictObject({
     seconds: points(MAX_SECONDS).optional(),
     minutes: points(MAX_MINUTES).optional(),
+    hours: points(MAX_HOURS).optional(),
     policy: z.string({ error: 'must be given once' }).min(1).max(64).optional(),
   })
-  .refine((query) => query.seconds === undefined || query.minutes === undefined, {
-    error: 'give either seconds or minutes, not both',
-    path: ['minutes'],
-  });
+  .refine(
+    (query) =>
+      [query.seconds, query.minutes, query.hours].filter((given) => given !== undefined).length <=
+      1,
+    { error: 'give one of seconds, minutes or hours', path: ['minutes'] },
+  );
 
 export type StatsQuery = z.output<typeof statsQuerySchema>;

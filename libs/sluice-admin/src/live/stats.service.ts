@@ -29,9 +29,11 @@ export class StatsService {
   ) {}
 
   series(query: unknown, now = Date.now()): Promise<StatsSeries> {
-    const { seconds, minutes, policy } = parseRequest(statsQuerySchema, query ?? {}, '(query)');
-    const resolution: StatsResolution = minutes === undefined ? 'second' : 'minute';
-    const count = minutes ?? seconds ?? DEFAULT_SECONDS;
+    const parsed = parseRequest(statsQuerySchema, query ?? {}, '(query)');
+    const { seconds, minutes, hours, policy } = parsed;
+    const resolution: StatsResolution =
+      hours !== undefined ? 'hour' : minutes !== undefined ? 'minute' : 'second';
+    const count = hours ?? minutes ?? seconds ?? DEFAULT_SECONDS;
     const names = policy === undefined ? this.policiesInForce() : [this.known(policy)];
     // The current second is still being counted, so a series ends with the last settled one.
     const lastAt = resolution === 'second' ? now - SETTLE_MS - RESOLUTION_MS.second : now;

@@ -40,15 +40,27 @@ export interface PolicyCounts {
   counts: DecisionCounts;
 }
 
-export type StatsResolution = 'second' | 'minute';
+export type StatsResolution = 'second' | 'minute' | 'hour';
 
-/** How long each resolution is kept: per-second data 15 minutes, minute roll-ups 7 days. */
+/** Every resolution an instance adds its counts at, finest first. */
+export const STATS_RESOLUTIONS: readonly StatsResolution[] = ['second', 'minute', 'hour'];
+
+/**
+ * How long each resolution is kept: per-second data 15 minutes, minute roll-ups 6 hours, hour
+ * roll-ups 7 days. A window is read at the coarsest of them that still charts it, so what one
+ * request reads stays bounded however long the window (docs/operations.md, live counters).
+ */
 export const STATS_RETENTION_MS: Record<StatsResolution, number> = {
   second: 15 * 60_000,
-  minute: 7 * 86_400_000,
+  minute: 6 * 3_600_000,
+  hour: 7 * 86_400_000,
 };
 
-export const RESOLUTION_MS: Record<StatsResolution, number> = { second: 1_000, minute: 60_000 };
+export const RESOLUTION_MS: Record<StatsResolution, number> = {
+  second: 1_000,
+  minute: 60_000,
+  hour: 3_600_000,
+};
 
 /**
  * Where instances add their per-second decision counts (Redis hashes, or this process without

@@ -3,6 +3,7 @@ import {
   COUNT_NAMES,
   noCounts,
   RESOLUTION_MS,
+  STATS_RESOLUTIONS,
   STATS_RETENTION_MS,
   type DecisionCounts,
   type DecisionStatsStore,
@@ -21,13 +22,14 @@ export class LocalDecisionStats implements DecisionStatsStore {
   private readonly buckets: Record<StatsResolution, Map<string, Bucket>> = {
     second: new Map(),
     minute: new Map(),
+    hour: new Map(),
   };
 
   /** `clock` tells what has expired; the module passes its SLUICE_CLOCK. */
   constructor(private readonly clock: Clock = systemClock) {}
 
   add(counts: readonly PolicyCounts[]): Promise<void> {
-    for (const resolution of ['second', 'minute'] as const) {
+    for (const resolution of STATS_RESOLUTIONS) {
       const buckets = this.buckets[resolution];
       const step = RESOLUTION_MS[resolution];
       for (const entry of counts) {

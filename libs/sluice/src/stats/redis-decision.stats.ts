@@ -3,6 +3,7 @@ import {
   COUNT_NAMES,
   noCounts,
   RESOLUTION_MS,
+  STATS_RESOLUTIONS,
   STATS_RETENTION_MS,
   type DecisionStatsStore,
   type PolicyCounts,
@@ -10,8 +11,8 @@ import {
 } from './decision-stats.store.js';
 
 /**
- * A hash per policy and second, `<prefix>:{stats:<policy>}:s:<epoch ms>`, and per minute
- * (`…:m:<epoch ms>`), fields named as the counts; a policy's keys share a hash tag, so a Cluster
+ * A hash per policy and second, `<prefix>:{stats:<policy>}:s:<epoch ms>`, per minute
+ * (`…:m:<epoch ms>`) and per hour (`…:h:<epoch ms>`), fields named as the counts; a policy's keys share a hash tag, so a Cluster
  * keeps them on one master and one pipeline per policy serves both writing and reading.
  */
 export class RedisDecisionStats implements DecisionStatsStore {
@@ -33,7 +34,7 @@ export class RedisDecisionStats implements DecisionStatsStore {
   private async addTo(policy: string, list: readonly PolicyCounts[]): Promise<void> {
     const pipeline = this.client.pipeline();
     for (const entry of list) {
-      for (const resolution of ['second', 'minute'] as const) {
+      for (const resolution of STATS_RESOLUTIONS) {
         const key = this.key(policy, resolution, entry.at);
         for (const name of COUNT_NAMES) {
           if (entry.counts[name] > 0) pipeline.hincrby(key, name, entry.counts[name]);
@@ -72,6 +73,6 @@ export class RedisDecisionStats implements DecisionStatsStore {
   private key(policy: string, resolution: StatsResolution, at: number): string {
     const step = RESOLUTION_MS[resolution];
     const start = Math.floor(at / step) * step;
-    return `${this.prefix}:{stats:${policy}}:${resolution === 'second' ? 's' : 'm'}:${start}`;
+    return `${this.prefix}:{stats:${policy}}:${resolution[0]}:${start}`;
   }
 }
