@@ -266,7 +266,7 @@ export interface StatsPoint {
   policies: Record<string, DecisionCounts>;
 }
 
-/** GET /stats?seconds=N (at most 900), ?minutes=N (at most 360) or ?hours=N (at most 168), oldest first. */
+/** GET /stats?seconds=N (at most 300), ?minutes=N (at most 180) or ?hours=N (at most 168), oldest first. */
 export interface StatsSeries {
   resolution: 'second' | 'minute' | 'hour';
   points: StatsPoint[];

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /** The most points one request reads per policy: a window is charted at a resolution that fits. */
-export const MAX_SECONDS = 900;
-export const MAX_MINUTES = 360;
+export const MAX_SECONDS = 300;
+export const MAX_MINUTES = 180;
 export const MAX_HOURS = 168;
 
 const points = (max: number) => {

@@ -10,7 +10,7 @@ import { statsQuerySchema } from './stats-query.schema.js';
 export class StatsController {
   constructor(@Inject(StatsService) private readonly stats: StatsService) {}
 
-  /** ?seconds=N (default 60, at most 900), ?minutes=N (at most 360) or ?hours=N (at most 168), and &policy= — oldest first. */
+  /** ?seconds=N (default 60, at most 300), ?minutes=N (at most 180) or ?hours=N (at most 168), and &policy= — oldest first. */
   @Get()
   @RequireRole('viewer')
   series(@Query({ schema: statsQuerySchema }) query: unknown): Promise<StatsSeries> {

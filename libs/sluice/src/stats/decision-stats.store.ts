@@ -46,7 +46,8 @@ export type StatsResolution = 'second' | 'minute' | 'hour';
 export const STATS_RESOLUTIONS: readonly StatsResolution[] = ['second', 'minute', 'hour'];
 
 /**
- * How long each resolution is kept: per-second data 15 minutes, minute roll-ups 6 hours, hour
+ * How long each resolution is kept: per-second data 15 minutes, minute roll-ups 6 hours (the
+ * API reads at most 3 of them), hour
  * roll-ups 7 days. A window is read at the coarsest of them that still charts it, so what one
  * request reads stays bounded however long the window (docs/operations.md, live counters).
  */
