@@ -1,4 +1,4 @@
-import { Module, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditController } from './admin/audit.controller.js';
 import { AuditService } from './admin/audit.service.js';
@@ -38,8 +38,6 @@ import { SnapshotPublisher } from './policies/snapshot.publisher.js';
 import { SluiceAdminConfigurableModule } from './sluice-admin.module-definition.js';
 import type { SluiceAdminModuleOptions } from './sluice-admin-options.interface.js';
 import { ADMIN_OPTIONS } from './sluice-admin.tokens.js';
-import { ApiHeadersMiddleware } from './common/api-headers.middleware.js';
-import { SessionController } from './auth/session.controller.js';
 
 /** The API's controllers, served under /<path>/api. */
 const ADMIN_CONTROLLERS = [
@@ -96,8 +94,4 @@ const ADMIN_CONTROLLERS = [
     StatsService,
   ],
 })
-export class SluiceAdminModule extends SluiceAdminConfigurableModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(ApiHeadersMiddleware).forRoutes(...ADMIN_CONTROLLERS, SessionController);
-  }
-}
+export class SluiceAdminModule extends SluiceAdminConfigurableModule {}

@@ -11,6 +11,7 @@ import type { AdminRole } from './admin-auth-options.interface.js';
 import { roleSatisfies } from './admin-role.order.js';
 import { AuthService } from './auth.service.js';
 import { assertNotCrossSite } from './csrf.check.js';
+import { setResponseHeader } from './http.access.js';
 import { withRetryAfter } from './retry-after.js';
 import { PUBLIC_ADMIN_ROUTE_METADATA } from './public-admin-route.decorator.js';
 import { REQUIRED_ROLE_METADATA } from './require-role.decorator.js';
@@ -27,6 +28,7 @@ export class AdminAuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
+    noStore(context.switchToHttp().getResponse());
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ADMIN_ROUTE_METADATA, targets)) {
       return true;
@@ -46,4 +48,14 @@ export class AdminAuthGuard implements CanActivate {
     attachActor(request, actor);
     return true;
   }
+}
+
+/**
+ * Every admin API answer, the guard's own refusals included: never kept by a browser or a proxy
+ * (it holds policies, identifiers and audit entries), never sniffed into another type. Set here
+ * because this guard is the first thing every admin route runs. docs/security.md lists it.
+ */
+function noStore(response: unknown): void {
+  setResponseHeader(response, 'Cache-Control', 'no-store');
+  setResponseHeader(response, 'X-Content-Type-Options', 'nosniff');
 }
