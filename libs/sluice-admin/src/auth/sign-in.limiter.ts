@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   SLUICE_OPTIONS,
@@ -81,7 +82,8 @@ export class SignInLimiter {
   async charge(request: unknown, name?: string): Promise<Attempt> {
     const address = this.clientAddress(request);
     const charged: Array<[string, string]> = [[SIGN_IN_ATTEMPTS_POLICY, address]];
-    if (name !== undefined) charged.push([SIGN_IN_NAME_POLICY, `${address}/${name}`]);
+    // The name as typed may hold anything; its digest makes a valid identifier of any of it.
+    if (name !== undefined) charged.push([SIGN_IN_NAME_POLICY, `${address}/${digestOf(name)}`]);
     for (const [index, [policy, identifier]] of charged.entries()) {
       // Through SluiceService: a block shows in the penalty history, and a Redis outage is
       // decided by the policy's onStoreError like any other.
@@ -135,4 +137,8 @@ export class SignInLimiter {
       policies.set(POLICIES.find((policy) => policy.name === name));
     return name;
   }
+}
+
+function digestOf(name: string): string {
+  return createHash('sha256').update(name, 'utf8').digest('base64url').slice(0, 22);
 }
