@@ -4,14 +4,14 @@ import type { BlockedList } from '@sluice/admin';
 import { PenaltyEventPublisher, SluiceService } from '@sluice/nest/internals';
 import { cpus } from 'node:os';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { TOKENS } from '../../e2e/admin-api/app.module.js';
-import { penaltiesApp } from '../../e2e/admin-penalties/app.module.js';
+import { TOKENS } from '../admin-api/app.module.js';
+import { penaltiesApp } from '../admin-penalties/app.module.js';
 import { startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
 import { withPostgres } from '../../support/postgres-server.js';
 import { closeAll } from '../../support/redis.clients.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 import { waitFor } from './support/admin-demo.js';
-import { percentile, writeReliabilitySection } from './support/reliability-doc.js';
+import { percentile, recordReliabilitySection } from '../../support/measured-figures.js';
 
 const BLOCKED = 10_000;
 const RUNS = 15;
@@ -98,7 +98,8 @@ describe(`GET /blocked with ${BLOCKED} identifiers blocked`, () => {
 
     const row = (what: string, times: number[]) =>
       `| ${what} | ${percentile(times, 50).toFixed(1)} ms | ${Math.min(...times).toFixed(1)}–${Math.max(...times).toFixed(1)} ms |`;
-    await writeReliabilitySection(
+    expect(percentile(page, 50)).toBeLessThanOrEqual(TARGET_MEDIAN_MS);
+    await recordReliabilitySection(
       'blocked-list',
       [
         '## The blocked list with 10 000 identifiers blocked',
@@ -116,6 +117,5 @@ describe(`GET /blocked with ${BLOCKED} identifiers blocked`, () => {
         'JSON, after one warm-up request; the target is a median within 200 ms.',
       ].join('\n'),
     );
-    expect(percentile(page, 50)).toBeLessThanOrEqual(TARGET_MEDIAN_MS);
   }, 120_000);
 });

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock, SLUICE_CLOCK } from '@sluice/nest';
 import type { AdminAuthOptions } from '../../../libs/sluice-admin/src/auth/admin-auth-options.interface.js';
 import { ADAPTERS, closeAppsAfterEach } from '../../support/nest-app.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
@@ -139,12 +140,21 @@ describe.each(ADAPTERS)('panel sessions on %s', (adapter) => {
     ]);
   });
 
-  it('refuses a session once it expired', async () => {
-    const url = await start({ credentials: CREDENTIALS, sessionTtlMs: 1_000 });
+  it('refuses a session once it expired, and not a moment before', async () => {
+    const clock = new ManualClock(Date.now() * 1_000);
+    const { url } = await startApp(
+      adapter,
+      adminAuthApp(database.url, { credentials: CREDENTIALS, sessionTtlMs: 1_000 }),
+      undefined,
+      (builder) => builder.overrideProvider(SLUICE_CLOCK).useValue(clock.now),
+    );
     const cookie = sessionCookieOf(await signIn(url, 'victor', TOKENS.victor));
-    expect((await fetch(`${url}/sluice/api/session`, { headers: { cookie } })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    expect((await fetch(`${url}/sluice/api/session`, { headers: { cookie } })).status).toBe(401);
+    const current = () => fetch(`${url}/sluice/api/session`, { headers: { cookie } });
+    expect((await current()).status).toBe(200);
+    clock.advance(999_000);
+    expect((await current()).status).toBe(200);
+    clock.advance(1_000);
+    expect((await current()).status).toBe(401);
   });
 
   it('disables a credential no longer configured, and ends its sessions', async () => {
