@@ -16,7 +16,7 @@ import {
 } from '../support/demo-process.js';
 import { send } from '../support/http.js';
 import { adminDemoEnv, showDemoOutputOnFailure, waitFor } from './support/admin-demo.js';
-import { writeReliabilitySection } from './support/reliability-doc.js';
+import { recordReliabilitySection } from '../../support/measured-figures.js';
 
 const PENALTIES = 1_000;
 const CONCURRENCY = 10;
@@ -166,7 +166,7 @@ describe('penalty events while PostgreSQL or the admin is away', () => {
     figures.push(
       `| PostgreSQL blackholed, ${PENALTIES} more users blocked, the admin killed (SIGKILL) holding what it had read and not recorded (${held} pending), then restarted with PostgreSQL back | ${PENALTIES} | ${((performance.now() - restarted) / 1000).toFixed(1)} s after the restart began | 0 | 0 |`,
     );
-    await writeReliabilitySection(
+    await recordReliabilitySection(
       'penalty-stream',
       [
         '## Penalty events while PostgreSQL or the admin is away',

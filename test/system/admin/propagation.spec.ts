@@ -18,7 +18,7 @@ import {
   appliedVersion,
   showDemoOutputOnFailure,
 } from './support/admin-demo.js';
-import { percentile, writeReliabilitySection } from './support/reliability-doc.js';
+import { percentile, recordReliabilitySection } from '../../support/measured-figures.js';
 
 const INSTANCES = 3;
 const CHANGES = 50;
@@ -132,7 +132,8 @@ describe('policy propagation to three instances', () => {
     const max = Math.max(...lagsMs);
     const figures = `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms over ${lagsMs.length} applications`;
     console.log(`Policy propagation: ${figures}`);
-    await writeReliabilitySection(
+    expect(p99).toBeLessThanOrEqual(TARGET_P99_MS);
+    await recordReliabilitySection(
       'propagation',
       [
         '## Policy propagation',
@@ -154,7 +155,5 @@ describe('policy propagation to three instances', () => {
         `The slowest of the ${lagsMs.length} applications took ${max.toFixed(1)} ms.`,
       ].join('\n'),
     );
-
-    expect(p99).toBeLessThanOrEqual(TARGET_P99_MS);
   }, 180_000);
 });

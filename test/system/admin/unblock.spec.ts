@@ -15,7 +15,7 @@ import {
   showDemoOutputOnFailure,
   startAdminDemos,
 } from './support/admin-demo.js';
-import { writeReliabilitySection } from './support/reliability-doc.js';
+import { recordReliabilitySection } from '../../support/measured-figures.js';
 
 const PASSWORD = 'correct horse';
 const WITHIN_MS = 1_000;
@@ -77,7 +77,8 @@ describe('lifting a block through one instance', () => {
     }
     const waitedMs = performance.now() - liftedAt;
     expect(answer.status, answer.text).toBe(200);
-    await writeReliabilitySection(
+    expect(waitedMs).toBeLessThanOrEqual(WITHIN_MS);
+    await recordReliabilitySection(
       'unblock',
       [
         '## A lifted block on another instance',
@@ -92,6 +93,5 @@ describe('lifting a block through one instance', () => {
         'login on B until it passes, timing from the answer to the lifting. DESIGN §7 asks for a second.',
       ].join('\n'),
     );
-    expect(waitedMs).toBeLessThanOrEqual(WITHIN_MS);
   });
 });

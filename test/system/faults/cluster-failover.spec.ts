@@ -16,7 +16,7 @@ import {
 import { startLoad } from '../../support/load.generator.js';
 import { startApp, uniquePrefix, type AdapterName } from '../../support/nest-app.js';
 import { startRedisCluster, type RedisCluster } from '../../support/redis-servers.js';
-import { writeReliabilitySection } from '../admin/support/reliability-doc.js';
+import { recordReliabilitySection } from '../../support/measured-figures.js';
 
 const TIMEOUT_MS = 100;
 const IDENTIFIERS = 24;
@@ -184,7 +184,7 @@ describe('a Redis Cluster master failing over to its replica under load', () => 
 
     const worst = Math.max(...answers.map((answer) => answer.ms));
     const slow = answers.filter((answer) => answer.ms > TIMEOUT_MS + 50).length;
-    await writeReliabilitySection(
+    await recordReliabilitySection(
       'cluster-failover',
       report({
         requests: answers.length,

@@ -17,13 +17,14 @@ import {
 import { startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-servers.js';
-import { writeReliabilitySection } from '../admin/support/reliability-doc.js';
+import { percentile, recordReliabilitySection } from '../../support/measured-figures.js';
 import { startLoggedApp } from './support/logged.app.js';
 import { restartReport } from './support/restart.report.js';
 import { RecordingLogger } from './support/recording.logger.js';
 
 const TIMEOUT_MS = 100;
-const LATENCY_BOUND_MS = TIMEOUT_MS + 50;
+/** The budget for the 99th percentile of answers; the slowest is reported, not asserted. */
+const P99_BUDGET_MS = TIMEOUT_MS + 50;
 const DOWN_MS = 2_000;
 /** Reconnect back-off (≤ 0.5 s after 2 s down) + breaker cooldown (1 s) + a loaded machine. */
 const RECOVERY_BOUND_MS = 3_000;
@@ -49,7 +50,7 @@ afterAll(async () => {
   await closeAll();
   await Promise.all(servers.map((server) => server.stop()));
   if (rows.length === 2) {
-    await writeReliabilitySection('redis-restart', restartReport(rows, TIMEOUT_MS, DOWN_MS));
+    await recordReliabilitySection('redis-restart', restartReport(rows, TIMEOUT_MS, DOWN_MS));
   }
 });
 
@@ -103,13 +104,17 @@ describe('Redis killed with SIGKILL under load and restarted empty on the same p
     run = await runFault(instances, fault, DOWN_MS, `restart-${Date.now()}`);
   }, 60_000);
 
-  it('answers every request by its policy’s onStoreError meanwhile: no 500, none slow', () => {
+  it('answers every request by its policy’s onStoreError meanwhile: no 500, 99 % within budget', () => {
     const { answers } = run;
     expect(answers.filter((answer) => answer.status === 0).map((a) => a.error)).toEqual([]);
     expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([200, 429]));
-    expect(Math.max(...answers.map((a) => a.ms)), 'slowest answer, ms').toBeLessThanOrEqual(
-      LATENCY_BOUND_MS,
-    );
+    expect(
+      percentile(
+        answers.map((a) => a.ms),
+        99,
+      ),
+      '99th percentile answer, ms',
+    ).toBeLessThanOrEqual(P99_BUDGET_MS);
     const failed = answers.filter((answer) => !decidedByRedis(answer));
     const outcome = (answer: (typeof answers)[number]) =>
       `${answer.route} ${answer.status} ${answer.headers.get('retry-after')}`;
@@ -169,7 +174,12 @@ describe('Redis killed with SIGKILL under load and restarted empty on the same p
     const failMode = answers.filter((answer) => !decidedByRedis(answer)).length;
     const worst = Math.max(...answers.map((answer) => answer.ms));
     rows.push(
-      `| redis-server killed (SIGKILL) under load, down ${DOWN_MS / 1000} s, restarted empty on its port | ${answers.length} requests: ${failMode} decided by onStoreError, 0 errors (no 500), worst ${worst.toFixed(0)} ms; breaker opened on both instances; the function library was loaded again; Redis decided every route again ${recoveryMs.toFixed(0)} ms after the restart; since the restart Redis answered ${totals.admitted} admissions and counted ${totals.counted} (calls in doubt: ${totals.inDoubt}) | 0 |`,
+      `| redis-server killed (SIGKILL) under load, down ${DOWN_MS / 1000} s, restarted empty on its port | ${answers.length} requests: ${failMode} decided by onStoreError, 0 errors (no 500), worst ${worst.toFixed(0)} ms, 99th percentile ${percentile(
+        answers.map((answer) => answer.ms),
+        99,
+      ).toFixed(
+        0,
+      )} ms; breaker opened on both instances; the function library was loaded again; Redis decided every route again ${recoveryMs.toFixed(0)} ms after the restart; since the restart Redis answered ${totals.admitted} admissions and counted ${totals.counted} (calls in doubt: ${totals.inDoubt}) | 0 |`,
     );
   });
 });

@@ -9,7 +9,7 @@ import { startLoad } from '../../support/load.generator.js';
 import { startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-servers.js';
-import { percentile, writeReliabilitySection } from '../admin/support/reliability-doc.js';
+import { percentile, recordReliabilitySection } from '../../support/measured-figures.js';
 import { SOAK_ROUTES, soakApp } from './support/soak.app.js';
 
 const SECONDS = soakSeconds(process.env.SOAK_SECONDS);
@@ -162,7 +162,7 @@ describe(`soak: ${SECONDS} s of steady load over cycling identifiers`, () => {
       expect(figures.keysLast, 'Redis keys, last quarter').toBeLessThanOrEqual(
         figures.keysFirst * KEYS_GROWTH_BOUND + KEYS_GROWTH_SLACK,
       );
-      await writeReliabilitySection('soak', report(figures));
+      await recordReliabilitySection('soak', report(figures));
     },
     (SECONDS + 60) * 1000,
   );

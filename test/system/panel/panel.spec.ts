@@ -1,10 +1,10 @@
 // The panel in a real browser (Debian's Chromium through playwright-core) against two demo
 // instances sharing one Redis and one PostgreSQL: the flows of an operator's day, a viewer who
 // may only look, a screenshot of every screen, axe, and every control reached by keyboard.
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { recordDocsFile } from '../../support/measured-figures.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 import {
   ensureDemoBuilt,
@@ -144,9 +144,7 @@ describe('the admin panel in Chromium', () => {
         timeout: LIVE_MS,
       })
       .toBeGreaterThanOrEqual(2);
-    await screenshot(page, 'overview');
-    await mkdir(dirname(README_SCREENSHOT), { recursive: true });
-    await copyFile(await screenshot(page, 'overview'), README_SCREENSHOT);
+    await recordDocsFile(await screenshot(page, 'overview'), README_SCREENSHOT);
 
     await page.getByRole('link', { name: 'Blocked' }).click();
     await page.getByRole('heading', { name: 'Blocked' }).waitFor();
