@@ -4,20 +4,44 @@ import swc from 'unplugin-swc';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
- * Files whose assertions are about time or load (latency bounds, propagation percentiles, timer
- * gaps, heap growth, counts under a flood): they run one at a time once the rest has finished, so
- * that neither disturbs the other and the figures they write to docs/ are the machine's own.
+ * The tiers (docs/testing.md): `unit` needs no server; `e2e` needs Redis (the runner starts its
+ * own); `system` needs PostgreSQL, Chromium or whole processes; `measured` holds the files whose
+ * assertions are about time or load, run one at a time once the rest has finished.
+ */
+const UNIT = ['libs/**/*.spec.ts', 'apps/**/*.spec.ts'];
+const E2E = [
+  'test/e2e/**/*.spec.ts',
+  'test/engine/**/*.spec.ts',
+  'test/throttler-storage/**/*.spec.ts',
+  'test/infrastructure/redis-*.spec.ts',
+];
+const SYSTEM = [
+  'test/system/**/*.spec.ts',
+  'test/infrastructure/fault-proxy.spec.ts',
+  'test/infrastructure/test-database.spec.ts',
+  'test/infrastructure/docker-compose.spec.ts',
+  'test/packages/**/*.spec.ts',
+];
+
+/**
+ * Latency bounds, propagation times, timer gaps, heap growth, counts under a flood, windows of a
+ * few hundred milliseconds: neither these nor the rest may disturb each other.
  */
 const MEASURED = [
   'test/engine/exactness.spec.ts',
+  'test/engine/key-ttl.spec.ts',
+  'test/engine/identifiers.spec.ts',
   'test/e2e/shaping/**/*.spec.ts',
   'test/e2e/store-faults/**/*.spec.ts',
-  // Redis time of one request, from INFO commandstats: nothing else may run meanwhile.
-  'test/e2e/admin-live/stats-budget.spec.ts',
+  'test/e2e/event-loop-lag/**/*.spec.ts',
+  'test/e2e/policy-bus/**/*.spec.ts',
+  // Redis time of one request, from INFO commandstats, and live figures polled within seconds.
+  'test/system/admin-live/**/*.spec.ts',
   'test/system/shaping.spec.ts',
   'test/system/admin/propagation.spec.ts',
   'test/system/admin/blocked-list.spec.ts',
   'test/system/admin/penalty-stream.spec.ts',
+  'test/system/admin/postgres-outage.spec.ts',
   'test/system/admin/unblock.spec.ts',
   'test/system/faults/**/*.spec.ts',
   // A browser and two demos: its waits for live figures should not compete with the rest.
@@ -53,13 +77,16 @@ const project = (test: TestProjectInlineConfiguration['test']): TestProjectInlin
 
 export default defineConfig({
   test: {
-    // Runs once for the whole run (Redis servers, the PostgreSQL check); both projects inject it.
+    // Starts the Redis servers and checks PostgreSQL once for the whole run, unless only the unit
+    // tiers run.
     globalSetup: ['./test/global-setup.ts'],
     watch: false,
+    // Figures and outcomes for `npm run measure` (scripts/write-measured-docs.mjs).
+    reporters: ['default', ['json', { outputFile: 'test-results/vitest-report.json' }]],
     projects: [
       project({
-        name: 'suite',
-        include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'test/**/*.spec.ts'],
+        name: 'unit',
+        include: UNIT,
         exclude: [...configDefaults.exclude, '**/dist/**', ...MEASURED],
         sequence: { groupOrder: 0 },
       }),
@@ -74,6 +101,18 @@ export default defineConfig({
           sequence: { groupOrder: 0 },
         },
       },
+      project({
+        name: 'e2e',
+        include: E2E,
+        exclude: [...configDefaults.exclude, '**/dist/**', ...MEASURED],
+        sequence: { groupOrder: 0 },
+      }),
+      project({
+        name: 'system',
+        include: SYSTEM,
+        exclude: [...configDefaults.exclude, '**/dist/**', ...MEASURED],
+        sequence: { groupOrder: 0 },
+      }),
       project({
         name: 'measured',
         include: MEASURED,

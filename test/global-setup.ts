@@ -22,14 +22,15 @@ interface RedisForTests {
 const leaveRunning = async (): Promise<void> => {};
 
 async function standaloneRedis(): Promise<RedisForTests> {
-  const fromEnv = process.env.REDIS_URL;
+  // Never the app's REDIS_URL: files here flush and kill servers they are given.
+  const fromEnv = process.env.TEST_REDIS_URL;
   if (fromEnv) return { provided: fromEnv, stop: leaveRunning };
   const server = await startRedisServer();
   return { provided: server.url, stop: () => server.stop() };
 }
 
 async function redisCluster(): Promise<RedisForTests> {
-  const fromEnv = process.env.REDIS_CLUSTER_NODES;
+  const fromEnv = process.env.TEST_REDIS_CLUSTER_NODES;
   if (fromEnv) {
     return { provided: formatNodeAddresses(parseNodeAddresses(fromEnv)), stop: leaveRunning };
   }
@@ -55,13 +56,22 @@ async function postgresForTests(
   return { url, problem, dropRunDatabases };
 }
 
+/** The tiers that run without any server (vitest.config.ts). */
+const SERVERLESS_PROJECTS = new Set(['unit', 'web']);
+
 /**
- * Gives every test a standalone Redis and a Redis Cluster: the ones named by REDIS_URL and
- * REDIS_CLUSTER_NODES when set, otherwise fresh servers that live for the run. Also names the
- * PostgreSQL that test databases are created on; teardown drops every database of this run.
+ * Gives every test a standalone Redis and a Redis Cluster: the ones named by TEST_REDIS_URL and
+ * TEST_REDIS_CLUSTER_NODES when set, otherwise fresh servers that live for the run. Also names the
+ * PostgreSQL that test databases are created on; teardown drops every database of this run. A run
+ * of the unit tiers alone starts and checks nothing.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const runId = randomBytes(4).toString('hex');
+  project.provide('testRunId', runId);
+  const needsServers = project.vitest.projects.some(
+    (selected) => !SERVERLESS_PROJECTS.has(selected.name),
+  );
+  if (!needsServers) return async () => {};
   const postgresChecked = postgresForTests(runId);
   const [single, cluster] = await Promise.allSettled([standaloneRedis(), redisCluster()]);
   const postgres = await postgresChecked;
@@ -81,7 +91,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   project.provide('redisUrl', single.value.provided);
   project.provide('clusterNodes', cluster.value.provided);
-  project.provide('testRunId', runId);
   project.provide('postgresUrl', postgres.url);
   project.provide('postgresProblem', postgres.problem);
   return teardown;

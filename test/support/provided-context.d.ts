@@ -3,9 +3,9 @@ export {};
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** redis:// URL of a standalone Redis server (REDIS_URL, or one started for the run). */
+    /** redis:// URL of a standalone Redis server (TEST_REDIS_URL, or one started for the run). */
     redisUrl: string;
-    /** Comma-separated host:port list of Redis Cluster nodes (REDIS_CLUSTER_NODES, or a 3-master cluster started for the run). */
+    /** Comma-separated host:port list of Redis Cluster nodes (TEST_REDIS_CLUSTER_NODES, or a 3-master cluster started for the run). */
     clusterNodes: string;
     /** Names this run's test databases: sluice_t_<testRunId>_<random>. */
     testRunId: string;

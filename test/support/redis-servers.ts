@@ -261,12 +261,12 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<R
   };
 }
 
-/** Formats addresses as the comma-separated `host:port` list used by REDIS_CLUSTER_NODES. */
+/** Formats addresses as the comma-separated `host:port` list used by TEST_REDIS_CLUSTER_NODES. */
 export function formatNodeAddresses(nodes: readonly RedisNodeAddress[]): string {
   return nodes.map(({ host, port }) => `${host}:${port}`).join(',');
 }
 
-/** Parses a comma-separated `host:port` list such as REDIS_CLUSTER_NODES. */
+/** Parses a comma-separated `host:port` list such as TEST_REDIS_CLUSTER_NODES. */
 export function parseNodeAddresses(list: string): RedisNodeAddress[] {
   return list
     .split(',')
