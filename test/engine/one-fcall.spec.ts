@@ -4,20 +4,27 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore, SluiceEngine, type PolicyInput } from '../../libs/sluice/src/internals.js';
 import { closeAll, connectRedis, filePrefixes } from '../support/redis.clients.js';
+import { startRedisServer, type RedisServer } from '../support/redis-servers.js';
 
 const prefixes = filePrefixes('one-fcall');
+// A server of this file's own: MONITOR sees every command, and it must not share a connection's
+// queue with, or slow down, the files running beside it.
+let server: RedisServer;
 let redis: Redis;
+let monitor: Redis;
 let monitored: string[][];
 
 beforeAll(async () => {
-  redis = connectRedis();
-  const monitor = await connectRedis().monitor();
+  server = await startRedisServer();
+  redis = connectRedis(server.url);
+  monitor = await connectRedis(server.url).monitor();
   monitored = [];
   monitor.on('monitor', (_time: string, args: string[]) => monitored.push(args));
 });
 afterAll(async () => {
-  await prefixes.removeAll(redis);
+  monitor?.disconnect();
   await closeAll();
+  await server?.stop();
 });
 
 function engineWith(prefix: string, policies: PolicyInput[]) {

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { Cluster, Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ALGORITHM_CODES,
   identifierKey,
@@ -10,6 +10,12 @@ import {
   type AlgorithmName,
 } from '../../libs/sluice/src/internals.js';
 import { closeAll, connectCluster, connectRedis } from '../support/redis.clients.js';
+import {
+  startRedisCluster,
+  startRedisServer,
+  type RedisCluster,
+  type RedisServer,
+} from '../support/redis-servers.js';
 
 /**
  * SCRIPT FLUSH and FUNCTION FLUSH while 50 callers hammer one identifier. The store runs its Lua
@@ -29,7 +35,16 @@ const DAY_MS = 86_400_000;
 const FLUSH_AT = [0.2, 0.4, 0.6, 0.8];
 const FLUSH_EVERY_MS = 250;
 
-afterAll(closeAll);
+// Servers of this file's own: FUNCTION FLUSH removes the library every other file's store uses.
+let server: RedisServer;
+let cluster: RedisCluster;
+beforeAll(async () => {
+  [server, cluster] = await Promise.all([startRedisServer(), startRedisCluster({ masters: 3 })]);
+}, 60_000);
+afterAll(async () => {
+  await closeAll();
+  await Promise.all([server?.stop(), cluster?.stop()]);
+});
 
 interface Traffic {
   fcalls: number;
@@ -182,8 +197,8 @@ describe('SCRIPT FLUSH and FUNCTION FLUSH during load, single Redis', () => {
   it.each(['token-bucket', 'fixed-window'] as const)(
     `%s: no caller sees an error and exactly ${CAPACITY} are admitted`,
     async (algorithm) => {
-      const client = connectRedis();
-      const admin = connectRedis();
+      const client = connectRedis(server.url);
+      const admin = connectRedis(server.url);
       const prefix = `flush-${algorithm}-${Date.now()}`;
       const outcome = await loadWithFlushes(
         client,
@@ -202,8 +217,8 @@ describe('SCRIPT FLUSH and FUNCTION FLUSH on every master during load, Redis Clu
   it.each(['token-bucket', 'fixed-window'] as const)(
     `%s: no caller sees an error and exactly ${CAPACITY} are admitted`,
     async (algorithm) => {
-      const client = connectCluster();
-      const admin = connectCluster();
+      const client = connectCluster(cluster.nodes);
+      const admin = connectCluster(cluster.nodes);
       await Promise.all([ready(client), ready(admin)]);
       const masters = admin.nodes('master');
       expect(masters).toHaveLength(3);

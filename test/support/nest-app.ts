@@ -1,6 +1,6 @@
 import type { INestApplication, ModuleMetadata } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Test } from '@nestjs/testing';
+import { Test, type TestingModuleBuilder } from '@nestjs/testing';
 import { afterEach } from 'vitest';
 
 /** The HTTP adapters every e2e scenario runs on. */
@@ -13,12 +13,16 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
+/** Replaces providers before the module compiles (an injected clock, say). */
+export type Overrides = (builder: TestingModuleBuilder) => TestingModuleBuilder;
+
 /** Compiles a testing module into a silent app on the adapter named, not yet initialised. */
 export async function createApp(
   adapter: AdapterName,
   metadata: ModuleMetadata,
+  overrides: Overrides = (builder) => builder,
 ): Promise<INestApplication> {
-  const moduleRef = await Test.createTestingModule(metadata).compile();
+  const moduleRef = await overrides(Test.createTestingModule(metadata)).compile();
   const app =
     adapter === 'fastify'
       ? moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter())
@@ -32,8 +36,9 @@ export async function startApp(
   adapter: AdapterName,
   metadata: ModuleMetadata,
   configure?: (app: INestApplication) => unknown,
+  overrides?: Overrides,
 ): Promise<RunningApp> {
-  const app = await createApp(adapter, metadata);
+  const app = await createApp(adapter, metadata, overrides);
   await configure?.(app);
   await app.listen(0, '127.0.0.1');
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');

@@ -87,7 +87,7 @@ export class AuthService {
     const secret = await this.sessions.create({
       credentialName: credential.name,
       role: credential.role,
-      expiresAt: new Date(Date.now() + this.sessionTtlMs),
+      expiresAt: new Date(this.sessions.now() + this.sessionTtlMs),
       ...this.actorFields(request),
     });
     return { credential, secret };

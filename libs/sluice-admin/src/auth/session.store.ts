@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import { SLUICE_CLOCK, type Clock } from '@sluice/nest/internals';
 import { LessThan, type EntityManager, type Repository } from 'typeorm';
 import { recordAudit } from '../admin/audit.recorder.js';
 import { readSetting } from '../database/snapshot.reader.js';
@@ -34,16 +35,23 @@ export class SessionStore {
 
   constructor(
     @InjectRepository(SessionEntity, 'sluice') private readonly sessions: Repository<SessionEntity>,
+    // SluiceModule's clock (microseconds), so a test can move time past a session's expiry.
+    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
   ) {}
+
+  /** Now, in milliseconds since the epoch. */
+  now(): number {
+    return Math.floor(this.clock() / 1_000);
+  }
 
   /** Stores and audits a session, returns the secret for its cookie; forgets expired ones. */
   async create(session: NewSession): Promise<string> {
     const secret = randomSecret();
     await inTransaction(this.sessions.manager.connection, async (manager) => {
-      await manager.delete(SessionEntity, { expiresAt: LessThan(new Date()) });
+      await manager.delete(SessionEntity, { expiresAt: LessThan(new Date(this.now())) });
       await manager.insert(SessionEntity, {
         id: sha256Hex(secret),
-        createdAt: new Date(),
+        createdAt: new Date(this.now()),
         ...session,
       });
       const { credentialName: name, role, ip, userAgent } = session;
@@ -65,7 +73,7 @@ export class SessionStore {
       session = { credentialName: row.credentialName, role: row.role, expiresAt: row.expiresAt };
       this.cache.set(id, session);
     }
-    return session.expiresAt.getTime() > Date.now() ? session : null;
+    return session.expiresAt.getTime() > this.now() ? session : null;
   }
 
   /** Ends the session with this secret, auditing it as `actor` signing out. */

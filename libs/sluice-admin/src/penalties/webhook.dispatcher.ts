@@ -80,14 +80,25 @@ export function resolveWebhooks(webhooks: unknown): ResolvedWebhook[] {
   throw new Error(problems.join('; '));
 }
 
+/** Runs `retry` after `delayMs`; what it returns cancels that. */
+export type RetryTimer = (retry: () => void, delayMs: number) => () => void;
+
 export interface WebhookTiming {
   firstRetryMs: number;
   maxRetryMs: number;
   /** Tries in all, the first included. */
   attempts: number;
+  /** Schedules each retry; a test passes its own to see the delays and run them at once. */
+  retryTimer?: RetryTimer;
 }
 
 const DEFAULT_TIMING: WebhookTiming = { firstRetryMs: 1_000, maxRetryMs: 60_000, attempts: 8 };
+
+/** Real timers that never keep the process alive for a retry. */
+const realRetryTimer: RetryTimer = (retry, delayMs) => {
+  const timer = setTimeout(retry, delayMs).unref();
+  return () => clearTimeout(timer);
+};
 
 /** Overrides the retry timing (tests). */
 export const WEBHOOK_TIMING = Symbol('SLUICE_WEBHOOK_TIMING');
@@ -105,7 +116,7 @@ interface Delivery {
   readonly body: string;
   readonly signature: string;
   failures: number;
-  timer?: NodeJS.Timeout;
+  cancelRetry?: () => void;
 }
 
 /**
@@ -221,11 +232,13 @@ export class WebhookDispatcher implements OnApplicationShutdown {
     }
     const { firstRetryMs, maxRetryMs } = this.timing;
     const delay = Math.min(firstRetryMs * 2 ** (delivery.failures - 1), maxRetryMs);
-    delivery.timer = setTimeout(() => {
-      delivery.timer = undefined;
+    const retryTimer = this.timing.retryTimer ?? realRetryTimer;
+    delivery.cancelRetry = retryTimer(() => {
+      delivery.cancelRetry = undefined;
+      if (this.stopped || !this.waiting.has(delivery)) return;
       target.ready.add(delivery);
       this.pump(target);
-    }, delay).unref();
+    }, delay);
     this.waiting.add(delivery);
     this.trim();
   }
@@ -253,6 +266,7 @@ export class WebhookDispatcher implements OnApplicationShutdown {
   private discard(delivery: Delivery): void {
     this.waiting.delete(delivery);
     delivery.target.ready.delete(delivery);
-    clearTimeout(delivery.timer);
+    delivery.cancelRetry?.();
+    delivery.cancelRetry = undefined;
   }
 }
