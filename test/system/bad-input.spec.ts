@@ -307,6 +307,12 @@ describe('the demo started with a bad environment', () => {
       named: ['SLUICE_METRICS'],
     },
     {
+      name: 'an unknown store-error mode',
+      env: { SLUICE_ON_STORE_ERROR: 'retry' },
+      named: ['SLUICE_ON_STORE_ERROR'],
+    },
+    { name: 'a timeout of zero', env: { SLUICE_TIMEOUT_MS: '0' }, named: ['SLUICE_TIMEOUT_MS'] },
+    {
       name: 'the admin neither on nor off',
       env: { SLUICE_ADMIN: 'true' },
       named: ['SLUICE_ADMIN'],

@@ -38,7 +38,10 @@ export class AppModule implements NestModule {
         SluiceModule.forRoot({
           redis: config.redisUrl,
           prefix: config.prefix,
-          policies: demoPolicies(config.login),
+          policies: demoPolicies(config.login).map((policy) =>
+            config.onStoreError ? { ...policy, onStoreError: config.onStoreError } : policy,
+          ),
+          timeoutMs: config.timeoutMs,
           trackers: { login: loginTracker(config.trustProxy) },
           trustProxy: config.trustProxy,
           syncIntervalMs: config.syncIntervalMs,

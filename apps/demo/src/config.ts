@@ -33,6 +33,10 @@ export interface DemoConfig {
   /** How long another admin's unacknowledged penalty events wait before this one takes them. */
   penaltyClaimIdleMs: number;
   prefix: string;
+  /** How long a Redis call may take before the policy's onStoreError decides. */
+  timeoutMs: number;
+  /** Every policy's onStoreError; absent: each keeps its own (allow, the library's default). */
+  onStoreError: 'allow' | 'deny' | 'local' | undefined;
   /** Serve Prometheus metrics at GET /metrics. */
   metrics: boolean;
   trustProxy: TrustProxy;
@@ -201,6 +205,19 @@ const trustProxy = z
     return value;
   });
 
+const onStoreError = z
+  .string()
+  .optional()
+  .transform((raw, context): DemoConfig['onStoreError'] => {
+    if (unset(raw)) return undefined;
+    if (raw === 'allow' || raw === 'deny' || raw === 'local') return raw;
+    context.addIssue({
+      code: 'custom',
+      message: `must be allow, deny or local, got ${shown(raw)}`,
+    });
+    return z.NEVER;
+  });
+
 const nodeEnv = z
   .string()
   .optional()
@@ -227,6 +244,8 @@ const environment = z
     SLUICE_HEARTBEAT_INTERVAL_MS: integer(10, 300_000, 5_000),
     SLUICE_PENALTY_CLAIM_IDLE_MS: integer(100, 3_600_000, 30_000),
     SLUICE_PREFIX: prefix,
+    SLUICE_TIMEOUT_MS: integer(1, 60_000, 100),
+    SLUICE_ON_STORE_ERROR: onStoreError,
     SLUICE_METRICS: onOff(false),
     TRUST_PROXY: trustProxy,
     NODE_ENV: nodeEnv,
@@ -274,6 +293,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): DemoConfig {
     heartbeatIntervalMs: vars.SLUICE_HEARTBEAT_INTERVAL_MS,
     penaltyClaimIdleMs: vars.SLUICE_PENALTY_CLAIM_IDLE_MS,
     prefix: vars.SLUICE_PREFIX,
+    timeoutMs: vars.SLUICE_TIMEOUT_MS,
+    onStoreError: vars.SLUICE_ON_STORE_ERROR,
     metrics: vars.SLUICE_METRICS,
     trustProxy: vars.TRUST_PROXY,
     nodeEnv: vars.NODE_ENV,

@@ -21,7 +21,7 @@ import {
   showDemoOutputOnFailure,
 } from './support/admin-demo.js';
 import { adminTableContents } from './support/admin-tables.js';
-import { writeReliabilitySection } from './support/reliability-doc.js';
+import { recordReliabilitySection } from '../../support/measured-figures.js';
 
 const INSTANCES = 2;
 /** A refused connection is known at once; allow for a loaded machine. */
@@ -55,6 +55,9 @@ describe('the admin while PostgreSQL is unreachable', () => {
       redisUrl: inject('redisUrl'),
       databaseUrl: proxy.url(database.url),
       prefix: uniqueDemoPrefix('pg-outage'),
+      // Exact counts below: a late Redis answer is refused, never admitted unseen.
+      onStoreError: 'deny',
+      timeoutMs: 1_000,
     });
     demos = await startAdminDemos(env, INSTANCES);
     pids = demos.map((demo) => demo.pid);
@@ -203,7 +206,7 @@ describe('the admin while PostgreSQL is unreachable', () => {
     expect(demos.map((demo) => demo.pid)).toEqual(pids);
     const row = (fault: string, ms: number) =>
       `| ${fault} | exactly the limit on each of ${INSTANCES} instances, then 429 | 503 with \`Retry-After: 5\` after ${ms} ms | no row written | next write committed and in force on every instance, no restart |`;
-    await writeReliabilitySection(
+    await recordReliabilitySection(
       'postgres-outage',
       [
         '## PostgreSQL unreachable',

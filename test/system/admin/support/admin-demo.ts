@@ -35,6 +35,9 @@ export interface AdminDemoSetup {
   syncIntervalMs?: number;
   heartbeatIntervalMs?: number;
   penaltyClaimIdleMs?: number;
+  /** Every policy's onStoreError (the demo's SLUICE_ON_STORE_ERROR). */
+  onStoreError?: 'allow' | 'deny' | 'local';
+  timeoutMs?: number;
 }
 
 export function adminDemoEnv(setup: AdminDemoSetup): DemoEnv {
@@ -46,6 +49,8 @@ export function adminDemoEnv(setup: AdminDemoSetup): DemoEnv {
     SLUICE_SYNC_INTERVAL_MS: setup.syncIntervalMs?.toString(),
     SLUICE_HEARTBEAT_INTERVAL_MS: setup.heartbeatIntervalMs?.toString(),
     SLUICE_PENALTY_CLAIM_IDLE_MS: setup.penaltyClaimIdleMs?.toString(),
+    SLUICE_ON_STORE_ERROR: setup.onStoreError,
+    SLUICE_TIMEOUT_MS: setup.timeoutMs?.toString(),
   };
 }
 
