@@ -1,0 +1,75 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { BothController, startMemoryApp, type MemoryApp } from '../testing/memory-app.fixture.js';
+
+const started: MemoryApp[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((app) => app.close()));
+});
+
+async function start(...args: Parameters<typeof startMemoryApp>): Promise<MemoryApp> {
+  const app = await startMemoryApp(...args);
+  started.push(app);
+  return app;
+}
+
+const as = (user: string) => ({ headers: { 'x-user': user } });
+const LIKE = {
+  name: 'like',
+  algorithm: 'fixed-window',
+  limit: 3,
+  periodMs: 60_000,
+  key: 'header:x-user',
+} as const;
+
+describe('SluiceGuard on the in-memory store', () => {
+  it('admits up to the limit, then answers 429 with Retry-After, and admits again next window', async () => {
+    const { url, clock } = await start([LIKE]);
+    const statuses: number[] = [];
+    for (let n = 0; n < 4; n++) statuses.push((await fetch(`${url}/like`, as('ann'))).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+
+    const refused = await fetch(`${url}/like`, as('ann'));
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect(await refused.json()).toMatchObject({ statusCode: 429, policy: 'like' });
+
+    clock.advance(60_000_000);
+    expect((await fetch(`${url}/like`, as('ann'))).status).toBe(200);
+  });
+
+  it('counts each identifier on its own', async () => {
+    const { url } = await start([LIKE]);
+    for (let n = 0; n < 3; n++) await fetch(`${url}/like`, as('ann'));
+    expect((await fetch(`${url}/like`, as('ann'))).status).toBe(429);
+    expect((await fetch(`${url}/like`, as('bob'))).status).toBe(200);
+  });
+
+  it('charges all of a route’s policies or none: a refusal by one leaves the other untouched', async () => {
+    const daily = { ...LIKE, name: 'daily', limit: 5, periodMs: 86_400_000 };
+    const { url, engine } = await start([LIKE, daily], {}, { controllers: [BothController] });
+    const statuses: number[] = [];
+    for (let n = 0; n < 5; n++) statuses.push((await fetch(`${url}/both`, as('ann'))).status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    // Three admissions were charged to daily; the two refusals were not.
+    expect((await engine.peek('daily', 'ann')).remaining).toBe(2);
+  });
+
+  it('never refuses under a shadow policy, and shows no headers for it', async () => {
+    const { url } = await start([{ ...LIKE, mode: 'shadow' }]);
+    const answers = [];
+    for (let n = 0; n < 5; n++) answers.push(await fetch(`${url}/like`, as('ann')));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(answers[4]!.headers.get('ratelimit')).toBeNull();
+  });
+
+  it('sends the draft headers by default, counting down', async () => {
+    const { url } = await start([LIKE]);
+    const first = await fetch(`${url}/like`, as('ann'));
+    const second = await fetch(`${url}/like`, as('ann'));
+    expect(first.headers.get('ratelimit-policy')).toBe('"like";q=3;w=60');
+    expect(first.headers.get('ratelimit')).toMatch(/^"like";r=2;t=\d+$/);
+    expect(second.headers.get('ratelimit')).toMatch(/^"like";r=1;t=\d+$/);
+    expect(first.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+});
