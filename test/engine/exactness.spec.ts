@@ -9,7 +9,12 @@ import {
 } from '../../libs/sluice/src/internals.js';
 import { closeAll, connectCluster, connectRedis } from '../support/redis.clients.js';
 import { ChildWorker, stopAll } from './support/child-worker.js';
-import type { HammerResult, HammerRun, HammerTarget } from './support/hammer.worker.js';
+import type {
+  HammerResult,
+  HammerRun,
+  HammerTarget,
+  IdentifierCounts,
+} from './support/hammer.worker.js';
 
 /**
  * Exactness under contention: 4 processes × 100 concurrent callers consume one identifier at once.
@@ -28,6 +33,7 @@ const RUN_TIMEOUT_MS = 60_000;
 const HAMMER = new URL('./support/hammer.worker.ts', import.meta.url);
 
 interface Totals {
+  byIdentifier: Map<string, IdentifierCounts>;
   calls: number;
   admitted: number;
   rejected: number;
@@ -64,9 +70,9 @@ async function redisTimeUs(client: Redis | Cluster): Promise<number> {
 
 async function hammer(
   client: Redis | Cluster,
-  run: Omit<HammerRun, 'concurrency' | 'identifier'>,
+  run: Omit<HammerRun, 'concurrency' | 'identifiers'> & { identifiers?: string[] },
 ): Promise<Totals> {
-  const full: HammerRun = { ...run, concurrency: CONCURRENCY, identifier: 'one' };
+  const full: HammerRun = { identifiers: ['one'], ...run, concurrency: CONCURRENCY };
   await Promise.all(
     workers.map((worker) => worker.request({ type: 'prepare', run: full }, 'prepared', 20_000)),
   );
@@ -84,7 +90,17 @@ async function hammer(
     }
   }
   const sum = (pick: (r: HammerResult) => number) => settled.reduce((n, r) => n + pick(r), 0);
+  const byIdentifier = new Map<string, IdentifierCounts>();
+  for (const identifier of full.identifiers) {
+    const parts = settled.map((r) => r.byIdentifier[identifier]!);
+    byIdentifier.set(identifier, {
+      admitted: parts.reduce((n, part) => n + part.admitted, 0),
+      rejected: parts.reduce((n, part) => n + part.rejected, 0),
+      remaining: parts.flatMap((part) => part.remaining).sort((a, b) => a - b),
+    });
+  }
   const totals: Totals = {
+    byIdentifier,
     calls: sum((r) => r.calls),
     admitted: sum((r) => r.admitted),
     rejected: sum((r) => r.rejected),
@@ -305,27 +321,86 @@ describe('exactness: 4 processes × 100 concurrent callers on one identifier, si
   );
 });
 
-describe('exactness on a 3-master Redis Cluster (ioredis Cluster), no CROSSSLOT', () => {
-  const target = (): HammerTarget => ({ kind: 'cluster', nodes: inject('clusterNodes') });
-  const CLUSTER_CASES = ['sliding-log', 'token-bucket', 'gcra'] as const;
+/**
+ * Identifiers whose state lives on each master in turn: Redis is asked which slot a key of each
+ * candidate hashes to, and which master serves that slot.
+ */
+async function identifiersOnEveryMaster(prefix: string, policy: PolicyInput): Promise<string[]> {
+  const masters = cluster.nodes('master');
+  const ranges = await masters[0]!.cluster('SLOTS');
+  const ownerOf = (slot: number) => {
+    const [, , master] = ranges.find(([from, to]) => slot >= from && slot <= to)!;
+    return `${master?.[0]}:${master?.[1]}`;
+  };
+  const chosen = new Map<string, string>();
+  for (let n = 0; chosen.size < masters.length && n < 1_000; n++) {
+    const identifier = `user-${n}`;
+    const key = stateKey(prefix, policy, identifier);
+    const slot = Number(await masters[0]!.cluster('KEYSLOT', key));
+    const owner = ownerOf(slot);
+    if (!chosen.has(owner)) chosen.set(owner, identifier);
+  }
+  expect(chosen.size).toBe(masters.length);
+  return [...chosen.values()];
+}
 
-  it.each(CLUSTER_CASES)(
-    `%s admits exactly ${LIMIT}`,
-    async (algorithm) => {
-      const testCase = { policy: { limit: LIMIT, periodMs: DAY_MS }, expected: LIMIT };
-      const policy = named(algorithm, testCase.policy, `cluster-${algorithm}`);
-      const prefix = `exact-cluster-${algorithm}-${Date.now()}`;
+const stateKey = (prefix: string, policy: PolicyInput, identifier: string) =>
+  `${identifierKey(prefix, 'user', toIdentifier(identifier))}:${policy.name}:${ALGORITHM_CODES[policy.algorithm]}`;
+
+describe('exactness on a 3-master Redis Cluster: every algorithm, an identifier on each master', () => {
+  const target = (): HammerTarget => ({ kind: 'cluster', nodes: inject('clusterNodes') });
+  const CLUSTER_CASES: Case[] = [
+    ...BUCKETS.slice(0, 4),
+    {
+      label: 'sliding-window',
+      algorithm: 'sliding-window',
+      policy: { limit: LIMIT, periodMs: DAY_MS, segments: 10 },
+      expected: LIMIT,
+    },
+    {
+      label: 'fixed-window',
+      algorithm: 'fixed-window',
+      policy: { limit: LIMIT, periodMs: DAY_MS },
+      expected: LIMIT,
+    },
+  ];
+
+  it.each(CLUSTER_CASES.map((c) => [c.label, c.expected, c] as const))(
+    '%s admits exactly %i for each identifier, no CROSSSLOT',
+    async (_label, expected, testCase) => {
+      const policy = named(testCase.algorithm, testCase.policy, `cluster-${testCase.algorithm}`);
+      const prefix = `exact-cluster-${testCase.algorithm}-${Date.now()}`;
+      const identifiers = await identifiersOnEveryMaster(prefix, policy);
       const totals = await hammer(cluster, {
         target: target(),
         prefix,
         policy,
+        identifiers,
         durationMs: CLUSTER_RUN_MS,
       });
       expect(totals.errorSamples.filter((e) => e.includes('CROSSSLOT'))).toEqual([]);
-      expectExactly(totals, testCase.expected);
-      // The state lives on the master that owns the identifier's hash tag.
-      const key = `${identifierKey(prefix, 'user', toIdentifier('one'))}:${policy.name}:${ALGORITHM_CODES[algorithm]}`;
-      expect(await cluster.exists(key)).toBe(1);
+      expectEveryCallAnswered(totals);
+      const periodUs = DAY_MS * 1000;
+      const crossedWindow =
+        testCase.algorithm === 'fixed-window' &&
+        Math.floor(totals.startUs / periodUs) !== Math.floor(totals.endUs / periodUs);
+      for (const identifier of identifiers) {
+        const counts = totals.byIdentifier.get(identifier)!;
+        expect(counts.rejected, `${identifier} reached its limit`).toBeGreaterThan(0);
+        // The state lives on the master that owns the identifier's hash tag.
+        const key = stateKey(prefix, policy, identifier);
+        expect(await cluster.exists(key), `${identifier}'s state`).toBe(1);
+        if (crossedWindow) {
+          // Crossed midnight UTC: the first window was filled, the new one holds the rest.
+          const stored = String(await cluster.get(key));
+          expect(counts.admitted).toBe(expected + Number(stored.split(' ')[1]));
+          continue;
+        }
+        expect(counts.admitted, identifier).toBe(expected);
+        expect(describeRemaining(counts.remaining), identifier).toBe(
+          describeRemaining(range(expected)),
+        );
+      }
     },
     RUN_TIMEOUT_MS,
   );

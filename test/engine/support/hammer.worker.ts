@@ -1,6 +1,7 @@
 // One load-generating process for test/engine/exactness.spec.ts, run with `node --import tsx`.
 // Per run: 'prepare' (build its own client, store and engine) → 'prepared'; 'go' → `concurrency`
-// async callers loop `consume` on one identifier until durationMs pass → 'result'.
+// async callers loop `consume` until durationMs pass → 'result'. Caller i calls on identifier
+// i mod n of the run's identifiers, and the result counts each identifier apart.
 import { Cluster, Redis } from 'ioredis';
 import { RedisStore, SluiceEngine, type PolicyInput } from '../../../libs/sluice/src/internals.js';
 
@@ -10,11 +11,12 @@ export interface HammerRun {
   target: HammerTarget;
   prefix: string;
   policy: PolicyInput;
-  identifier: string;
+  identifiers: string[];
   concurrency: number;
   /**
    * How long to call. Should the limit not be reached by then (a very slow machine), calls go on
-   * until the first rejection, for at most 4 × durationMs, so the count never depends on speed.
+   * until every identifier has seen a rejection, for at most 4 × durationMs, so the count never
+   * depends on speed.
    */
   durationMs: number;
   /**
@@ -24,15 +26,20 @@ export interface HammerRun {
   segmentMs?: number;
 }
 
-export interface HammerResult {
-  type: 'result';
-  calls: number;
+export interface IdentifierCounts {
   admitted: number;
   rejected: number;
-  errors: number;
-  errorSamples: string[];
   /** `remaining` of every admitted decision. */
   remaining: number[];
+}
+
+export interface HammerResult extends IdentifierCounts {
+  type: 'result';
+  calls: number;
+  errors: number;
+  errorSamples: string[];
+  /** The same counts, identifier by identifier. */
+  byIdentifier: Record<string, IdentifierCounts>;
   /** sliding-window: admissions by (segment index + segments), when segmentMs was given. */
   bySegmentEnd: Record<string, number>;
   elapsedMs: number;
@@ -89,30 +96,43 @@ async function go(): Promise<void> {
     errors: 0,
     errorSamples: [],
     remaining: [],
+    byIdentifier: Object.fromEntries(
+      run.identifiers.map((identifier) => [
+        identifier,
+        { admitted: 0, rejected: 0, remaining: [] },
+      ]),
+    ),
     bySegmentEnd: {},
     elapsedMs: 0,
   };
+  const counts = Object.values(result.byIdentifier);
   const started = performance.now();
   const deadline = started + run.durationMs;
   const hardDeadline = started + 4 * run.durationMs;
   const more = (): boolean => {
     const now = performance.now();
-    return now < deadline || (result.rejected === 0 && now < hardDeadline);
+    const limitReached = counts.every((each) => each.rejected > 0);
+    return now < deadline || (!limitReached && now < hardDeadline);
   };
-  const caller = async (): Promise<void> => {
+  const caller = async (index: number): Promise<void> => {
+    const identifier = run.identifiers[index % run.identifiers.length]!;
+    const mine = result.byIdentifier[identifier]!;
     while (more()) {
       result.calls++;
       try {
-        const decision = await engine.consume(run.policy.name, run.identifier);
+        const decision = await engine.consume(run.policy.name, identifier);
         if (decision.allowed) {
           result.admitted++;
+          mine.admitted++;
           result.remaining.push(decision.remaining);
+          mine.remaining.push(decision.remaining);
           if (run.segmentMs !== undefined) {
             const end = Math.round((Date.now() + decision.resetMs) / run.segmentMs);
             result.bySegmentEnd[end] = (result.bySegmentEnd[end] ?? 0) + 1;
           }
         } else {
           result.rejected++;
+          mine.rejected++;
         }
       } catch (error) {
         result.errors++;
@@ -120,7 +140,7 @@ async function go(): Promise<void> {
       }
     }
   };
-  await Promise.all(Array.from({ length: run.concurrency }, caller));
+  await Promise.all(Array.from({ length: run.concurrency }, (_, index) => caller(index)));
   result.elapsedMs = performance.now() - started;
   await client.quit().catch(() => client.disconnect());
   send(result);
