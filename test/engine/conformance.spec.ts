@@ -16,6 +16,7 @@ import { toPolicySpec } from '../../libs/sluice/src/engine/policy-spec.js';
 import { runOperation } from '../../libs/sluice/src/store/operations.js';
 import { loadLuaLibrary } from '../../libs/sluice/src/store/script.source.js';
 import { decodeReply, encodeSpec } from '../../libs/sluice/src/store/spec.codec.js';
+import { RedisStore } from '../../libs/sluice/src/store/redis.store.js';
 import { closeAll, connectCluster, connectRedis } from '../support/redis.clients.js';
 
 /**
@@ -278,6 +279,198 @@ describe.each([
         conforms(client, policies, steps),
       ),
       { numRuns: runs },
+    );
+  });
+});
+
+/** Only the snapshot: the state of every key the specs of ARGV[4..] may touch under KEYS[1]. */
+function stateScript(): string {
+  const withOperate = snapshotScript();
+  return `${withOperate.slice(0, withOperate.indexOf('local before = snapshot()'))}return snapshot()`;
+}
+
+/**
+ * Long periods and blocks only: a batch's keys are written with TTLs of seconds or more, so
+ * nothing expires in real time between the batches of one case, and the twins need no help.
+ */
+const LONG_PERIODS_MS = [60_000, 3_600_000, 86_400_000];
+
+const batchCall = (policyCount: number) =>
+  fc.record({
+    op: fc.constantFrom<Operation>(
+      ...(Array(10).fill('consume') as Operation[]),
+      'peek',
+      'refund',
+      'reset',
+      'block',
+      'unblock',
+    ),
+    identifier: fc.constantFrom(...IDENTIFIERS),
+    /** Which of the case's policies this call is under (at least one), in their order. */
+    policies: fc.subarray(
+      Array.from({ length: policyCount }, (_, i) => i),
+      { minLength: 1 },
+    ),
+    costShare: fc.double({ min: 0, max: 1, noNaN: true }),
+    blockShare: fc.double({ min: 0.05, max: 2, noNaN: true }),
+  });
+
+type BatchCall = typeof batchCall extends (n: number) => fc.Arbitrary<infer T> ? T : never;
+
+const batchedCase = fc
+  .uniqueArray(fc.constantFrom(...ALGORITHMS), { minLength: 1, maxLength: 3 })
+  .chain((algorithms) =>
+    fc.record({
+      policies: fc.tuple(
+        ...algorithms.map((algorithm, i) =>
+          algorithmPolicy(algorithm, `b${i}`).filter((policy) =>
+            LONG_PERIODS_MS.includes(policy.periodMs),
+          ),
+        ),
+      ),
+      batches: fc.array(
+        fc.record({
+          /** Fraction of the first policy's period between this batch and the one before. */
+          gap: fc.double({ min: 0, max: 1.5, noNaN: true }),
+          calls: fc.array(batchCall(algorithms.length), { minLength: 2, maxLength: 24 }),
+        }),
+        { minLength: 1, maxLength: 4 },
+      ),
+    }),
+  );
+
+/**
+ * Each batch goes through the production RedisStore, whose calls made in one turn leave in one
+ * FCALL (operateMany, with its write-back string cache); the twins run the same calls one at a
+ * time. Replies, and every key's state after the last batch, must be identical.
+ */
+async function batchConforms(
+  client: Redis | Cluster,
+  policies: Policy[],
+  batches: Array<{ gap: number; calls: BatchCall[] }>,
+  sameIdentifier: boolean,
+): Promise<void> {
+  const prefix = `batch${process.pid}-${run++}`;
+  let now = 1_700_000_000_000_000 + run * 86_400_000_000;
+  const store = new RedisStore(client, { clock: () => now });
+  const fcalls = countFcalls(client);
+  const states = new Map<string, unknown>();
+  const twinStore = {
+    get: <T>(key: string) => states.get(key) as T | undefined,
+    set: (key: string, value: unknown, ttl: number) => {
+      if (ttl <= 0) states.delete(key);
+      else states.set(key, value);
+    },
+    delete: (key: string) => states.delete(key),
+  };
+  const firstPeriod = (policies[0] as Policy).periodMs * 1000;
+  const touched = new Set<string>();
+  for (const [index, batch] of batches.entries()) {
+    now += Math.floor(batch.gap * firstPeriod);
+    const calls: StoreCall[] = batch.calls.map((request) => {
+      const identifier = sameIdentifier ? IDENTIFIERS[0]! : request.identifier;
+      const under = request.policies.map((i) => policies[i] as Policy);
+      const specs = under.map((policy) => specFor(policy, identifier, request.costShare));
+      const cost = Math.min(...specs.map((spec) => spec.cost));
+      return {
+        op: request.op,
+        key: `${prefix}:{user:${identifier}}`,
+        specs: specs.map((spec) => ({ ...spec, cost })),
+        durationMs: Math.max(1, Math.round(request.blockShare * (under[0] as Policy).periodMs)),
+      };
+    });
+    for (const call of calls) touched.add(call.key);
+    const before = fcalls.count;
+    const replies =
+      'nodes' in client
+        ? await operateManyOnOneSlot(client, calls, now)
+        : await Promise.all(calls.map((call) => store.run(call)));
+    const context = `batch ${index}: ${JSON.stringify(calls)}`;
+    expect(fcalls.count - before, context).toBe(1);
+    const twins = calls.map((call) => runOperation(twinStore, call, now));
+    expect(replies, context).toEqual(twins);
+  }
+  // The state every key holds in Redis after the last batch, as the twins left theirs.
+  script ??= snapshotScript();
+  const stored = new Map<string, unknown>();
+  const specs = policies.map((policy) => specFor(policy, IDENTIFIERS[0]!, 0));
+  for (const key of touched) {
+    const args = ['peek', '0', '0', ...specs.map(encodeSpec)];
+    const snapshot = (await client.eval(stateScript(), 1, key, ...args)) as Snapshot;
+    for (const [name, state] of decodeAll(specs, snapshot)) stored.set(name, state);
+  }
+  expect(Object.fromEntries(stored)).toEqual(Object.fromEntries(states));
+}
+
+/**
+ * A Cluster's RedisStore sends each call alone (its keys have their own slot), so the batch of one
+ * identifier's calls is sent to the library's many-calls function directly, in the argument
+ * layout RedisStore uses on a single server: the keys, then per call its spec count, op, now,
+ * durationMs and specs.
+ */
+let libraryLoaded: Promise<unknown> | undefined;
+
+async function operateManyOnOneSlot(
+  client: Cluster,
+  calls: StoreCall[],
+  now: number,
+): Promise<unknown[]> {
+  const library = loadLuaLibrary();
+  // Loaded once: a real RedisStore loads it on the first "Function not found".
+  libraryLoaded ??= Promise.all(
+    client
+      .nodes('master')
+      .map((master) => master.function('LOAD', 'REPLACE', library.functionSource)),
+  );
+  await libraryLoaded;
+  const keysAndArgs = calls.map((call) => call.key);
+  for (const call of calls) {
+    keysAndArgs.push(String(call.specs.length), call.op, String(now), String(call.durationMs ?? 0));
+    for (const spec of call.specs) keysAndArgs.push(encodeSpec(spec));
+  }
+  const replies = (await client.fcall(library.manyName, calls.length, ...keysAndArgs)) as unknown[];
+  return replies.map((reply, i) => decodeReply(reply, calls[i]!.specs.length));
+}
+
+const fcallCounters = new WeakMap<Redis | Cluster, { count: number }>();
+
+/** Counts the FCALLs sent on `client` (wrapping its fcall once). */
+function countFcalls(client: Redis | Cluster): { readonly count: number } {
+  const known = fcallCounters.get(client);
+  if (known !== undefined) return known;
+  const counter = { count: 0 };
+  fcallCounters.set(client, counter);
+  const original = client.fcall.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  Object.defineProperty(client, 'fcall', {
+    configurable: true,
+    value: (...args: unknown[]) => {
+      counter.count++;
+      return original(...args);
+    },
+  });
+  return counter;
+}
+
+describe('the batched path (operateMany) against the twins one call at a time', () => {
+  it('a single Redis: mixed identifiers, policies and operations in one FCALL', async () => {
+    const client = connectRedis();
+    // The library is loaded first, so that no batch's count includes a "Function not found".
+    await client.function('LOAD', 'REPLACE', loadLuaLibrary().functionSource);
+    await fc.assert(
+      fc.asyncProperty(batchedCase, ({ policies, batches }) =>
+        batchConforms(client, policies, batches, false),
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('a 3-master Redis Cluster: one identifier’s policies and operations in one FCALL', async () => {
+    const client = connectCluster();
+    await fc.assert(
+      fc.asyncProperty(batchedCase, ({ policies, batches }) =>
+        batchConforms(client, policies, batches, true),
+      ),
+      { numRuns: 60 },
     );
   });
 });
