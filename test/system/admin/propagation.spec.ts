@@ -22,7 +22,8 @@ import { percentile, recordReliabilitySection } from '../../support/measured-fig
 
 const INSTANCES = 3;
 const CHANGES = 50;
-const TARGET_P99_MS = 1_000;
+/** Every one of the CHANGES × INSTANCES applications, the slowest included (docs/testing.md). */
+const TARGET_MAX_MS = 1_000;
 /** An instance that has not applied a change after this long has missed it. */
 const GIVE_UP_MS = 10_000;
 const POLL_GAP_MS = 5;
@@ -58,8 +59,8 @@ async function expectEnforced(url: string, user: string, limit: number, periodMs
   const reply = () =>
     send(`${url}/posts/1/replies`, { headers: { 'x-user': user }, json: { body: 'noted' } });
   const admitted: Answer[] = [];
-  // A few at a time: a burst of 50 on a loaded machine can outlast the store's 100 ms timeout,
-  // and a request the store did not decide passes without any limit (onStoreError: allow).
+  // A few at a time; the demos refuse a request Redis did not decide in time (onStoreError: deny),
+  // so a slow answer can never pass for an admission.
   while (admitted.length < limit) {
     const batch = Math.min(REPLY_CONCURRENCY, limit - admitted.length);
     admitted.push(...(await Promise.all(Array.from({ length: batch }, reply))));
@@ -84,6 +85,8 @@ describe('policy propagation to three instances', () => {
       redisUrl: inject('redisUrl'),
       databaseUrl: database.url,
       prefix: uniqueDemoPrefix('propagation'),
+      onStoreError: 'deny',
+      timeoutMs: 1_000,
     });
     demos = await startAdminDemos(env, INSTANCES);
   }, 90_000);
@@ -95,7 +98,7 @@ describe('policy propagation to three instances', () => {
     await database?.drop();
   });
 
-  it(`applies ${CHANGES} changes on every instance, p99 within ${TARGET_P99_MS} ms, and enforces each`, async () => {
+  it(`applies ${CHANGES} changes on every instance, each within ${TARGET_MAX_MS} ms, and enforces each`, async () => {
     const writer = demos[0]!.url;
     const before = await adminCall(writer, 'alice', 'GET', '/policies');
     expect(before.status).toBe(200);
@@ -132,7 +135,8 @@ describe('policy propagation to three instances', () => {
     const max = Math.max(...lagsMs);
     const figures = `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms over ${lagsMs.length} applications`;
     console.log(`Policy propagation: ${figures}`);
-    expect(p99).toBeLessThanOrEqual(TARGET_P99_MS);
+    expect(lagsMs).toHaveLength(CHANGES * INSTANCES);
+    expect(max, `slowest of ${lagsMs.length} applications, ms`).toBeLessThanOrEqual(TARGET_MAX_MS);
     await recordReliabilitySection(
       'propagation',
       [
@@ -140,9 +144,9 @@ describe('policy propagation to three instances', () => {
         '',
         'How long a policy change made through the admin API of one instance takes to be in force on every instance; DESIGN §6 asks for under a second.',
         '',
-        '| date | changes | instances | p50 | p99 | method |',
-        '|---|---|---|---|---|---|',
-        `| ${new Date().toISOString().slice(0, 10)} | ${CHANGES} | ${INSTANCES} | ${p50.toFixed(1)} ms | ${p99.toFixed(1)} ms | PUT sent → \`/health\` reports it |`,
+        '| date | changes | instances | p50 | p99 | slowest | method |',
+        '|---|---|---|---|---|---|---|',
+        `| ${new Date().toISOString().slice(0, 10)} | ${CHANGES} | ${INSTANCES} | ${p50.toFixed(1)} ms | ${p99.toFixed(1)} ms | ${max.toFixed(1)} ms | PUT sent → \`/health\` reports it |`,
         '',
         `Method (\`test/system/admin/propagation.spec.ts\`): three demo processes share one Redis and one`,
         'PostgreSQL on one machine' +
@@ -152,7 +156,7 @@ describe('policy propagation to three instances', () => {
         `\`GET /health\` (polled every ${POLL_GAP_MS} ms) first reports the new \`policyVersion\`. Version polling`,
         'is left at its 5 s default, so pub/sub carried every change. After each change every instance was',
         "seen to enforce it: a new user's replies passed up to the new limit and the next one got 429.",
-        `The slowest of the ${lagsMs.length} applications took ${max.toFixed(1)} ms.`,
+        `The test asserts that every one of the ${lagsMs.length} applications, the slowest included, took at most ${TARGET_MAX_MS} ms.`,
       ].join('\n'),
     );
   }, 180_000);
