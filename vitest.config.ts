@@ -29,12 +29,15 @@ const SYSTEM = [
  */
 const MEASURED = [
   'test/engine/exactness.spec.ts',
+  // Compares decisions against elapsed wall time within a few milliseconds.
+  'test/engine/clock-skew.spec.ts',
   'test/engine/key-ttl.spec.ts',
   'test/engine/identifiers.spec.ts',
   'test/e2e/shaping/**/*.spec.ts',
   'test/e2e/store-faults/**/*.spec.ts',
   'test/e2e/event-loop-lag/**/*.spec.ts',
   'test/e2e/policy-bus/**/*.spec.ts',
+  'test/e2e/unblock/**/*.spec.ts',
   // Redis time of one request, from INFO commandstats, and live figures polled within seconds.
   'test/system/admin-live/**/*.spec.ts',
   'test/system/shaping.spec.ts',
@@ -109,15 +112,24 @@ export default defineConfig({
       }),
       project({
         name: 'system',
+        // A hook may wait for the one build of the demo that files started together share.
+        hookTimeout: 180_000,
         include: SYSTEM,
         exclude: [...configDefaults.exclude, '**/dist/**', ...MEASURED],
         sequence: { groupOrder: 0 },
       }),
       project({
         name: 'measured',
+        hookTimeout: 180_000,
         include: MEASURED,
         fileParallelism: false,
         sequence: { groupOrder: 1 },
+      }),
+      project({
+        // Last: the keyspace every other tier left on the shared servers.
+        name: 'sweep',
+        include: ['test/sweep/**/*.spec.ts'],
+        sequence: { groupOrder: 2 },
       }),
     ],
   },

@@ -3,12 +3,16 @@ import { SluiceAdminModule, type AuditPage, type PolicyView } from '@sluice/admi
 import { startFaultProxy, type FaultProxy } from '../../support/fault-proxy.js';
 import { createApp, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
-import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import { createTestDatabase, postgresUrl, type TestDatabase } from '../../support/test-database.js';
 import { adminClient, eventually } from './admin.client.js';
 import { adminApp } from './app.module.js';
 
 const quota = { algorithm: 'fixed-window', limit: 1, periodMs: 60_000, key: 'ip' };
-const POSTGRES = { host: '127.0.0.1', port: 5432 };
+/** The PostgreSQL the run's databases live on (TEST_DATABASE_URL, or the machine's). */
+function postgresServer(): { host: string; port: number } {
+  const server = new URL(postgresUrl());
+  return { host: server.hostname, port: Number(server.port || 5432) };
+}
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -69,7 +73,7 @@ describe('the admin when Redis or PostgreSQL fail', () => {
   });
 
   it('answers 503 with Retry-After while PostgreSQL is unreachable, still serves what Redis holds, and recovers', async () => {
-    const postgresProxy = await proxy(POSTGRES);
+    const postgresProxy = await proxy(postgresServer());
     const app = await running(
       'fastify',
       adminApp({
@@ -105,7 +109,7 @@ describe('the admin when Redis or PostgreSQL fail', () => {
   });
 
   it('refuses to start within 10 s when PostgreSQL does not answer, naming it without its password', async () => {
-    const silent = await proxy(POSTGRES);
+    const silent = await proxy(postgresServer());
     await silent.mode('blackhole');
     const asked = Date.now();
     const error = await startFailure(`postgres://postgres:hunter2@127.0.0.1:${silent.port}/sluice`);
