@@ -74,17 +74,20 @@ describe('lifting a block through one instance', () => {
     const lifted = await adminCall(a.url, 'olga', 'DELETE', `/blocked/login/${identifier}`);
     expect(lifted.status, lifted.text).toBe(200);
     const liftedAt = performance.now();
-    const admittedAfter = async (url: string): Promise<[Answer, number]> => {
-      let answer = await login(url, 'harry', PASSWORD);
-      while (answer.status === 429 && performance.now() - liftedAt < 5_000) {
-        answer = await login(url, 'harry', PASSWORD);
+    // One login at a time, B and C in turn: the login policy charges every attempt and refunds a
+    // success, so two at once would briefly count two against Harry's limit of one failure.
+    const admitted = new Map<string, [Answer, number]>();
+    while (admitted.size < 2 && performance.now() - liftedAt < 5_000) {
+      for (const demo of [b, c]) {
+        if (admitted.has(demo.url)) continue;
+        const answer = await login(demo.url, 'harry', PASSWORD);
+        if (answer.status !== 429) admitted.set(demo.url, [answer, performance.now() - liftedAt]);
       }
-      return [answer, performance.now() - liftedAt];
-    };
-    const [[onB, waitedB], [onC, waitedC]] = await Promise.all([
-      admittedAfter(b.url),
-      admittedAfter(c.url),
-    ]);
+    }
+    const last = async (demo: DemoProcess): Promise<[Answer, number]> =>
+      admitted.get(demo.url) ?? [await login(demo.url, 'harry', PASSWORD), Infinity];
+    const [onB, waitedB] = await last(b);
+    const [onC, waitedC] = await last(c);
     expect(onB.status, onB.text).toBe(200);
     expect(onC.status, onC.text).toBe(200);
     const waitedMs = Math.max(waitedB, waitedC);
