@@ -67,7 +67,7 @@ const options = await resolveConfig(RELIABILITY);
 for (const name of names.sort()) {
   const figures = JSON.parse(await readFile(join(FIGURES, name), 'utf8'));
   if (!passed.has(figures.spec)) {
-    skipped.push(`${name} (${figures.spec} did not pass in the last run)`);
+    skipped.push(`${name} (${figures.spec} was not in the last run, or did not pass there)`);
     continue;
   }
   if (Date.parse(figures.measuredAt) < startedAt) {

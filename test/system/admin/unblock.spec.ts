@@ -105,7 +105,7 @@ describe('lifting a block through one instance', () => {
         'Method (`test/system/admin/unblock.spec.ts`): three demo processes with the admin on one Redis.',
         "Harry's failed logins on B block him, and B caches the block; his next attempt on C meets the",
         'block in Redis, and C caches it too. His counters are reset through A, and B and C still refuse',
-        "him from their caches; then A lifts the block, and the test repeats Harry's login on B and on C",
+        "him from their caches; then A lifts the block, and the test repeats Harry's login on B and on C, in turn,",
         'until each passes, timing from the answer to the lifting. The test asserts a second for each;',
         '`test/e2e/unblock/` does the same on a Redis Cluster.',
       ].join('\n'),
