@@ -71,6 +71,16 @@ const entryAliases = Object.entries(ENTRIES).map(([name, path]) => ({
   replacement: source(path),
 }));
 
+/**
+ * TEST_SHUFFLE=1 runs the files of each group in random order (Vitest prints the seed;
+ * TEST_SHUFFLE_SEED repeats one). Set here, not with `--sequence.shuffle` on the command line:
+ * that replaces every project's `sequence`, groupOrder included, and the sweep then runs among
+ * the first files instead of last.
+ */
+const SHUFFLE = process.env.TEST_SHUFFLE === '1';
+const SEED = process.env.TEST_SHUFFLE_SEED ? Number(process.env.TEST_SHUFFLE_SEED) : undefined;
+const sequence = (groupOrder: number) => ({ groupOrder });
+
 const project = (test: TestProjectInlineConfiguration['test']): TestProjectInlineConfiguration => ({
   // Nest resolves constructor parameters from decorator metadata, which esbuild does not emit.
   plugins: [swc.vite({ module: { type: 'es6' } })],
@@ -84,6 +94,7 @@ export default defineConfig({
     // tiers run.
     globalSetup: ['./test/global-setup.ts'],
     watch: false,
+    ...(SHUFFLE ? { sequence: { shuffle: { files: true, tests: false }, seed: SEED } } : {}),
     // Figures and outcomes for `npm run measure` (scripts/write-measured-docs.mjs).
     reporters: ['default', ['json', { outputFile: 'test-results/vitest-report.json' }]],
     projects: [
@@ -91,7 +102,7 @@ export default defineConfig({
         name: 'unit',
         include: UNIT,
         exclude: [...configDefaults.exclude, '**/dist/**', ...MEASURED],
-        sequence: { groupOrder: 0 },
+        sequence: sequence(0),
       }),
       {
         // The panel's components, rendered in happy-dom with the same aliases as web/vite.config.ts.
@@ -101,14 +112,14 @@ export default defineConfig({
           name: 'web',
           include: ['web/src/**/*.test.{ts,tsx}'],
           environment: 'happy-dom',
-          sequence: { groupOrder: 0 },
+          sequence: sequence(0),
         },
       },
       project({
         name: 'e2e',
         include: E2E,
         exclude: [...configDefaults.exclude, '**/dist/**', ...MEASURED],
-        sequence: { groupOrder: 0 },
+        sequence: sequence(0),
       }),
       project({
         name: 'system',
@@ -116,20 +127,20 @@ export default defineConfig({
         hookTimeout: 180_000,
         include: SYSTEM,
         exclude: [...configDefaults.exclude, '**/dist/**', ...MEASURED],
-        sequence: { groupOrder: 0 },
+        sequence: sequence(0),
       }),
       project({
         name: 'measured',
         hookTimeout: 180_000,
         include: MEASURED,
         fileParallelism: false,
-        sequence: { groupOrder: 1 },
+        sequence: sequence(1),
       }),
       project({
         // Last: the keyspace every other tier left on the shared servers.
         name: 'sweep',
         include: ['test/sweep/**/*.spec.ts'],
-        sequence: { groupOrder: 2 },
+        sequence: sequence(2),
       }),
     ],
   },
