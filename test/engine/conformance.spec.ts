@@ -284,9 +284,14 @@ describe.each([
 });
 
 /** Only the snapshot: the state of every key the specs of ARGV[4..] may touch under KEYS[1]. */
+let stateScriptText: string | undefined;
 function stateScript(): string {
-  const withOperate = snapshotScript();
-  return `${withOperate.slice(0, withOperate.indexOf('local before = snapshot()'))}return snapshot()`;
+  if (stateScriptText === undefined) {
+    // Built once: the library is read from disk.
+    const withOperate = snapshotScript();
+    stateScriptText = `${withOperate.slice(0, withOperate.indexOf('local before = snapshot()'))}return snapshot()`;
+  }
+  return stateScriptText;
 }
 
 /**
@@ -391,7 +396,6 @@ async function batchConforms(
     expect(replies, context).toEqual(twins);
   }
   // The state every key holds in Redis after the last batch, as the twins left theirs.
-  script ??= snapshotScript();
   const stored = new Map<string, unknown>();
   const specs = policies.map((policy) => specFor(policy, IDENTIFIERS[0]!, 0));
   for (const key of touched) {
@@ -409,13 +413,14 @@ async function batchConforms(
  * durationMs and specs.
  */
 let libraryLoaded: Promise<unknown> | undefined;
+let luaLibrary: ReturnType<typeof loadLuaLibrary> | undefined;
 
 async function operateManyOnOneSlot(
   client: Cluster,
   calls: StoreCall[],
   now: number,
 ): Promise<unknown[]> {
-  const library = loadLuaLibrary();
+  const library = (luaLibrary ??= loadLuaLibrary());
   // Loaded once: a real RedisStore loads it on the first "Function not found".
   libraryLoaded ??= Promise.all(
     client
