@@ -6,20 +6,20 @@ export type {
   HeaderStyle,
   SluiceModuleExtras,
   SluiceModuleOptions,
-  Tracker,
-} from './nest/sluice-options.interface.js';
+} from './config/sluice-options.interface.js';
+export type { Tracker } from './trackers/tracker.interface.js';
 export type { TrustProxy } from './trackers/client-address.js';
 export {
   SkipThrottle,
   Throttle,
   type PolicyDefaults,
   type ThrottleMetadata,
-} from './nest/throttle.decorator.js';
+} from './metadata/throttle.decorator.js';
 export { SluiceGuard, type RequestResponse } from './nest/sluice.guard.js';
 export { RouteRegistry, type ThrottledRoute } from './nest/route.registry.js';
 export type { Tracked } from './trackers/tracker.resolver.js';
 export { SluiceService, type ManualBlockOptions } from './nest/sluice.service.js';
-export { SLUICE_CLOCK } from './nest/sluice.tokens.js';
+export { SLUICE_CLOCK } from './config/sluice.tokens.js';
 export { TooManyRequestsException } from './nest/too-many-requests.exception.js';
 export type {
   AppliedOverride,

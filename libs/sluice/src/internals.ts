@@ -27,7 +27,7 @@ export {
   parsePenaltyEvent,
   type PenaltyTrigger,
 } from './penalty/penalty.event.js';
-export { PenaltyEventPublisher, type PenaltyContext } from './penalty/penalty-event.publisher.js';
+export { PenaltyEventPublisher, type PenaltyContext } from './events/penalty-event.publisher.js';
 export type { PenaltyStream, PenaltyStreamEntry } from './penalty/penalty.stream.js';
 export { LocalPenaltyStream } from './penalty/local-penalty.stream.js';
 export { RedisPenaltyStream } from './penalty/redis-penalty.stream.js';
@@ -67,10 +67,10 @@ export type {
   StoreCall,
   StoreResult,
 } from './store/store.types.js';
-export { BlockCache, type CachedBlock } from './nest/block.cache.js';
+export { BlockCache, type CachedBlock } from './penalty/block.cache.js';
 export { SluiceMetrics } from './metrics/sluice.metrics.js';
 export { outcomeOf, type DecisionOutcome } from './stats/decision-outcome.js';
-export { SluiceConnection } from './nest/sluice.connection.js';
+export { SluiceConnection } from './connection/sluice.connection.js';
 export {
   SLUICE_ASYNC_OPTIONS_TYPE,
   SLUICE_OPTIONS,
@@ -82,7 +82,7 @@ export {
   PENALTY_STREAM,
   SKIP_THROTTLE_METADATA,
   THROTTLE_METADATA,
-} from './nest/sluice.tokens.js';
+} from './config/sluice.tokens.js';
 export { TrackerResolver, UNKNOWN_ADDRESS } from './trackers/tracker.resolver.js';
 export { loadOptionalPeer } from './peers/optional-peer.loader.js';
 export { SluiceStartError } from './peers/start.error.js';

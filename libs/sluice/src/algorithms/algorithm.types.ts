@@ -30,6 +30,15 @@ export const ALGORITHM_CODES: Record<AlgorithmName, string> = {
 };
 
 /** A policy's rate in integer microseconds, as both twins compute it from the same spec. */
+/** A policy's rate as written (ms, optional burst and segments): what rateParams reads. */
+export interface RateSpec {
+  limit: number;
+  periodMs: number;
+  burst?: number | null;
+  segments?: number | null;
+  maxDelayMs: number | null;
+}
+
 export interface RateParams {
   limit: number;
   /** Window length or refill period, µs. */

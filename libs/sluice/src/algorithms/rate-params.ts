@@ -1,8 +1,7 @@
-import type { PolicySpec } from '../store/store.types.js';
-import type { RateParams } from './algorithm.types.js';
+import type { RateParams, RateSpec } from './algorithm.types.js';
 import { ceilDiv, idiv } from './integer-math.js';
 
-export function rateParams(spec: PolicySpec): RateParams {
+export function rateParams(spec: RateSpec): RateParams {
   const period = spec.periodMs * 1000;
   // Rounded up, so a rate never exceeds limit per period.
   const interval = ceilDiv(period, spec.limit);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { BlockCache } from '../nest/block.cache.js';
-import { POLICY_CHANNEL } from '../nest/sluice.tokens.js';
+import { BlockCache } from '../penalty/block.cache.js';
+import { POLICY_CHANNEL } from '../config/sluice.tokens.js';
 import { startMemoryApp, type MemoryApp } from '../testing/memory-app.fixture.js';
 import { PolicyBus } from './policy.bus.js';
 import type { PolicyChannel } from './policy.channel.js';

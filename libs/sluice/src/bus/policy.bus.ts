@@ -8,12 +8,12 @@ import {
 import { SluiceEngine } from '../engine/sluice.engine.js';
 import { parsePolicy } from '../policy/policy.schema.js';
 import type { Policy } from '../policy/policy.types.js';
-import { SLUICE_OPTIONS } from '../nest/sluice.tokens.js';
-import type { SluiceModuleOptions } from '../nest/sluice-options.interface.js';
+import { SLUICE_OPTIONS } from '../config/sluice.tokens.js';
+import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
 import { TrackerResolver } from '../trackers/tracker.resolver.js';
 import { heartbeat, newInstanceId, type InstanceHeartbeat } from './instance.heartbeat.js';
-import { BlockCache } from '../nest/block.cache.js';
-import { POLICY_CHANNEL } from '../nest/sluice.tokens.js';
+import { BlockCache } from '../penalty/block.cache.js';
+import { POLICY_CHANNEL } from '../config/sluice.tokens.js';
 import type { PolicyChannel } from './policy.channel.js';
 import type { ChangeNotice, PolicySnapshot, UnblockNotice } from './policy-snapshot.js';
 

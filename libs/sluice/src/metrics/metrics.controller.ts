@@ -1,5 +1,5 @@
 import { Controller, Get, Header, Inject, type Type } from '@nestjs/common';
-import { SkipThrottle } from '../nest/throttle.decorator.js';
+import { SkipThrottle } from '../metadata/throttle.decorator.js';
 import { SluiceMetrics } from './sluice.metrics.js';
 
 /** `GET <path>` in Prometheus' text format; one class per path, as the module asks for it. */

@@ -2,9 +2,9 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Counter, Histogram, Registry } from 'prom-client';
 import { PolicyBus } from '../bus/policy.bus.js';
 import type { Decision } from '../engine/decision.js';
-import { BlockCache } from '../nest/block.cache.js';
+import { BlockCache } from '../penalty/block.cache.js';
 import { loadOptionalPeer } from '../peers/optional-peer.loader.js';
-import { SluiceConnection } from '../nest/sluice.connection.js';
+import { SluiceConnection } from '../connection/sluice.connection.js';
 import { outcomeOf, type DecisionOutcome } from '../stats/decision-outcome.js';
 
 type PromClient = typeof import('prom-client');

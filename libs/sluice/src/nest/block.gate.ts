@@ -3,11 +3,11 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { UnknownPolicyError } from '../policy/policy.registry.js';
 import type { Policy } from '../policy/policy.types.js';
 import { TrackerResolver } from '../trackers/tracker.resolver.js';
-import { BlockCache } from './block.cache.js';
+import { BlockCache } from '../penalty/block.cache.js';
 import { PolicyMatcher } from './policy.matcher.js';
 import { guardedResponseHeaders } from './rate-limit.headers.js';
-import { SLUICE_OPTIONS } from './sluice.tokens.js';
-import type { SluiceModuleOptions } from './sluice-options.interface.js';
+import { SLUICE_OPTIONS } from '../config/sluice.tokens.js';
+import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
 import { SluiceService } from './sluice.service.js';
 import { refusalBody } from './too-many-requests.exception.js';
 

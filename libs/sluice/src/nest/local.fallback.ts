@@ -5,8 +5,8 @@ import { SluiceEngine, type ConsumeOptions } from '../engine/sluice.engine.js';
 import { parsePolicy } from '../policy/policy.schema.js';
 import type { Policy } from '../policy/policy.types.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { SLUICE_OPTIONS } from './sluice.tokens.js';
-import type { SluiceModuleOptions } from './sluice-options.interface.js';
+import { SLUICE_OPTIONS } from '../config/sluice.tokens.js';
+import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
 
 const share = (amount: number, instances: number): number =>
   Math.max(1, Math.ceil(amount / instances));

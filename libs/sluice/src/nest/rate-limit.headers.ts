@@ -1,6 +1,6 @@
 import { summarize, type Decision, type PolicyDecision } from '../engine/decision.js';
 import type { Policy } from '../policy/policy.types.js';
-import type { HeaderStyle } from './sluice-options.interface.js';
+import type { HeaderStyle } from '../config/sluice-options.interface.js';
 
 type Headers = Array<[name: string, value: string]>;
 

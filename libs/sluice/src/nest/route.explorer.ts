@@ -7,10 +7,10 @@ import { parsePolicy } from '../policy/policy.schema.js';
 import { PolicyValidationError } from '../policy/policy-validation.error.js';
 import { TrackerResolver } from '../trackers/tracker.resolver.js';
 import { RouteRegistry, type ThrottledRoute } from './route.registry.js';
-import { SLUICE_OPTIONS } from './sluice.tokens.js';
-import type { SluiceModuleOptions } from './sluice-options.interface.js';
-import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from './sluice.tokens.js';
-import type { PolicyDefaults, ThrottleMetadata } from './throttle.decorator.js';
+import { SLUICE_OPTIONS } from '../config/sluice.tokens.js';
+import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
+import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from '../config/sluice.tokens.js';
+import type { PolicyDefaults, ThrottleMetadata } from '../metadata/throttle.decorator.js';
 
 interface CodeDefault {
   defaults: PolicyDefaults;

@@ -18,10 +18,10 @@ import { guardedResponseHeaders } from './rate-limit.headers.js';
 import { BlockGate } from './block.gate.js';
 import { PolicyMatcher } from './policy.matcher.js';
 import { onFinished, setHeader } from './response.access.js';
-import { SLUICE_OPTIONS } from './sluice.tokens.js';
-import type { SluiceModuleOptions } from './sluice-options.interface.js';
+import { SLUICE_OPTIONS } from '../config/sluice.tokens.js';
+import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
 import { SluiceService } from './sluice.service.js';
-import { ThrottleMarksCache } from './throttle.marks.js';
+import { ThrottleMarksCache } from '../metadata/throttle.marks.js';
 import { TooManyRequestsException } from './too-many-requests.exception.js';
 
 /** The adapter's request and response: Express, Fastify, a GraphQL context's, a socket. */

@@ -1,9 +1,12 @@
 import { ConfigurableModuleBuilder, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import type { SluiceModuleExtras, SluiceModuleOptions } from './sluice-options.interface.js';
+import type {
+  SluiceModuleExtras,
+  SluiceModuleOptions,
+} from '../config/sluice-options.interface.js';
 import { metricsController } from '../metrics/metrics.controller.js';
 import { SluiceMetrics } from '../metrics/sluice.metrics.js';
-import { GLOBAL_GUARD, SLUICE_OPTIONS } from './sluice.tokens.js';
+import { GLOBAL_GUARD, SLUICE_OPTIONS } from '../config/sluice.tokens.js';
 
 const METRICS_PATH = /^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/;
 

@@ -6,7 +6,7 @@ import { RedisPolicyChannel } from '../bus/redis.channel.js';
 import { systemClock, type Clock } from '../clock/clock.js';
 import { SluiceEngine } from '../engine/sluice.engine.js';
 import { LocalPenaltyStream } from '../penalty/local-penalty.stream.js';
-import { PenaltyEventPublisher } from '../penalty/penalty-event.publisher.js';
+import { PenaltyEventPublisher } from '../events/penalty-event.publisher.js';
 import { RedisPenaltyStream } from '../penalty/redis-penalty.stream.js';
 import { DecisionTally } from '../stats/decision.tally.js';
 import { IdentifierTally } from '../stats/identifier.tally.js';
@@ -14,15 +14,15 @@ import { LocalDecisionStats } from '../stats/local-decision.stats.js';
 import { RedisDecisionStats } from '../stats/redis-decision.stats.js';
 import { LocalIdentifierStats } from '../stats/local-identifier.stats.js';
 import { RedisIdentifierStats } from '../stats/redis-identifier.stats.js';
-import { BlockCache } from './block.cache.js';
+import { BlockCache } from '../penalty/block.cache.js';
 import { BlockGate } from './block.gate.js';
 import { RouteExplorer } from './route.explorer.js';
 import { RouteRegistry } from './route.registry.js';
-import { SluiceConnection } from './sluice.connection.js';
+import { SluiceConnection } from '../connection/sluice.connection.js';
 import { SluiceGuard } from './sluice.guard.js';
 import { SluiceConfigurableModule, SLUICE_OPTIONS } from './sluice.module-definition.js';
-import type { SluiceModuleOptions } from './sluice-options.interface.js';
-import { assertOptions } from './sluice-options.validation.js';
+import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
+import { assertOptions } from '../config/sluice-options.validation.js';
 import { SluiceService } from './sluice.service.js';
 import {
   DECISION_STATS,
@@ -31,7 +31,7 @@ import {
   PENALTY_STREAM,
   POLICY_CHANNEL,
   SLUICE_CLOCK,
-} from './sluice.tokens.js';
+} from '../config/sluice.tokens.js';
 import { LocalFallback } from './local.fallback.js';
 import { StoreOutageDecider } from './store-outage.decider.js';
 import { assertPeerVersions } from '../peers/peer.versions.js';

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalPenaltyStream } from '../penalty/local-penalty.stream.js';
-import { PenaltyEventPublisher } from '../penalty/penalty-event.publisher.js';
+import { PenaltyEventPublisher } from '../events/penalty-event.publisher.js';
 import { startMemoryApp, type MemoryApp } from '../testing/memory-app.fixture.js';
-import { PENALTY_STREAM } from './sluice.tokens.js';
+import { PENALTY_STREAM } from '../config/sluice.tokens.js';
 import { SluiceService } from './sluice.service.js';
 
 const started: MemoryApp[] = [];

@@ -7,12 +7,12 @@ import { UnknownPolicyError } from '../policy/policy.registry.js';
 import { PolicyValidationError } from '../policy/policy-validation.error.js';
 import type { Policy } from '../policy/policy.types.js';
 import { PolicyBus } from '../bus/policy.bus.js';
-import { PenaltyEventPublisher } from '../penalty/penalty-event.publisher.js';
+import { PenaltyEventPublisher } from '../events/penalty-event.publisher.js';
 import { SluiceMetrics } from '../metrics/sluice.metrics.js';
 import { DecisionTally } from '../stats/decision.tally.js';
 import { IdentifierTally } from '../stats/identifier.tally.js';
-import { BlockCache } from './block.cache.js';
-import { SLUICE_CLOCK } from './sluice.tokens.js';
+import { BlockCache } from '../penalty/block.cache.js';
+import { SLUICE_CLOCK } from '../config/sluice.tokens.js';
 import { StoreOutageDecider } from './store-outage.decider.js';
 
 type PolicyNames = string | readonly string[];

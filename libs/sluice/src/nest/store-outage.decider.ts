@@ -4,7 +4,7 @@ import { refusalWithoutStore, summarize, type Decision } from '../engine/decisio
 import type { ConsumeOptions } from '../engine/sluice.engine.js';
 import type { Policy } from '../policy/policy.types.js';
 import { LocalFallback } from './local.fallback.js';
-import { SLUICE_CLOCK } from './sluice.tokens.js';
+import { SLUICE_CLOCK } from '../config/sluice.tokens.js';
 
 const STORE_ERROR_RETRY_MS = 1000;
 const STORE_ERROR_LOG_EVERY_MS = 10_000;

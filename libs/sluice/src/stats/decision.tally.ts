@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import type { Clock } from '../clock/clock.js';
 import type { Decision } from '../engine/decision.js';
-import { DECISION_STATS, SLUICE_CLOCK } from '../nest/sluice.tokens.js';
+import { DECISION_STATS, SLUICE_CLOCK } from '../config/sluice.tokens.js';
 import { outcomeOf } from './decision-outcome.js';
 import {
   COUNT_OF_OUTCOME,

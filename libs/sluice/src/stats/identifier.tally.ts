@@ -6,7 +6,7 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import type { Decision } from '../engine/decision.js';
-import { IDENTIFIER_STATS } from '../nest/sluice.tokens.js';
+import { IDENTIFIER_STATS } from '../config/sluice.tokens.js';
 import { getOrAdd, newMap } from '../collections/get-or-add.js';
 import type { IdentifierCount, IdentifierStatsStore } from './identifier-stats.store.js';
 

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 /** The Lua files that make up the library, in the order their definitions are needed. */
 const PARTS = [
   '../algorithms/integer-math.lua',
-  '../algorithms/storage.lua',
+  './write-back.lua',
   '../algorithms/rate-params.lua',
   '../algorithms/fixed-window.lua',
   '../algorithms/sliding-log.lua',

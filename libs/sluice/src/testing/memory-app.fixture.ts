@@ -16,9 +16,9 @@ import type { PolicyInput } from '../policy/policy.types.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { SluiceGuard } from '../nest/sluice.guard.js';
 import { SluiceModule } from '../nest/sluice.module.js';
-import type { SluiceModuleOptions } from '../nest/sluice-options.interface.js';
-import { SLUICE_CLOCK } from '../nest/sluice.tokens.js';
-import { Throttle } from '../nest/throttle.decorator.js';
+import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
+import { SLUICE_CLOCK } from '../config/sluice.tokens.js';
+import { Throttle } from '../metadata/throttle.decorator.js';
 
 export interface MemoryApp {
   app: INestApplication;

@@ -1,5 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
-import type { Tracker } from '../nest/sluice-options.interface.js';
+import type { Tracker } from './tracker.interface.js';
 import { clientAddress, compileTrustProxy, type TrustProxy } from './client-address.js';
 
 /** Who a request is counted as: the key kind actually used and the identifier under it. */

@@ -6,7 +6,7 @@ import { CircuitBreaker, type BreakerState } from '../store/circuit.breaker.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { RedisStore } from '../store/redis.store.js';
 import type { SluiceStore } from '../store/store.types.js';
-import type { SluiceModuleOptions } from './sluice-options.interface.js';
+import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
 import { loadOptionalPeer } from '../peers/optional-peer.loader.js';
 import { assertPeerVersions } from '../peers/peer.versions.js';
 import { assertRedisServer } from '../peers/redis-server.check.js';

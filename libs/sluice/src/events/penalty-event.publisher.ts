@@ -10,10 +10,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Decision } from '../engine/decision.js';
 import { toIdentifier } from '../keys/key.builder.js';
 import type { Policy } from '../policy/policy.types.js';
-import { PENALTY_STREAM } from '../nest/sluice.tokens.js';
-import { blockDuration } from './penalty.js';
-import type { PenaltyEvent, PenaltyEventType } from './penalty.event.js';
-import type { PenaltyStream } from './penalty.stream.js';
+import { PENALTY_STREAM } from '../config/sluice.tokens.js';
+import { blockDuration } from '../penalty/penalty.js';
+import type { PenaltyEvent, PenaltyEventType } from '../penalty/penalty.event.js';
+import type { PenaltyStream } from '../penalty/penalty.stream.js';
 
 /** Events waiting for Redis beyond this many are dropped, oldest first, and the drop logged. */
 const MAX_WAITING = 10_000;

@@ -1,4 +1,6 @@
--- Writes shared by the algorithm scripts. Every write leaves its key with a TTL.
+-- The write-back cache of string keys and the writes shared by the algorithm scripts: each
+-- string key is read once and written once per call (flushStrings), and every write leaves its
+-- key with a TTL. Not an algorithm: it sits in store/ beside operations.lua, which flushes it.
 
 -- Redis formats numbers it receives with %.17g, but Lua's own tostring and .. keep only 14 digits.
 local function int(n)

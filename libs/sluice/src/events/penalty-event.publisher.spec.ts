@@ -1,11 +1,11 @@
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { EventEmitter2 } from 'eventemitter2';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PENALTY_STREAM } from '../nest/sluice.tokens.js';
+import { PENALTY_STREAM } from '../config/sluice.tokens.js';
 import { startMemoryApp, type MemoryApp } from '../testing/memory-app.fixture.js';
-import { LocalPenaltyStream } from './local-penalty.stream.js';
+import { LocalPenaltyStream } from '../penalty/local-penalty.stream.js';
 import { PenaltyEventPublisher } from './penalty-event.publisher.js';
-import { PENALTY_EVENT_TYPES, type PenaltyEvent } from './penalty.event.js';
+import { PENALTY_EVENT_TYPES, type PenaltyEvent } from '../penalty/penalty.event.js';
 
 const started: MemoryApp[] = [];
 afterEach(async () => {

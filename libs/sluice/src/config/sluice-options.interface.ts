@@ -1,20 +1,11 @@
-import type { ExecutionContext } from '@nestjs/common';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import type { CircuitBreakerOptions } from '../store/circuit.breaker.js';
 import type { PolicyInput } from '../policy/policy.types.js';
 import type { TrustProxy } from '../trackers/client-address.js';
+import type { Tracker } from '../trackers/tracker.interface.js';
 
 /** Which rate-limit headers guarded responses carry. */
 export type HeaderStyle = 'draft' | 'legacy' | 'both' | false;
-
-/**
- * A named tracker: what a policy with `key: '<name>'` counts. Returns the identifier, or
- * undefined to count the request by its client address instead.
- */
-export type Tracker = (
-  request: any, // eslint-disable-line @typescript-eslint/no-explicit-any -- Express, Fastify, GraphQL or socket request
-  context: ExecutionContext,
-) => string | undefined | Promise<string | undefined>;
 
 export interface SluiceModuleOptions {
   /** A redis:// URL, ioredis options, or a connected `Redis` / `Cluster`. Absent: in-memory. */

@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
 import { getOrAdd, newWeakMap } from '../collections/get-or-add.js';
-import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from './sluice.tokens.js';
+import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from '../config/sluice.tokens.js';
 import type { ThrottleMetadata } from './throttle.decorator.js';
 
 /** What @SkipThrottle and @Throttle say about a handler, its own marks over its class's. */

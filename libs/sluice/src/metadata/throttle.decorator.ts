@@ -1,6 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 import type { PolicyInput } from '../policy/policy.types.js';
-import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from './sluice.tokens.js';
+import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from '../config/sluice.tokens.js';
 
 /** A policy's definition in code, without its name (the decorator's first argument). */
 export type PolicyDefaults = Omit<PolicyInput, 'name'>;
