@@ -3,6 +3,7 @@ import { defineConfig } from 'eslint/config';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { folderLayersConfig } from './eslint/folder-layers.js';
 
 export default defineConfig(
   {
@@ -34,5 +35,6 @@ export default defineConfig(
       },
     },
   },
+  ...folderLayersConfig(),
   prettier,
 );

@@ -1,5 +1,5 @@
 export { SluiceAdminModule } from './sluice-admin.module.js';
-export { setupSluiceAdminDocs } from './docs/setup-admin-docs.js';
+export { setupSluiceAdminDocs } from './setup-admin-docs.js';
 export {
   startEmbeddedDatabase,
   type EmbeddedDatabase,
@@ -15,8 +15,8 @@ export type {
   PenaltyWebhook,
   SluiceAdminModuleExtras,
   SluiceAdminModuleOptions,
-} from './sluice-admin-options.interface.js';
-export type { AdminAuthOptions, AdminCredential } from './auth/admin-auth-options.interface.js';
-export type { Actor } from './auth/actor.js';
+} from './config/sluice-admin-options.interface.js';
+export type { AdminAuthOptions, AdminCredential } from './config/admin-auth-options.interface.js';
+export type { Actor } from './common/actor.js';
 export type * from './admin-api.types.js';
 export { DECISION_COUNTS } from './admin-api.types.js';

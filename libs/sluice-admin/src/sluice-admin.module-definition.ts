@@ -7,8 +7,8 @@ import { PanelServer } from './serving/panel.server.js';
 import type {
   SluiceAdminModuleExtras,
   SluiceAdminModuleOptions,
-} from './sluice-admin-options.interface.js';
-import { ADMIN_OPTIONS, ADMIN_PATH, PANEL_FILES } from './sluice-admin.tokens.js';
+} from './config/sluice-admin-options.interface.js';
+import { ADMIN_OPTIONS, ADMIN_PATH, PANEL_FILES } from './config/sluice-admin.tokens.js';
 
 const PATH = /^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/;
 

@@ -1,15 +1,15 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditController } from './admin/audit.controller.js';
-import { AuditService } from './admin/audit.service.js';
-import { CountersController } from './admin/counters.controller.js';
-import { CountersService } from './admin/counters.service.js';
-import { EnforcementController } from './admin/enforcement.controller.js';
-import { EnforcementService } from './admin/enforcement.service.js';
-import { InspectController } from './admin/inspect.controller.js';
-import { InstancesController } from './admin/instances.controller.js';
-import { InstancesService } from './admin/instances.service.js';
-import { RoutesController } from './admin/routes.controller.js';
+import { AuditController } from './audit/audit.controller.js';
+import { AuditService } from './audit/audit.service.js';
+import { CountersController } from './instances/counters.controller.js';
+import { CountersService } from './instances/counters.service.js';
+import { EnforcementController } from './instances/enforcement.controller.js';
+import { EnforcementService } from './instances/enforcement.service.js';
+import { InspectController } from './instances/inspect.controller.js';
+import { InstancesController } from './instances/instances.controller.js';
+import { InstancesService } from './instances/instances.service.js';
+import { RoutesController } from './instances/routes.controller.js';
 import { AdminAuthModule } from './auth/auth.module.js';
 import { EventsController } from './live/events.controller.js';
 import { StatsController } from './live/stats.controller.js';
@@ -22,8 +22,8 @@ import { VersionedWrites } from './database/versioned-writes.service.js';
 import { BlockedController } from './penalties/blocked.controller.js';
 import { BlockedService } from './penalties/blocked.service.js';
 import { ExpirySweeper } from './penalties/expiry.sweeper.js';
-import { IdentifiersController } from './penalties/identifiers.controller.js';
-import { IdentifiersService } from './penalties/identifiers.service.js';
+import { IdentifiersController } from './identifiers/identifiers.controller.js';
+import { IdentifiersService } from './identifiers/identifiers.service.js';
 import { PenaltiesController } from './penalties/penalties.controller.js';
 import { PenaltyHistoryService } from './penalties/penalty-history.service.js';
 import { PenaltyRecorder } from './penalties/penalty.recorder.js';
@@ -36,8 +36,8 @@ import { PolicyWriter } from './policies/policy-writer.service.js';
 import { RevisionsController } from './policies/revisions.controller.js';
 import { SnapshotPublisher } from './policies/snapshot.publisher.js';
 import { SluiceAdminConfigurableModule } from './sluice-admin.module-definition.js';
-import type { SluiceAdminModuleOptions } from './sluice-admin-options.interface.js';
-import { ADMIN_OPTIONS } from './sluice-admin.tokens.js';
+import type { SluiceAdminModuleOptions } from './config/sluice-admin-options.interface.js';
+import { ADMIN_OPTIONS } from './config/sluice-admin.tokens.js';
 
 /** The API's controllers, served under /<path>/api. */
 const ADMIN_CONTROLLERS = [

@@ -6,9 +6,9 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { attachActor } from './actor.js';
-import type { AdminRole } from './admin-auth-options.interface.js';
-import { roleSatisfies } from './admin-role.order.js';
+import { attachActor } from '../common/actor.js';
+import type { AdminRole } from '../config/admin-auth-options.interface.js';
+import { roleSatisfies } from '../common/admin-role.js';
 import { AuthService } from './auth.service.js';
 import { assertNotCrossSite } from './csrf.check.js';
 import { setResponseHeader } from './http.access.js';

@@ -1,4 +1,4 @@
-import type { AdminAuthOptions, AdminCredential } from './admin-auth-options.interface.js';
+import type { AdminAuthOptions, AdminCredential } from '../config/admin-auth-options.interface.js';
 import { CredentialsConfigError, parseCredentials } from './credentials.parser.js';
 
 const OPTION = 'SluiceAdminModule options.auth';

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AdminAuthGuard } from './admin-auth.guard.js';
 import { AuthService } from './auth.service.js';
-import { AUTH_ENTITIES } from './auth.persistence.js';
+import { AUTH_ENTITIES } from '../database/auth.persistence.js';
 import { CredentialRegistry } from './credential.registry.js';
 import { CredentialSynchronizer } from './credential.synchronizer.js';
 import { SessionController } from './session.controller.js';

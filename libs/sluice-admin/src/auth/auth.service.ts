@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { actorOf, type Actor } from './actor.js';
+import { actorOf, type Actor } from '../common/actor.js';
 import { CredentialRegistry, type ActiveCredential } from './credential.registry.js';
 import { MAX_TOKEN_LENGTH } from './credentials.parser.js';
 import { cookieOf, headerOf, userAgentOf } from './http.access.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { ADMIN_OPTIONS } from '../sluice-admin.tokens.js';
-import type { AdminAuthOptions, AdminRole } from './admin-auth-options.interface.js';
+import { ADMIN_OPTIONS } from '../config/sluice-admin.tokens.js';
+import type { AdminAuthOptions, AdminRole } from '../config/admin-auth-options.interface.js';
 import { resolveAuthSettings } from './auth-settings.resolver.js';
 import { CredentialSynchronizer, type ConfiguredCredential } from './credential.synchronizer.js';
 import { ExpiringCache } from './expiring.cache.js';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, Not, type EntityManager, type Repository } from 'typeorm';
-import type { AdminCredential } from './admin-auth-options.interface.js';
-import { CredentialEntity, type CredentialSource } from './credential.entity.js';
+import type { AdminCredential } from '../config/admin-auth-options.interface.js';
+import { CredentialEntity, type CredentialSource } from '../database/credential.entity.js';
 import { secretMatches } from './secret.hasher.js';
-import { SessionEntity } from './session.entity.js';
+import { SessionEntity } from '../database/session.entity.js';
 import { inTransaction } from '../database/transaction.js';
 
 /** A configured credential with its fresh hash; the token is needed once, to spot a changed one. */

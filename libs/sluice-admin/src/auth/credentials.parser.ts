@@ -1,5 +1,5 @@
-import type { AdminCredential } from './admin-auth-options.interface.js';
-import { ADMIN_ROLES, isAdminRole } from './admin-role.order.js';
+import type { AdminCredential } from '../config/admin-auth-options.interface.js';
+import { ADMIN_ROLES, isAdminRole } from '../common/admin-role.js';
 
 const OPTION = 'SluiceAdminModule options.auth.credentials';
 const NAME = /^[A-Za-z0-9_.@-]{1,64}$/;

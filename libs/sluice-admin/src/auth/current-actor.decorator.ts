@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { actorOf, type Actor } from './actor.js';
+import { actorOf, type Actor } from '../common/actor.js';
 
 /** The Actor AdminAuthGuard authenticated, for handlers that record who did what. */
 export const CurrentActor = createParamDecorator(

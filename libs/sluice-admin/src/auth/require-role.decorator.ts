@@ -1,5 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-import type { AdminRole } from './admin-auth-options.interface.js';
+import type { AdminRole } from '../config/admin-auth-options.interface.js';
 
 export const REQUIRED_ROLE_METADATA = 'sluice-admin:required-role';
 

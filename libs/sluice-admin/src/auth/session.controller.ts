@@ -12,9 +12,9 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
-import { ADMIN_PATH } from '../sluice-admin.tokens.js';
-import type { Actor } from './actor.js';
-import type { SessionView } from '../admin-api.types.js';
+import { ADMIN_PATH } from '../config/sluice-admin.tokens.js';
+import type { Actor } from '../common/actor.js';
+import type { SessionView } from '../common/admin-api.types.js';
 import { AdminAuthGuard } from './admin-auth.guard.js';
 import { AuthService } from './auth.service.js';
 import { assertNotCrossSite } from './csrf.check.js';

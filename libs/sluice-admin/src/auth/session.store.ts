@@ -2,13 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { SLUICE_CLOCK, type Clock } from '@sluice/nest/internals';
 import { LessThan, type EntityManager, type Repository } from 'typeorm';
-import { recordAudit } from '../admin/audit.recorder.js';
+import { recordAudit } from '../database/audit.recorder.js';
 import { readSetting } from '../database/snapshot.reader.js';
-import type { Actor } from './actor.js';
-import type { AdminRole } from './admin-auth-options.interface.js';
+import type { Actor } from '../common/actor.js';
+import type { AdminRole } from '../config/admin-auth-options.interface.js';
 import { ExpiringCache } from './expiring.cache.js';
 import { randomSecret, sha256Hex } from './secret.hasher.js';
-import { SessionEntity } from './session.entity.js';
+import { SessionEntity } from '../database/session.entity.js';
 import { inTransaction } from '../database/transaction.js';
 
 export interface SessionHolder {

@@ -1,8 +1,8 @@
 import type { TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSource, MigrationExecutor, type DataSourceOptions } from 'typeorm';
-import { AUTH_ENTITIES, AUTH_MIGRATIONS } from '../auth/auth.persistence.js';
+import { AUTH_ENTITIES, AUTH_MIGRATIONS } from './auth.persistence.js';
 import { isDatabaseUnavailable } from '../common/database-failure.js';
-import type { SluiceAdminModuleOptions } from '../sluice-admin-options.interface.js';
+import type { SluiceAdminModuleOptions } from '../config/sluice-admin-options.interface.js';
 import { ADMIN_ENTITIES, ADMIN_MIGRATIONS } from './admin.persistence.js';
 import { describeDatabase, resolveDatabaseOptions } from './database.options.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AdminDatabaseOptions } from '../sluice-admin-options.interface.js';
+import type { AdminDatabaseOptions } from '../config/sluice-admin-options.interface.js';
 
 const OPTION = 'SluiceAdminModule options.database';
 const URL_RULE = 'must be a postgres:// or postgresql:// URL';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { PolicySnapshot } from '@sluice/nest/internals';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../common/actor.js';
 import { ADMIN_DATA_SOURCE } from './admin.persistence.js';
 import { SettingEntity } from './setting.entity.js';
 import { readSnapshot, SETTING_ID } from './snapshot.reader.js';

@@ -11,8 +11,8 @@ import {
   timer,
   type Observable,
 } from 'rxjs';
-import type { AdminEventMap } from '../admin-api.types.js';
-import { InstancesService } from '../admin/instances.service.js';
+import type { AdminEventMap } from '../common/admin-api.types.js';
+import { InstancesService } from '../instances/instances.service.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { AuthService } from '../auth/auth.service.js';
 import { RequireRole } from '../auth/require-role.decorator.js';

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
-import type { StatsSeries } from '../admin-api.types.js';
+import type { StatsSeries } from '../common/admin-api.types.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { StatsService } from './stats.service.js';

@@ -6,7 +6,7 @@ import {
   type DecisionStatsStore,
   type StatsResolution,
 } from '@sluice/nest/internals';
-import type { StatsPoint, StatsSeries } from '../admin-api.types.js';
+import type { StatsPoint, StatsSeries } from '../common/admin-api.types.js';
 import { InvalidRequestException, parseRequest } from '../common/invalid-request.exception.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
 import { statsQuerySchema } from './stats-query.schema.js';

@@ -2,9 +2,14 @@ import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { SluiceService, type Policy } from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
-import type { BlockedEntry, BlockedList, BlockResult, UnblockResult } from '../admin-api.types.js';
-import { recordAudit, type AuditRecord } from '../admin/audit.recorder.js';
-import type { Actor } from '../auth/actor.js';
+import type {
+  BlockedEntry,
+  BlockedList,
+  BlockResult,
+  UnblockResult,
+} from '../common/admin-api.types.js';
+import { recordAudit, type AuditRecord } from '../database/audit.recorder.js';
+import type { Actor } from '../common/actor.js';
 import { InvalidRequestException, parseRequest } from '../common/invalid-request.exception.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';

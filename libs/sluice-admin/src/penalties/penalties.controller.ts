@@ -8,7 +8,7 @@ import {
   UseFilters,
   UseGuards,
 } from '@nestjs/common';
-import type { PenaltyPage } from '../admin-api.types.js';
+import type { PenaltyPage } from '../common/admin-api.types.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';

@@ -4,7 +4,7 @@ import { stringify, type Stringifier } from 'csv-stringify';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
-import type { PenaltyPage, PenaltyRecord, PenaltyState } from '../admin-api.types.js';
+import type { PenaltyPage, PenaltyRecord, PenaltyState } from '../common/admin-api.types.js';
 import { parseRequest } from '../common/invalid-request.exception.js';
 import { spreadsheetText } from '../common/spreadsheet-cell.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';

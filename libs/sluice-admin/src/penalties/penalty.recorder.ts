@@ -17,8 +17,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { inTransaction } from '../database/transaction.js';
-import type { SluiceAdminModuleOptions } from '../sluice-admin-options.interface.js';
-import { ADMIN_OPTIONS } from '../sluice-admin.tokens.js';
+import type { SluiceAdminModuleOptions } from '../config/sluice-admin-options.interface.js';
+import { ADMIN_OPTIONS } from '../config/sluice-admin.tokens.js';
 import { recordEvents } from './penalty.rows.js';
 import { WebhookDispatcher } from './webhook.dispatcher.js';
 

@@ -4,7 +4,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PenaltyWebhook } from '../sluice-admin-options.interface.js';
+import type { PenaltyWebhook } from '../config/sluice-admin-options.interface.js';
 import {
   resolveWebhooks,
   WebhookDispatcher,

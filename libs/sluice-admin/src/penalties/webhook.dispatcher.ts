@@ -7,8 +7,8 @@ import {
 import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import type { SluiceAdminModuleOptions } from '../sluice-admin-options.interface.js';
-import { ADMIN_OPTIONS } from '../sluice-admin.tokens.js';
+import type { SluiceAdminModuleOptions } from '../config/sluice-admin-options.interface.js';
+import { ADMIN_OPTIONS } from '../config/sluice-admin.tokens.js';
 
 const OPTION = 'SluiceAdminModule options.penalties.webhooks';
 const MAX_WEBHOOKS = 20;

@@ -1,7 +1,7 @@
 import { ForbiddenException } from '@nestjs/common';
 import { parsePolicy, type Policy } from '@sluice/nest/internals';
 import { describe, expect, it } from 'vitest';
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../common/actor.js';
 import { assertMayChange, beyondOperatorScope } from './operator-scope.js';
 
 const base = parsePolicy({ name: 'reply', algorithm: 'sliding-log', limit: 5, periodMs: 60_000 });

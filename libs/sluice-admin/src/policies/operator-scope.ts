@@ -1,6 +1,6 @@
 import { ForbiddenException } from '@nestjs/common';
 import type { Policy, PolicyMode } from '@sluice/nest/internals';
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../common/actor.js';
 import { changedRuleFields } from './policy-rules.js';
 
 const OPERATOR_MODES: readonly PolicyMode[] = ['enforce', 'shadow'];

@@ -11,8 +11,8 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { PolicyList, PolicyRemovalResult, PolicyView } from '../admin-api.types.js';
-import type { Actor } from '../auth/actor.js';
+import type { PolicyList, PolicyRemovalResult, PolicyView } from '../common/admin-api.types.js';
+import type { Actor } from '../common/actor.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { RequireRole } from '../auth/require-role.decorator.js';

@@ -1,7 +1,7 @@
 import type { Policy } from '@sluice/nest/internals';
 import type { EntityManager } from 'typeorm';
-import { recordAudit } from '../admin/audit.recorder.js';
-import type { Actor } from '../auth/actor.js';
+import { recordAudit } from '../database/audit.recorder.js';
+import type { Actor } from '../common/actor.js';
 import { PolicyRevisionEntity } from '../database/policy-revision.entity.js';
 import { PolicyEntity } from '../database/policy.entity.js';
 

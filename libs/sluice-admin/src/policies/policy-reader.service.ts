@@ -2,7 +2,7 @@ import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { PolicyBus, RouteRegistry, type Policy } from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
-import type { PolicyList, PolicyRevisionList, PolicyView } from '../admin-api.types.js';
+import type { PolicyList, PolicyRevisionList, PolicyView } from '../common/admin-api.types.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { PolicyRevisionEntity } from '../database/policy-revision.entity.js';
 import { readSnapshot } from '../database/snapshot.reader.js';

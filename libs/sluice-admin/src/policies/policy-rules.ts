@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../common/actor.js';
 import type { Policy } from '@sluice/nest/internals';
 
 /** What a policy decides; the rest (name, version, source, updatedAt, updatedBy) is bookkeeping. */

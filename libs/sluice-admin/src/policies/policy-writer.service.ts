@@ -10,7 +10,7 @@ import {
   type SluiceModuleOptions,
 } from '@sluice/nest/internals';
 import type { EntityManager } from 'typeorm';
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../common/actor.js';
 import { InvalidRequestException } from '../common/invalid-request.exception.js';
 import { PolicyConflictException, staleVersion } from '../common/policy-conflict.exception.js';
 import { PolicyRevisionEntity } from '../database/policy-revision.entity.js';

@@ -1,5 +1,5 @@
 import type { Policy, ThrottledRoute } from '@sluice/nest/internals';
-import type { PolicyRoute, PolicyView } from '../admin-api.types.js';
+import type { PolicyRoute, PolicyView } from '../common/admin-api.types.js';
 
 export function policyRoute(route: ThrottledRoute): PolicyRoute {
   return { method: route.method, path: route.path, owner: route.owner, handler: route.handler };

@@ -9,8 +9,8 @@ import {
   UseFilters,
   UseGuards,
 } from '@nestjs/common';
-import type { PolicyRevisionList, PolicyView } from '../admin-api.types.js';
-import type { Actor } from '../auth/actor.js';
+import type { PolicyRevisionList, PolicyView } from '../common/admin-api.types.js';
+import type { Actor } from '../common/actor.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { RequireRole } from '../auth/require-role.decorator.js';

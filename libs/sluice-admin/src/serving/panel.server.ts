@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { PanelFiles, PanelReply } from './panel.files.js';
-import { PANEL_FILES } from '../sluice-admin.tokens.js';
+import { PANEL_FILES } from '../config/sluice-admin.tokens.js';
 
 type Next = () => void;
 

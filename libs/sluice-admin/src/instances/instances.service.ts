@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PolicyBus } from '@sluice/nest/internals';
-import type { InstanceList } from '../admin-api.types.js';
+import type { InstanceList } from '../common/admin-api.types.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
 
 /** An instance that has not heartbeaten for this long is shown as stale (DESIGN §6). */

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { AdminRole } from './admin-auth-options.interface.js';
+import type { AdminRole } from '../config/admin-auth-options.interface.js';
 
 /** A panel session; the cookie holds a secret whose SHA-256 is the id, so the table holds no secret. */
 @Entity({ name: 'sluice_admin_session' })

@@ -5,10 +5,10 @@ import {
   type IdentifierCount,
   type IdentifierStatsStore,
 } from '@sluice/nest/internals';
-import type { IdentifierList, IdentifierView } from '../admin-api.types.js';
+import type { IdentifierList, IdentifierView } from '../common/admin-api.types.js';
 import { InvalidRequestException, parseRequest } from '../common/invalid-request.exception.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
-import { identifiersQuerySchema } from './penalty-requests.schema.js';
+import { identifiersQuerySchema } from '../penalties/penalty-requests.schema.js';
 
 const DEFAULT_LIMIT = 50;
 

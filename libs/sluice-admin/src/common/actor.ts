@@ -1,4 +1,4 @@
-import type { AdminRole } from './admin-auth-options.interface.js';
+import type { AdminRole } from './admin-role.js';
 
 /** Who made an admin request, as the audit records it. */
 export interface Actor {

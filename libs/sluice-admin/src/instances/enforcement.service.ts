@@ -1,15 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { EnforcementState } from '../admin-api.types.js';
-import type { Actor } from '../auth/actor.js';
+import type { EnforcementState } from '../common/admin-api.types.js';
+import type { Actor } from '../common/actor.js';
 import { parseRequest } from '../common/invalid-request.exception.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { SettingEntity } from '../database/setting.entity.js';
 import { readSetting, SETTING_ID } from '../database/snapshot.reader.js';
 import { VersionedWrites } from '../database/versioned-writes.service.js';
 import { SnapshotPublisher } from '../policies/snapshot.publisher.js';
-import { recordAudit } from './audit.recorder.js';
+import { recordAudit } from '../database/audit.recorder.js';
 import { enforcementBodySchema } from './enforcement-body.schema.js';
 
 /** The global switch (DESIGN §4): audited and versioned like any policy change. */

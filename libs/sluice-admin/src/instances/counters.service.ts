@@ -2,13 +2,13 @@ import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { SluiceEngine, toIdentifier, type Decision, type Identifier } from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
-import type { CounterResetResult } from '../admin-api.types.js';
-import type { Actor } from '../auth/actor.js';
+import type { CounterResetResult } from '../common/admin-api.types.js';
+import type { Actor } from '../common/actor.js';
 import { InvalidRequestException } from '../common/invalid-request.exception.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { readSetting } from '../database/snapshot.reader.js';
-import { recordAudit } from './audit.recorder.js';
+import { recordAudit } from '../database/audit.recorder.js';
 import { inTransaction } from '../database/transaction.js';
 import { identifier as identifierSchema } from '../penalties/penalty-requests.schema.js';
 

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Query, UseFilters, UseGuards } from '@nestjs/common';
-import type { AuditPage } from '../admin-api.types.js';
+import type { AuditPage } from '../common/admin-api.types.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';

@@ -1,5 +1,6 @@
-/** What each role may do: viewer reads, operator also blocks/resets/overrides, admin everything. */
-export type AdminRole = 'viewer' | 'operator' | 'admin';
+import type { AdminRole } from '../common/admin-role.js';
+
+export type { AdminRole };
 
 export interface AdminCredential {
   name: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { roleSatisfies } from './admin-role.order.js';
+import { roleSatisfies } from './admin-role.js';
 
 describe('roleSatisfies', () => {
   it('orders viewer < operator < admin', () => {

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { AdminRole } from './admin-auth-options.interface.js';
+import type { AdminRole } from '../config/admin-auth-options.interface.js';
 
 /** Where a credential came from: the module's options, or the one-time development token. */
 export type CredentialSource = 'config' | 'generated';

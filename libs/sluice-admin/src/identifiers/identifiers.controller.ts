@@ -1,9 +1,9 @@
 import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
-import type { IdentifierList } from '../admin-api.types.js';
+import type { IdentifierList } from '../common/admin-api.types.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { IdentifiersService } from './identifiers.service.js';
-import { identifiersQuerySchema } from './penalty-requests.schema.js';
+import { identifiersQuerySchema } from '../penalties/penalty-requests.schema.js';
 
 @Controller('identifiers')
 @UseGuards(AdminAuthGuard)

@@ -1,10 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadOptionalPeer } from '@sluice/nest/internals';
-import { AdminAuthModule } from '../auth/auth.module.js';
-import { SESSION_COOKIE } from '../auth/session.cookie.js';
-import { SluiceAdminModule } from '../sluice-admin.module.js';
-import { ADMIN_PATH } from '../sluice-admin.tokens.js';
-import { AdminDocsStore } from './admin-docs.store.js';
+import { AdminAuthModule } from './auth/auth.module.js';
+import { SESSION_COOKIE } from './auth/session.cookie.js';
+import { SluiceAdminModule } from './sluice-admin.module.js';
+import { ADMIN_PATH } from './config/sluice-admin.tokens.js';
+import { AdminDocsStore } from './docs/admin-docs.store.js';
 
 type Swagger = typeof import('@nestjs/swagger');
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import type { Actor } from '../auth/actor.js';
-import { AdminAuditEntity } from '../database/admin-audit.entity.js';
+import type { Actor } from '../common/actor.js';
+import { AdminAuditEntity } from './admin-audit.entity.js';
 
 export interface AuditRecord {
   actor: Actor;

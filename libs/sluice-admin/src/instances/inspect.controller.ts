@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, UseGuards } from '@nestjs/common';
-import type { InspectResult } from '../admin-api.types.js';
+import type { InspectResult } from '../common/admin-api.types.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { CountersService } from './counters.service.js';

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Inject, Put, UseFilters, UseGuards } from '@nestjs/common';
-import type { EnforcementState } from '../admin-api.types.js';
-import type { Actor } from '../auth/actor.js';
+import type { EnforcementState } from '../common/admin-api.types.js';
+import type { Actor } from '../common/actor.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { RequireRole } from '../auth/require-role.decorator.js';

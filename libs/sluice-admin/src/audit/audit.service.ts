@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { AuditEntry, AuditPage } from '../admin-api.types.js';
+import type { AuditEntry, AuditPage } from '../common/admin-api.types.js';
 import { parseRequest } from '../common/invalid-request.exception.js';
 import { AdminAuditEntity } from '../database/admin-audit.entity.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';

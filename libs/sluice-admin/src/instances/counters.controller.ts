@@ -1,6 +1,6 @@
 import { Controller, Delete, Inject, Param, UseFilters, UseGuards } from '@nestjs/common';
-import type { CounterResetResult } from '../admin-api.types.js';
-import type { Actor } from '../auth/actor.js';
+import type { CounterResetResult } from '../common/admin-api.types.js';
+import type { Actor } from '../common/actor.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { RequireRole } from '../auth/require-role.decorator.js';

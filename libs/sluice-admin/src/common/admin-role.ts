@@ -1,4 +1,5 @@
-import type { AdminRole } from './admin-auth-options.interface.js';
+/** What each role may do: viewer reads, operator also blocks/resets/overrides, admin everything. */
+export type AdminRole = 'viewer' | 'operator' | 'admin';
 
 export const ADMIN_ROLES: readonly AdminRole[] = ['viewer', 'operator', 'admin'];
 

@@ -1,5 +1,5 @@
 import type { PenaltyEventType } from '@sluice/nest/internals';
-import type { AdminAuthOptions } from './auth/admin-auth-options.interface.js';
+import type { AdminAuthOptions } from './admin-auth-options.interface.js';
 
 /** The PostgreSQL the admin keeps policies, revisions and the audit in. */
 export interface AdminDatabaseOptions {

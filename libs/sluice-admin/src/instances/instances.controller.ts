@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
-import type { InstanceList } from '../admin-api.types.js';
+import type { InstanceList } from '../common/admin-api.types.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { InstancesService } from './instances.service.js';

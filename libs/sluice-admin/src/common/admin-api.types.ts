@@ -1,0 +1,284 @@
+import type {
+  Decision,
+  InstanceHeartbeat,
+  Policy,
+  PolicyInput,
+  ThrottledRoute,
+} from '@sluice/nest/internals';
+import type { AdminRole } from './admin-role.js';
+import type { FieldIssue } from './invalid-request.exception.js';
+
+export type { AdminRole, FieldIssue };
+
+/** What every error response carries; 400s add `issues`, 409s `currentVersion`. */
+export interface AdminErrorBody {
+  statusCode: number;
+  error: string;
+  message: string;
+  issues?: FieldIssue[];
+  currentVersion?: number;
+}
+
+/** A handler a policy decides. */
+export interface PolicyRoute {
+  method: string | null;
+  path: string | null;
+  owner: string;
+  handler: string;
+}
+
+/** A stored policy, the routes it decides, and the default code defines for it, if any. */
+export interface PolicyView extends Policy {
+  routes: PolicyRoute[];
+  codeDefault: Policy | null;
+}
+
+/** GET /policies */
+export interface PolicyList {
+  version: number;
+  enforcement: boolean;
+  policies: PolicyView[];
+}
+
+/** PUT /policies/:name: a policy, the version it was read at (0 creates), and a note. */
+export interface PolicyWriteRequest extends Omit<PolicyInput, 'name' | 'version'> {
+  name?: string;
+  version?: number;
+  comment?: string | null;
+}
+
+/** DELETE /policies/:name and POST …/restore may carry a staleness check and a note. */
+export interface ChangeNoteRequest {
+  version?: number;
+  comment?: string | null;
+}
+
+/** DELETE /policies/:name: the code default it returned to, or null when deleted. */
+export interface PolicyRemovalResult {
+  version: number;
+  policy: PolicyView | null;
+}
+
+export interface PolicyRevision {
+  version: number;
+  action: string;
+  /** Null for a delete. */
+  body: Policy | null;
+  actor: string;
+  createdAt: string;
+  comment: string | null;
+}
+
+/** GET /policies/:name/revisions, newest first. */
+export interface PolicyRevisionList {
+  revisions: PolicyRevision[];
+}
+
+/** PUT /enforcement's body. */
+export interface EnforcementRequest {
+  enabled: boolean;
+  comment?: string | null;
+}
+
+/** GET and PUT /enforcement */
+export interface EnforcementState {
+  enabled: boolean;
+  version: number;
+}
+
+/** GET /routes */
+export interface RouteList {
+  routes: readonly ThrottledRoute[];
+}
+
+export interface InstanceView extends InstanceHeartbeat {
+  /** No heartbeat for 30 s. */
+  stale: boolean;
+  /** Enforces the version Redis holds. */
+  upToDate: boolean;
+}
+
+/** GET /instances; `version` is the one Redis holds, null when none is published. */
+export interface InstanceList {
+  instances: InstanceView[];
+  version: number | null;
+}
+
+/** GET /inspect/:policy/:identifier: what a request would get now, nothing charged. */
+export type InspectResult = Decision;
+
+/** DELETE /counters/:policy/:identifier */
+export interface CounterResetResult {
+  reset: true;
+}
+
+export interface AuditEntry {
+  id: number;
+  occurredAt: string;
+  actor: string;
+  ip: string | null;
+  userAgent: string | null;
+  action: string;
+  target: string;
+  before: unknown;
+  after: unknown;
+  comment: string | null;
+  /** The global version after the change. */
+  version: number;
+}
+
+/** GET /audit, newest first; pass `nextCursor` as `cursor` for the next page. */
+export interface AuditPage {
+  entries: AuditEntry[];
+  nextCursor: string | null;
+}
+
+/** A block in force now, as the penalty history records it. */
+export interface BlockedEntry {
+  policy: string;
+  keyKind: string;
+  identifier: string;
+  /** 0 for a manual block. */
+  offence: number;
+  source: 'auto' | 'manual';
+  startedAt: string;
+  expiresAt: string;
+  timeLeftMs: number;
+  createdBy: string | null;
+  reason: string | null;
+  route: string | null;
+}
+
+/** GET /blocked?policy=&q=&limit=: newest first; `total` counts every match. */
+export interface BlockedList {
+  blocked: BlockedEntry[];
+  total: number;
+}
+
+/** POST /blocked */
+export interface BlockRequest {
+  policy: string;
+  identifier: string;
+  durationMs: number;
+  reason?: string | null;
+  /** What the identifier is; default the policy's `key`. */
+  keyKind?: string;
+}
+
+export interface BlockResult {
+  policy: string;
+  keyKind: string;
+  identifier: string;
+  expiresAt: string;
+}
+
+/** DELETE /blocked/:policy/:identifier?keyKind=&reason= */
+export interface UnblockResult {
+  lifted: true;
+}
+
+/** `active` until it ends; `expired` when it ran its course; `lifted` by hand or by a newer block. */
+export type PenaltyState = 'active' | 'expired' | 'lifted';
+
+/** One block in the penalty history (DESIGN §7). */
+export interface PenaltyRecord {
+  id: string;
+  policy: string;
+  policyVersion: number;
+  keyKind: string;
+  identifier: string;
+  offence: number;
+  trigger: { count: number; limit: number; windowMs: number; algorithm: string } | null;
+  startedAt: string;
+  expiresAt: string;
+  durationMs: number;
+  source: 'auto' | 'manual';
+  createdBy: string | null;
+  reason: string | null;
+  state: PenaltyState;
+  liftedAt: string | null;
+  liftedBy: string | null;
+  liftReason: string | null;
+  instanceId: string | null;
+  route: string | null;
+}
+
+/** GET /penalties, newest first; pass `nextCursor` as `cursor` for the next page. */
+export interface PenaltyPage {
+  penalties: PenaltyRecord[];
+  nextCursor: string | null;
+}
+
+/** One identifier under one policy: its traffic over the last day, and its state now. */
+export interface IdentifierView {
+  policy: string;
+  keyKind: string;
+  identifier: string;
+  passed: number;
+  rejected: number;
+  lastSeen: string;
+  state: {
+    blocked: boolean;
+    /** When the block ends; null when not blocked. */
+    blockedUntil: string | null;
+    /** What its next request would be told, nothing charged. */
+    remaining: number;
+    limit: number;
+    retryAfterMs: number;
+  };
+}
+
+/** GET /identifiers?policy=&q=&limit=: the most rejected first, then the most passed. */
+export interface IdentifierList {
+  identifiers: IdentifierView[];
+}
+
+/** GET /session and POST /session's answer: who is signed in. */
+export interface SessionView {
+  name: string;
+  role: AdminRole;
+}
+
+/** POST /session: a credential's name and its token. */
+export interface SignInRequest {
+  name: string;
+  password: string;
+}
+
+/** What the instances count of their decisions, per policy and second (DESIGN §8). */
+export const DECISION_COUNTS = [
+  'allowed',
+  'rejected',
+  'blocked',
+  'delayed',
+  'shadowRejected',
+  'storeError',
+] as const;
+
+export type DecisionCountName = (typeof DECISION_COUNTS)[number];
+
+export type DecisionCounts = Record<DecisionCountName, number>;
+
+/** One second (or minute) of decisions, summed over every instance; policies with none left out. */
+export interface StatsPoint {
+  /** The start of the second or minute. */
+  at: string;
+  policies: Record<string, DecisionCounts>;
+}
+
+/** GET /stats?seconds=N (at most 300), ?minutes=N (at most 180) or ?hours=N (at most 168), oldest first. */
+export interface StatsSeries {
+  resolution: 'second' | 'minute' | 'hour';
+  points: StatsPoint[];
+}
+
+/**
+ * GET /events, Server-Sent Events: `stats` (a StatsPoint) for each second once it has passed,
+ * `instances` (an InstanceList) every two seconds, and `unavailable` when one of them could not
+ * be read (Redis did not answer); the stream goes on.
+ */
+export interface AdminEventMap {
+  stats: StatsPoint;
+  instances: InstanceList;
+  unavailable: { message: string };
+}
