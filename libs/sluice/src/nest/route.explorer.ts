@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, RequestMethod, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  RequestMethod,
+  type OnModuleInit,
+  type Type,
+} from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { PolicyBus } from '../bus/policy.bus.js';
@@ -9,8 +16,8 @@ import { TrackerResolver } from '../trackers/tracker.resolver.js';
 import { RouteRegistry, type ThrottledRoute } from './route.registry.js';
 import { SLUICE_OPTIONS } from '../config/sluice.tokens.js';
 import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
-import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from '../config/sluice.tokens.js';
-import type { PolicyDefaults, ThrottleMetadata } from '../metadata/throttle.decorator.js';
+import type { PolicyDefaults } from '../metadata/throttle.decorator.js';
+import { ThrottleMetadataAccessor } from '../metadata/throttle-metadata.accessor.js';
 
 interface CodeDefault {
   defaults: PolicyDefaults;
@@ -24,16 +31,19 @@ interface CodeDefault {
 @Injectable()
 export class RouteExplorer implements OnModuleInit {
   private readonly logger = new Logger('Sluice');
+  private readonly marks: ThrottleMetadataAccessor;
 
   constructor(
     @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
     @Inject(MetadataScanner) private readonly scanner: MetadataScanner,
-    @Inject(Reflector) private readonly reflector: Reflector,
+    @Inject(Reflector) reflector: Reflector,
     @Inject(SluiceEngine) private readonly engine: SluiceEngine,
     @Inject(RouteRegistry) private readonly routes: RouteRegistry,
     @Inject(SLUICE_OPTIONS) private readonly options: SluiceModuleOptions,
     @Inject(PolicyBus) private readonly bus: PolicyBus,
-  ) {}
+  ) {
+    this.marks = new ThrottleMetadataAccessor(reflector);
+  }
 
   async onModuleInit(): Promise<void> {
     const routes: ThrottledRoute[] = [];
@@ -67,29 +77,24 @@ export class RouteExplorer implements OnModuleInit {
     if (typeof handler !== 'function') return undefined;
     const requestMethod = Reflect.getMetadata(METHOD_METADATA, handler) as
       RequestMethod | undefined;
-    const own = this.reflector.get<ThrottleMetadata | undefined>(THROTTLE_METADATA, handler);
-    const ownSkip = this.reflector.get<boolean | undefined>(SKIP_THROTTLE_METADATA, handler);
     const isHandler = isController
       ? requestMethod !== undefined
       : Reflect.getMetadataKeys(handler).length > 0;
     if (!isHandler) return undefined;
-    const metadata =
-      own ?? this.reflector.get<ThrottleMetadata | undefined>(THROTTLE_METADATA, owner);
-    const skipped =
-      ownSkip ?? this.reflector.get<boolean | undefined>(SKIP_THROTTLE_METADATA, owner);
-    if (metadata === undefined && skipped === undefined) return undefined;
+    const marks = this.marks.of(handler, owner as Type);
+    if (!marks.marked) return undefined;
     const where = `${owner.name}.${handlerName}`;
-    const [first] = metadata?.names ?? [];
-    if (metadata?.defaults !== undefined && first !== undefined) {
-      this.collectDefault(defaults, first, { defaults: metadata.defaults, where });
+    const [first] = marks.names ?? [];
+    if (marks.defaults !== undefined && first !== undefined) {
+      this.collectDefault(defaults, first, { defaults: marks.defaults, where });
     }
     return {
       owner: owner.name,
       handler: handlerName,
       method: requestMethod === undefined ? null : RequestMethod[requestMethod],
       path: requestMethod === undefined ? null : routePath(owner, handler),
-      policies: [...(metadata?.names ?? [])],
-      skipped: skipped === true,
+      policies: [...(marks.names ?? [])],
+      skipped: marks.skip,
     };
   }
 

@@ -21,7 +21,7 @@ import { onFinished, setHeader } from './response.access.js';
 import { SLUICE_OPTIONS } from '../config/sluice.tokens.js';
 import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
 import { SluiceService } from './sluice.service.js';
-import { ThrottleMarksCache } from '../metadata/throttle.marks.js';
+import { ThrottleMetadataAccessor } from '../metadata/throttle-metadata.accessor.js';
 import { TooManyRequestsException } from './too-many-requests.exception.js';
 
 /** The adapter's request and response: Express, Fastify, a GraphQL context's, a socket. */
@@ -46,7 +46,7 @@ export class SluiceGuard implements CanActivate {
   private readonly logger = new Logger('Sluice');
   private readonly trackers: TrackerResolver;
   private readonly matcher = new PolicyMatcher();
-  private readonly marks: ThrottleMarksCache;
+  private readonly marks: ThrottleMetadataAccessor;
 
   constructor(
     @Inject(SLUICE_OPTIONS) protected readonly options: SluiceModuleOptions,
@@ -55,7 +55,7 @@ export class SluiceGuard implements CanActivate {
     @Optional() @Inject(BlockGate) private readonly gate?: BlockGate,
   ) {
     this.trackers = new TrackerResolver(options.trustProxy, options.trackers);
-    this.marks = new ThrottleMarksCache(reflector);
+    this.marks = new ThrottleMetadataAccessor(reflector);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
