@@ -15,7 +15,7 @@ export const LIBRARY_LAYERS = {
     ['store'],
     ['policy'],
     ['penalty', 'algorithms'],
-    ['keys', 'peers', 'clock', 'collections'],
+    ['keys', 'peers', 'clock', 'collections', 'logging'],
   ],
   'libs/sluice-admin/src': [
     ['live', 'docs', 'serving'],

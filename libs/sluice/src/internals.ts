@@ -85,4 +85,5 @@ export {
 } from './config/sluice.tokens.js';
 export { TrackerResolver, UNKNOWN_ADDRESS } from './trackers/tracker.resolver.js';
 export { loadOptionalPeer } from './peers/optional-peer.loader.js';
+export { ThrottledLogger, type LogSink } from './logging/throttled.logger.js';
 export { SluiceStartError } from './peers/start.error.js';

@@ -12,6 +12,7 @@ import {
   type PenaltyEvent,
   type PenaltyStream,
   type PenaltyStreamEntry,
+  ThrottledLogger,
 } from '@sluice/nest/internals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
@@ -39,11 +40,11 @@ const LOG_EVERY_MS = 10_000;
 @Injectable()
 export class PenaltyRecorder implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('SluiceAdmin');
+  private readonly waitLog = new ThrottledLogger(this.logger, LOG_EVERY_MS);
   private readonly consumer: string;
   private readonly claimIdleMs: number;
   private running = false;
   private loop: Promise<void> | undefined;
-  private lastLog = 0;
   private recordedCount = 0;
 
   constructor(
@@ -82,7 +83,7 @@ export class PenaltyRecorder implements OnApplicationBootstrap, OnApplicationShu
         if (entries.length > 0) await this.record(entries);
       } catch (error) {
         if (!this.running) break;
-        this.report(`Penalty events wait in the stream: ${(error as Error).message}`);
+        this.waitLog.warn(`Penalty events wait in the stream: ${(error as Error).message}`);
         await sleep(RETRY_MS);
       }
     }
@@ -110,12 +111,5 @@ export class PenaltyRecorder implements OnApplicationBootstrap, OnApplicationShu
     );
     this.recordedCount += fresh.length;
     for (const event of fresh) this.webhooks.send(event);
-  }
-
-  private report(message: string): void {
-    const now = Date.now();
-    if (now - this.lastLog < LOG_EVERY_MS) return;
-    this.lastLog = now;
-    this.logger.warn(message);
   }
 }

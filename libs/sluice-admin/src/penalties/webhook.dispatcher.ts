@@ -3,6 +3,7 @@ import {
   PENALTY_EVENT_TYPES,
   type PenaltyEvent,
   type PenaltyEventType,
+  ThrottledLogger,
 } from '@sluice/nest/internals';
 import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -126,6 +127,7 @@ interface Delivery {
 @Injectable()
 export class WebhookDispatcher implements OnApplicationShutdown {
   private readonly logger = new Logger('SluiceAdmin');
+  private readonly dropLog = new ThrottledLogger(this.logger, DROP_LOG_EVERY_MS);
   private readonly targets: Target[];
   /** Deliveries not on the wire (due, or awaiting a retry), oldest first. */
   private readonly waiting = new Set<Delivery>();
@@ -133,9 +135,6 @@ export class WebhookDispatcher implements OnApplicationShutdown {
   private readonly shutdown = new AbortController();
   private stopped = false;
   private pumpPending = false;
-  private dropped = 0;
-  private lastDropLog = 0;
-  private dropLog: NodeJS.Timeout | undefined;
 
   constructor(
     @Inject(ADMIN_OPTIONS) options: SluiceAdminModuleOptions,
@@ -248,19 +247,10 @@ export class WebhookDispatcher implements OnApplicationShutdown {
     for (const oldest of this.waiting) {
       if (this.waiting.size <= MAX_WAITING) break;
       this.discard(oldest);
-      this.dropped++;
-    }
-    if (this.dropped === 0 || this.dropLog) return;
-    // One message per DROP_LOG_EVERY_MS, counting every drop since the last.
-    const wait = Math.max(0, this.lastDropLog + DROP_LOG_EVERY_MS - Date.now());
-    this.dropLog = setTimeout(() => {
-      this.logger.warn(
-        `Dropped ${this.dropped} webhook deliveries: more than ${MAX_WAITING} were waiting`,
+      this.dropLog.warn(
+        `Dropped a webhook delivery of event ${oldest.event.id}: more than ${MAX_WAITING} were waiting`,
       );
-      this.dropped = 0;
-      this.lastDropLog = Date.now();
-      this.dropLog = undefined;
-    }, wait).unref();
+    }
   }
 
   private discard(delivery: Delivery): void {

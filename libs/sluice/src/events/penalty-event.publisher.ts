@@ -11,6 +11,8 @@ import type { Decision } from '../engine/decision.js';
 import { toIdentifier } from '../keys/key.builder.js';
 import type { Policy } from '../policy/policy.types.js';
 import { PENALTY_STREAM } from '../config/sluice.tokens.js';
+import { loadPeerIfInstalled } from '../peers/optional-peer.loader.js';
+import { ThrottledLogger } from '../logging/throttled.logger.js';
 import { blockDuration } from '../penalty/penalty.js';
 import type { PenaltyEvent, PenaltyEventType } from '../penalty/penalty.event.js';
 import type { PenaltyStream } from '../penalty/penalty.stream.js';
@@ -45,13 +47,13 @@ interface EmitterLike {
 @Injectable()
 export class PenaltyEventPublisher implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Sluice');
+  private readonly waitLog = new ThrottledLogger(this.logger, LOG_EVERY_MS);
   private readonly waiting: PenaltyEvent[] = [];
   private readonly reported = new Set<string>();
   private emitter: EmitterLike | undefined;
   private flushing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private dropped = 0;
-  private lastLog = 0;
 
   constructor(
     @Inject(PENALTY_STREAM) private readonly stream: PenaltyStream,
@@ -64,7 +66,10 @@ export class PenaltyEventPublisher implements OnModuleInit, OnApplicationShutdow
   }
 
   async onModuleInit(): Promise<void> {
-    const loaded = await import('@nestjs/event-emitter').catch(() => undefined);
+    const loaded = await loadPeerIfInstalled(
+      '@nestjs/event-emitter',
+      () => import('@nestjs/event-emitter'),
+    );
     if (loaded === undefined) return;
     try {
       this.emitter = this.moduleRef.get(loaded.EventEmitter2, { strict: false });
@@ -216,7 +221,9 @@ export class PenaltyEventPublisher implements OnModuleInit, OnApplicationShutdow
       try {
         await this.stream.append(batch);
       } catch (error) {
-        this.report(`Penalty events wait for Redis (${this.waiting.length}): ${String(error)}`);
+        this.waitLog.warn(
+          `Penalty events wait for Redis (${this.waiting.length}): ${String(error)}`,
+        );
         this.schedule(RETRY_MS);
         return;
       }
@@ -226,13 +233,6 @@ export class PenaltyEventPublisher implements OnModuleInit, OnApplicationShutdow
       this.logger.error(`${this.dropped} penalty events were dropped while Redis was away`);
       this.dropped = 0;
     }
-  }
-
-  private report(message: string): void {
-    const now = Date.now();
-    if (now - this.lastLog < LOG_EVERY_MS) return;
-    this.lastLog = now;
-    this.logger.warn(message);
   }
 }
 

@@ -5,6 +5,7 @@ import type { ConsumeOptions } from '../engine/sluice.engine.js';
 import type { Policy } from '../policy/policy.types.js';
 import { LocalFallback } from './local.fallback.js';
 import { SLUICE_CLOCK } from '../config/sluice.tokens.js';
+import { ThrottledLogger } from '../logging/throttled.logger.js';
 
 const STORE_ERROR_RETRY_MS = 1000;
 const STORE_ERROR_LOG_EVERY_MS = 10_000;
@@ -16,13 +17,18 @@ const STORE_ERROR_LOG_EVERY_MS = 10_000;
  */
 @Injectable()
 export class StoreOutageDecider {
-  private readonly logger = new Logger('Sluice');
-  private lastLoggedMs = Number.NEGATIVE_INFINITY;
+  private readonly logger: ThrottledLogger;
 
   constructor(
     @Inject(LocalFallback) private readonly local: LocalFallback,
-    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
-  ) {}
+    @Inject(SLUICE_CLOCK) clock: Clock,
+  ) {
+    this.logger = new ThrottledLogger(
+      new Logger('Sluice'),
+      STORE_ERROR_LOG_EVERY_MS,
+      () => clock() / 1000,
+    );
+  }
 
   async decide(
     policies: Policy[],
@@ -30,11 +36,7 @@ export class StoreOutageDecider {
     options: ConsumeOptions,
     error: unknown,
   ): Promise<Decision> {
-    const nowMs = this.clock() / 1000;
-    if (nowMs - this.lastLoggedMs >= STORE_ERROR_LOG_EVERY_MS) {
-      this.lastLoggedMs = nowMs;
-      this.logger.error(`Store unavailable, deciding by onStoreError: ${String(error)}`);
-    }
+    this.logger.error(`Store unavailable, deciding by onStoreError: ${String(error)}`);
     const local = policies.filter((policy) => policy.onStoreError === 'local');
     const localDecision =
       local.length > 0 ? await this.local.consume(local, identifier, options) : undefined;

@@ -22,6 +22,25 @@ export async function loadOptionalPeer<T>(
   return loaded;
 }
 
+/**
+ * Loads a peer that only adds to a feature when present (the event emitter): undefined when it is
+ * not installed, the same version check as loadOptionalPeer when it is.
+ */
+export async function loadPeerIfInstalled<T>(
+  name: string,
+  load: () => Promise<T>,
+): Promise<T | undefined> {
+  let loaded: T;
+  try {
+    loaded = await load();
+  } catch (error) {
+    if (isMissing(error, name)) return undefined;
+    throw error;
+  }
+  assertPeerVersions([name]);
+  return loaded;
+}
+
 function isMissing(error: unknown, name: string): boolean {
   const { code, message } = error as { code?: string; message?: string };
   return (

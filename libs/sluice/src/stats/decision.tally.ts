@@ -6,6 +6,7 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import type { Clock } from '../clock/clock.js';
+import { ThrottledLogger } from '../logging/throttled.logger.js';
 import type { Decision } from '../engine/decision.js';
 import { DECISION_STATS, SLUICE_CLOCK } from '../config/sluice.tokens.js';
 import { outcomeOf } from './decision-outcome.js';
@@ -29,7 +30,7 @@ const LOG_EVERY_MS = 60_000;
  */
 @Injectable()
 export class DecisionTally implements OnModuleInit, OnApplicationShutdown {
-  private readonly logger = new Logger('Sluice');
+  private readonly logger = new ThrottledLogger(new Logger('Sluice'), LOG_EVERY_MS);
   /** The second being counted, and its counts by policy. */
   private second = 0;
   private current = new Map<string, PolicyCounts>();
@@ -37,7 +38,6 @@ export class DecisionTally implements OnModuleInit, OnApplicationShutdown {
   private ended: PolicyCounts[] = [];
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private lastLog = 0;
 
   constructor(
     @Inject(DECISION_STATS) private readonly store: DecisionStatsStore,
@@ -75,9 +75,6 @@ export class DecisionTally implements OnModuleInit, OnApplicationShutdown {
     try {
       await this.store.add(counted);
     } catch (error) {
-      const now = Date.now();
-      if (now - this.lastLog < LOG_EVERY_MS) return;
-      this.lastLog = now;
       this.logger.warn(`Decision counts of the last second were not stored: ${String(error)}`);
     }
   }

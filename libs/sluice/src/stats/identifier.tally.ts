@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import type { Decision } from '../engine/decision.js';
 import { IDENTIFIER_STATS } from '../config/sluice.tokens.js';
+import { ThrottledLogger } from '../logging/throttled.logger.js';
 import { getOrAdd, newMap } from '../collections/get-or-add.js';
 import type { IdentifierCount, IdentifierStatsStore } from './identifier-stats.store.js';
 
@@ -24,12 +25,11 @@ const LOG_EVERY_MS = 60_000;
  */
 @Injectable()
 export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
-  private readonly logger = new Logger('Sluice');
+  private readonly logger = new ThrottledLogger(new Logger('Sluice'), LOG_EVERY_MS);
   /** Policy → key kind → identifier → its counts since the last flush. */
   private current = new Map<string, Map<string, Map<string, IdentifierCount>>>();
   private tracked = 0;
   private timer: NodeJS.Timeout | undefined;
-  private lastLog = 0;
 
   constructor(@Inject(IDENTIFIER_STATS) private readonly store: IdentifierStatsStore) {}
 
@@ -97,9 +97,6 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
     try {
       await this.store.add(sent);
     } catch (error) {
-      const now = Date.now();
-      if (now - this.lastLog < LOG_EVERY_MS) return;
-      this.lastLog = now;
       this.logger.warn(`Identifier counts of the last second were not stored: ${String(error)}`);
     }
   }

@@ -1,0 +1,41 @@
+/** Where a ThrottledLogger writes: Nest's Logger, or anything with its warn and error. */
+export interface LogSink {
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/**
+ * Writes at most one message per interval. A failure that repeats on every request or every
+ * second (Redis or PostgreSQL away) leaves one line per interval instead of thousands; the
+ * messages held back are counted, and the next line written says how many there were.
+ */
+export class ThrottledLogger {
+  private lastMs = Number.NEGATIVE_INFINITY;
+  private held = 0;
+
+  constructor(
+    private readonly sink: LogSink,
+    private readonly everyMs: number,
+    private readonly nowMs: () => number = Date.now,
+  ) {}
+
+  warn(message: string): void {
+    this.write('warn', message);
+  }
+
+  error(message: string): void {
+    this.write('error', message);
+  }
+
+  private write(level: keyof LogSink, message: string): void {
+    const now = this.nowMs();
+    if (now - this.lastMs < this.everyMs) {
+      this.held++;
+      return;
+    }
+    this.lastMs = now;
+    const held = this.held === 0 ? '' : ` (${this.held} more like it since the last message)`;
+    this.held = 0;
+    this.sink[level](message + held);
+  }
+}
