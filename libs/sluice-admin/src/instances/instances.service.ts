@@ -1,10 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PolicyBus } from '@sluice/nest/internals';
+import { PolicyBus, STALE_AFTER_MS } from '@sluice/nest/internals';
 import type { InstanceList } from '../common/admin-api.types.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
-
-/** An instance that has not heartbeaten for this long is shown as stale (DESIGN §6). */
-export const STALE_AFTER_MS = 30_000;
 
 /** Every instance's heartbeat beside the version Redis holds; needs Redis only. */
 @Injectable()
