@@ -5,12 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PenaltyWebhook } from '../config/sluice-admin-options.interface.js';
-import {
-  resolveWebhooks,
-  WebhookDispatcher,
-  type RetryTimer,
-  type WebhookTiming,
-} from './webhook.dispatcher.js';
+import { resolveWebhooks } from './webhook-options.schema.js';
+import { WebhookDispatcher } from './webhook.dispatcher.js';
+import type { RetryTimer, WebhookTiming } from './webhook.timing.js';
 
 const SECRET = 'a-secret-of-some-length';
 const TIMING: WebhookTiming = { firstRetryMs: 20, maxRetryMs: 100, attempts: 4 };
