@@ -1,4 +1,4 @@
-// DESIGN §3 (keys): `<prefix>:{<keyKind>:<identifier>}:<policy>:<part>`; identifiers longer than
+// Keys (docs/algorithms.md, keys, hash tags and identifiers): `<prefix>:{<keyKind>:<identifier>}:<policy>:<part>`; identifiers longer than
 // 128 characters, or holding `{`, `}`, whitespace or control characters, are hashed. Hostile
 // identifiers must neither crash the engine, nor break slotting on Redis Cluster, nor share
 // counters with one another.

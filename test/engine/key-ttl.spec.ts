@@ -1,5 +1,5 @@
-// DESIGN §3: "Every key has a TTL no longer than the time until its state equals a fresh key's;
-// no sequence of calls leaves a key without one (sub-second periods included)."
+// TTLs (docs/algorithms.md): every key's TTL ends no later than the moment its state would equal a
+// fresh key's, and no sequence of calls leaves a key without one, sub-second periods included.
 // A seeded fuzz run against the single server, on Redis's own clock (no injected clock). Set
 // SLUICE_FUZZ_SEED to replay a run.
 import { setTimeout as sleep } from 'node:timers/promises';

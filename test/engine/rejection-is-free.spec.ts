@@ -1,5 +1,6 @@
-// DESIGN §3: "A rejected request costs nothing: the only state it may change is the violation
-// count of a policy that has a `penalty`." Checked byte for byte with DUMP on a real Redis.
+// A refusal charges nothing (docs/architecture.md, rules of the hot path): the only state it may
+// change is the violation count of a policy with a `penalty`. Checked byte for byte with DUMP on
+// a real Redis.
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -58,7 +58,7 @@ const ADMIN_CONTROLLERS = [
 ];
 
 /**
- * The admin API over PostgreSQL (DESIGN §9): `SluiceAdminModule.forRoot({ database, auth, path })`
+ * The admin API over PostgreSQL (docs/operations.md): `SluiceAdminModule.forRoot({ database, auth, path })`
  * or `.forRootAsync({ imports, inject, useFactory | useClass | useExisting, path })`. Needs
  * SluiceModule in the same application: it publishes through its PolicyBus.
  */

@@ -1,4 +1,4 @@
-// DESIGN §10 under load: Redis blackholed, reset or dropped behind a fault proxy while an Express
+// Failures under load (docs/operations.md): Redis blackholed, reset or dropped behind a fault proxy while an Express
 // and a Fastify instance keep answering by each policy's onStoreError, then decide in Redis again.
 import { PolicyBus } from '@sluice/nest/internals';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

@@ -25,7 +25,10 @@ import {
   ADMIN_ENTITIES,
   ADMIN_MIGRATIONS,
 } from '../../../libs/sluice-admin/src/database/admin.persistence.js';
-import { ADMIN_OPTIONS, ADMIN_PATH } from '../../../libs/sluice-admin/src/config/sluice-admin.tokens.js';
+import {
+  ADMIN_OPTIONS,
+  ADMIN_PATH,
+} from '../../../libs/sluice-admin/src/config/sluice-admin.tokens.js';
 
 /** Stands in for the admin API: one route per role. */
 @Controller('things')

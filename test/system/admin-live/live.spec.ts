@@ -178,7 +178,7 @@ describe.each(ADAPTERS)('live counters and the panel on %s', (adapter) => {
       const second = events.find(isHermionesSecond);
       expect(second, JSON.stringify(events)).toBeDefined();
       expect((second!.data as AdminEventMap['stats']).policies.attempts!.allowed).toBe(1);
-      // DESIGN §8: the panel is no more than 2 s behind.
+      // The panel is at most 2 s behind (docs/architecture.md, live counters).
       expect(Date.now() - started).toBeLessThan(2_600);
       const instances = events.find((event) => event.type === 'instances');
       expect((instances!.data as AdminEventMap['instances']).instances.length).toBeGreaterThan(0);

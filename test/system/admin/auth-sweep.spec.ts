@@ -1,5 +1,5 @@
-// DESIGN §9: "every admin route needs Authorization: Bearer <token> or the panel's session
-// cookie", with viewer < operator < admin. The routes are read from the running app's router, so
+// Every admin route needs `Authorization: Bearer <token>` or the panel's session cookie, with
+// viewer < operator < admin (docs/security.md, docs/operations.md credentials and roles). The routes are read from the running app's router, so
 // a route added without its line in GRANTS fails this test instead of going unchecked.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AppModule } from '../../../apps/demo/src/app.module.js';
@@ -19,7 +19,7 @@ import {
 
 type Grant = AdminRole | 'public';
 
-/** Who may call each admin route: the role table of DESIGN §9. */
+/** Who may call each admin route: the role table of docs/operations.md. */
 const GRANTS: Record<string, Grant> = {
   'POST /session': 'public',
   'GET /session': 'viewer',

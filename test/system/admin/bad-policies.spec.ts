@@ -1,5 +1,5 @@
-// DESIGN §4: "An invalid policy is refused with a 400 naming each bad field; nothing is
-// half-written." A corpus of bad policies goes to a running demo's admin API; afterwards the
+// An invalid policy is refused with a 400 that names each bad field, and nothing of it is
+// written (docs/architecture.md, a policy change). A corpus of bad policies goes to a running demo's admin API; afterwards the
 // database and the Redis snapshot are byte for byte what they were.
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

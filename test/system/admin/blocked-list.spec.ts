@@ -1,4 +1,4 @@
-// DESIGN §9: GET /blocked lists who is blocked now; with 10 000 identifiers blocked it must still
+// GET /blocked (docs/operations.md, blocked users) lists who is blocked now; with 10 000 identifiers blocked it must still
 // answer within 200 ms (median of several runs).
 import type { BlockedList } from '@sluice/admin';
 import { PenaltyEventPublisher, SluiceService } from '@sluice/nest/internals';

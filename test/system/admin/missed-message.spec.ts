@@ -1,4 +1,4 @@
-// DESIGN §6: pub/sub loses messages while a subscriber is away, so instances re-sync on
+// A policy change (docs/architecture.md): pub/sub loses messages while a subscriber is away, so instances re-sync on
 // reconnect and poll the version; they apply only versions newer than their own, and the stored
 // snapshot is never replaced by an older one.
 import type { Redis } from 'ioredis';
@@ -25,7 +25,7 @@ import {
 } from './support/admin-demo.js';
 
 const INSTANCES = 3;
-/** DESIGN §6: instances poll the stored version every 5 s. */
+/** Instances poll the stored version every 5 s (docs/architecture.md, a policy change). */
 const POLL_INTERVAL_MS = 5_000;
 const CONVERGE_MS = 5_000;
 /** How long subscribers are kept away around a change. */

@@ -1,4 +1,4 @@
-// DESIGN §7: penalty events wait in a Redis Stream while PostgreSQL or the admin is down, and the
+// A penalty event (docs/architecture.md): penalty events wait in a Redis Stream while PostgreSQL or the admin is down, and the
 // admin records each exactly once when it can: nothing lost, nothing twice.
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

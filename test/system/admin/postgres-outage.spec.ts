@@ -1,4 +1,4 @@
-// DESIGN §10: with PostgreSQL down, guards are unaffected and admin writes answer 503; when it is
+// When PostgreSQL is down (docs/operations.md): with PostgreSQL down, guards are unaffected and admin writes answer 503; when it is
 // back, writes succeed again and propagate, without restarting anything.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

@@ -1,4 +1,4 @@
-// DESIGN §7: an instance caches the blocks it has seen and refuses them without asking Redis; a
+// A penalty event (docs/architecture.md): an instance caches the blocks it has seen and refuses them without asking Redis; a
 // block lifted through any instance's admin API is forgotten by every instance within a second.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';

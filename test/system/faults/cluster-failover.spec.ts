@@ -1,4 +1,4 @@
-// DESIGN §10: a Redis Cluster master hands over to its replica (CLUSTER FAILOVER) under load;
+// Failures (docs/operations.md, when Redis or PostgreSQL is down): a Redis Cluster master hands over to its replica (CLUSTER FAILOVER) under load;
 // decisions continue, none crosses slots, and whatever fails is answered by the fail mode.
 import { PolicyBus, SluiceService } from '@sluice/nest/internals';
 import { Cluster, Redis } from 'ioredis';

@@ -1,4 +1,4 @@
-// DESIGN §10: the test's own redis-server crashes (SIGKILL) under load and comes back empty; and
+// Failures (docs/operations.md): the test's own redis-server crashes (SIGKILL) under load and comes back empty; and
 // an instance starts while Redis is down, says so, and syncs the published policies once it is up.
 import { PolicyBus, SluiceConnection, SluiceEngine } from '@sluice/nest/internals';
 import type { Redis } from 'ioredis';

@@ -180,7 +180,7 @@ export interface UnblockResult {
 /** `active` until it ends; `expired` when it ran its course; `lifted` by hand or by a newer block. */
 export type PenaltyState = 'active' | 'expired' | 'lifted';
 
-/** One block in the penalty history (DESIGN §7). */
+/** One block in the penalty history. */
 export interface PenaltyRecord {
   id: string;
   policy: string;
@@ -245,7 +245,7 @@ export interface SignInRequest {
   password: string;
 }
 
-/** What the instances count of their decisions, per policy and second (DESIGN §8). */
+/** What the instances count of their decisions, per policy and second (docs/architecture.md, live counters). */
 export const DECISION_COUNTS = [
   'allowed',
   'rejected',

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { bigintAsNumber } from './bigint.transformer.js';
 
-/** Who changed what (DESIGN §7); the table refuses UPDATE, DELETE and TRUNCATE. */
+/** Who changed what (docs/architecture.md, a policy change); the table refuses UPDATE, DELETE and TRUNCATE. */
 @Entity({ name: 'sluice_admin_audit' })
 export class AdminAuditEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })

@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import type { PenaltyTrigger } from '@sluice/nest/internals';
 import { bigintAsNumber } from './bigint.transformer.js';
 
-/** A block's history (DESIGN §7), written from the penalty event stream. */
+/** A block's history (docs/architecture.md, a penalty event), written from the penalty event stream. */
 @Entity({ name: 'sluice_penalty' })
 export class PenaltyEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })

@@ -12,7 +12,7 @@ import { SnapshotPublisher } from '../policies/snapshot.publisher.js';
 import { recordAudit } from '../database/audit.recorder.js';
 import { enforcementBodySchema } from './enforcement-body.schema.js';
 
-/** The global switch (DESIGN §4): audited and versioned like any policy change. */
+/** The global switch (docs/architecture.md, choices worth knowing): audited and versioned like any policy change. */
 @Injectable()
 export class EnforcementService {
   constructor(

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** What each instance reports about itself (DESIGN §6). */
+/** What each instance reports about itself (docs/operations.md, seeing that it did). */
 export interface InstanceHeartbeat {
   id: string;
   host: string;

@@ -1,4 +1,4 @@
-/** The policy set the admin publishes and every instance applies (DESIGN §6). */
+/** The policy set the admin publishes and every instance applies (docs/architecture.md, a policy change). */
 export interface PolicySnapshot {
   /** Bumped by every change: a policy, or the enforcement switch. */
   version: number;

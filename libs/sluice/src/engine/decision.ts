@@ -12,7 +12,7 @@ export interface AppliedOverride {
   expiresAt: number | null;
 }
 
-/** One policy's part of a decision (DESIGN §3). */
+/** One policy's part of a decision (docs/guide.md, decision). */
 export interface PolicyDecision {
   allowed: boolean;
   policy: string;

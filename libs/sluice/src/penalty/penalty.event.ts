@@ -23,7 +23,7 @@ export interface PenaltyTrigger {
 }
 
 /**
- * One block's start, escalation, manual start or lifting (DESIGN §7), as an instance saw it.
+ * One block's start, escalation, manual start or lifting (docs/architecture.md, a penalty event), as an instance saw it.
  * Times are epoch milliseconds. `id` is unique per event, so a consumer that receives an event
  * twice can tell.
  */

@@ -8,7 +8,7 @@ export interface PenaltyStreamEntry {
 
 /**
  * Where instances append penalty events and the admin consumes them with a consumer group
- * (DESIGN §7): a Redis Stream, or this process alone without Redis. An entry read and not yet
+ * (docs/architecture.md, a penalty event): a Redis Stream, or this process alone without Redis. An entry read and not yet
  * acknowledged stays pending for its consumer, so nothing is lost when the reader fails.
  */
 export interface PenaltyStream {

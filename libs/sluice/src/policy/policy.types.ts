@@ -23,7 +23,7 @@ export interface PolicyOverride {
   expiresAt?: string | number | null;
 }
 
-/** A policy as code or an operator writes it (DESIGN §4). */
+/** A policy as code or an operator writes it (docs/guide.md, policies). */
 export interface PolicyInput {
   name: string;
   algorithm: AlgorithmName;

@@ -1,6 +1,6 @@
 import type { DecisionOutcome } from './decision-outcome.js';
 
-/** The counts kept per policy and second (DESIGN §8); a block met in the cache counts as blocked. */
+/** The counts kept per policy and second (docs/architecture.md, live counters); a block met in the cache counts as blocked. */
 export interface DecisionCounts {
   allowed: number;
   rejected: number;
