@@ -4,7 +4,6 @@ import { Theme } from '@radix-ui/themes';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { BrowserRouter } from 'react-router';
 import { ApiError } from './api/client';
 import { App } from './app/App';
 
@@ -23,9 +22,7 @@ createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
       <Theme accentColor="indigo" grayColor="slate" radius="medium">
-        <BrowserRouter basename={import.meta.env.BASE_URL.replace(/\/$/, '')}>
-          <App />
-        </BrowserRouter>
+        <App />
       </Theme>
     </QueryClientProvider>
   </StrictMode>,
