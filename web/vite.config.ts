@@ -20,7 +20,6 @@ export default defineConfig({
   build: {
     outDir: source('../libs/sluice-admin/dist/panel'),
     emptyOutDir: true,
-    chunkSizeWarningLimit: 1500,
   },
   server: {
     proxy: {
