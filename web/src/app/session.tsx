@@ -1,15 +1,9 @@
-import type { AdminRole, SessionView } from '@sluice/admin/api';
+import { roleSatisfies, type AdminRole, type SessionView } from '@sluice/admin/api';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api } from '../api/client';
+import { queryKeys } from '../api/query-keys';
 
-const ROLE_ORDER: readonly AdminRole[] = ['viewer', 'operator', 'admin'];
-
-/** The same order the server checks: admin ⊇ operator ⊇ viewer. */
-export function roleSatisfies(role: AdminRole, needed: AdminRole): boolean {
-  return ROLE_ORDER.indexOf(role) >= ROLE_ORDER.indexOf(needed);
-}
-
-export const SESSION_KEY = ['session'] as const;
+export const SESSION_KEY = queryKeys.session;
 
 /** Who is signed in; `null` when nobody is (the server answered 401). */
 export function useSession() {

@@ -2,6 +2,7 @@ import { Text, TextField } from '@radix-ui/themes';
 import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { ApiError } from '../api/client';
+import { queryKeys } from '../api/query-keys';
 import { Field } from './Field';
 import { useUrlFilters } from './FilterForm';
 import { localInputToIso } from './format';
@@ -29,7 +30,7 @@ export function useFilteredPages<Name extends string, Page extends CursorPage>(
     query[name] = name === 'from' || name === 'to' ? localInputToIso(value) : value || undefined;
   }
   const result = useQuery({
-    queryKey: [key, query, pages.cursor],
+    queryKey: queryKeys.pages(key, query, pages.cursor),
     queryFn: () => read(query, pages.cursor),
   });
   const errors = result.error instanceof ApiError ? result.error.fieldErrors : {};

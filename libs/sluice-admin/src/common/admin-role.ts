@@ -1,6 +1,7 @@
 /** What each role may do: viewer reads, operator also blocks/resets/overrides, admin everything. */
 export type AdminRole = 'viewer' | 'operator' | 'admin';
 
+/** The roles, each allowed what the ones before it are. */
 export const ADMIN_ROLES: readonly AdminRole[] = ['viewer', 'operator', 'admin'];
 
 export function isAdminRole(value: unknown): value is AdminRole {

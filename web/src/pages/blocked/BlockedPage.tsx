@@ -6,11 +6,11 @@ import { Countdown } from '../../shared/Countdown';
 import { Field } from '../../shared/Field';
 import { formatTime } from '../../shared/format';
 import { QueryState } from '../../shared/QueryState';
-import { BlockDialog } from './BlockDialog';
+import { BlockDialog } from '../../shared/BlockDialog';
 import { useBlockedList } from './blocked.hooks';
-import { PolicySelect } from './PolicySelect';
-import { ResetCountersDialog } from './ResetCountersDialog';
-import { UnblockDialog } from './UnblockDialog';
+import { PolicySelect } from '../../shared/PolicySelect';
+import { ResetCountersDialog } from '../../shared/ResetCountersDialog';
+import { UnblockDialog } from '../../shared/UnblockDialog';
 
 export function BlockedPage() {
   const canAct = useCan('operator');

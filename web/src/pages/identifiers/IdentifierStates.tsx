@@ -3,9 +3,9 @@ import { Badge, Flex, Heading, Table, Text } from '@radix-ui/themes';
 import { useCan } from '../../app/session';
 import { formatDuration, formatTime } from '../../shared/format';
 import { ErrorCallout } from '../../shared/QueryState';
-import { BlockDialog } from '../blocked/BlockDialog';
-import { ResetCountersDialog } from '../blocked/ResetCountersDialog';
-import { UnblockDialog } from '../blocked/UnblockDialog';
+import { BlockDialog } from '../../shared/BlockDialog';
+import { ResetCountersDialog } from '../../shared/ResetCountersDialog';
+import { UnblockDialog } from '../../shared/UnblockDialog';
 import { useIdentifierStates, useIdentifierTraffic } from './identifiers.hooks';
 
 interface IdentifierStatesProps {

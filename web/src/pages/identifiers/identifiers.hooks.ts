@@ -1,6 +1,7 @@
 import { useQueries, useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
-import { usePolicies } from '../policies/policies.hooks';
+import { queryKeys } from '../../api/query-keys';
+import { usePolicies } from '../../shared/policies.hooks';
 
 const HISTORY_SIZE = 20;
 
@@ -10,7 +11,7 @@ export function useIdentifierStates(identifier: string) {
   const names = policies.data?.policies.map((policy) => policy.name) ?? [];
   const states = useQueries({
     queries: names.map((policy) => ({
-      queryKey: ['identifier', identifier, 'inspect', policy],
+      queryKey: queryKeys.identifiers.inspect(identifier, policy),
       queryFn: () => api.inspect(policy, identifier),
       enabled: identifier !== '',
       refetchInterval: 5_000,
@@ -21,7 +22,7 @@ export function useIdentifierStates(identifier: string) {
 
 export function useIdentifierTraffic(identifier: string) {
   return useQuery({
-    queryKey: ['identifier', identifier, 'traffic'],
+    queryKey: queryKeys.identifiers.traffic(identifier),
     queryFn: () => api.identifiers({ q: identifier, limit: 100 }),
     enabled: identifier !== '',
     refetchInterval: 5_000,
@@ -30,7 +31,7 @@ export function useIdentifierTraffic(identifier: string) {
 
 export function useIdentifierPenalties(identifier: string) {
   return useQuery({
-    queryKey: ['identifier', identifier, 'penalties'],
+    queryKey: queryKeys.identifiers.penalties(identifier),
     queryFn: () => api.penalties({ identifier, limit: HISTORY_SIZE }),
     enabled: identifier !== '',
   });

@@ -8,31 +8,23 @@ import {
   Text,
   TextField,
 } from '@radix-ui/themes';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { api } from '../../api/client';
 import { useCan } from '../../app/session';
 import { Field } from '../../shared/Field';
-
-const ENFORCEMENT_KEY = ['enforcement'] as const;
+import { useEnforcement, useSetEnforcement } from './overview.hooks';
 
 /** The global switch: off, every policy counts and reports but none refuses. Admins only. */
 export function EnforcementSwitch() {
-  const queryClient = useQueryClient();
   const isAdmin = useCan('admin');
   const labelId = useId();
-  const state = useQuery({ queryKey: ENFORCEMENT_KEY, queryFn: api.enforcement.get });
+  const state = useEnforcement();
   const [confirming, setConfirming] = useState(false);
   const [comment, setComment] = useState('');
-  const change = useMutation({
-    mutationFn: (enabled: boolean) =>
-      api.enforcement.set({ enabled, comment: comment.trim() || null }),
-    onSuccess: (next) => {
-      queryClient.setQueryData(ENFORCEMENT_KEY, next);
-      setConfirming(false);
-      setComment('');
-    },
+  const change = useSetEnforcement(() => {
+    setConfirming(false);
+    setComment('');
   });
+  const turn = (enabled: boolean) => change.mutate({ enabled, comment: comment.trim() || null });
   const enabled = state.data?.enabled;
   if (enabled === undefined) return null;
   return (
@@ -46,7 +38,7 @@ export function EnforcementSwitch() {
             aria-labelledby={labelId}
             checked={enabled}
             disabled={change.isPending}
-            onCheckedChange={(checked) => (checked ? change.mutate(true) : setConfirming(true))}
+            onCheckedChange={(checked) => (checked ? turn(true) : setConfirming(true))}
           />
         ) : null}
         <Badge color={enabled ? 'green' : 'red'}>
@@ -79,7 +71,7 @@ export function EnforcementSwitch() {
                 Keep it on
               </Button>
             </AlertDialog.Cancel>
-            <Button color="red" loading={change.isPending} onClick={() => change.mutate(false)}>
+            <Button color="red" loading={change.isPending} onClick={() => turn(false)}>
               Turn off
             </Button>
           </Flex>

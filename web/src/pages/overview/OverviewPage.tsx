@@ -1,5 +1,5 @@
 import { Badge, Callout, Flex, Grid, Heading, Text } from '@radix-ui/themes';
-import { usePolicies } from '../policies/policies.hooks';
+import { usePolicies } from '../../shared/policies.hooks';
 import { EnforcementSwitch } from './EnforcementSwitch';
 import { InstancesTable } from './InstancesTable';
 import { useLiveEvents } from './live-events.hooks';

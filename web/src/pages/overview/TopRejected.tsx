@@ -1,19 +1,14 @@
 import { Flex, Heading, Table, Text } from '@radix-ui/themes';
-import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api } from '../../api/client';
 import { formatTime } from '../../shared/format';
 import { QueryState } from '../../shared/QueryState';
+import { useTopIdentifiers } from './overview.hooks';
 
 const SHOWN = 10;
 
 /** The identifiers refused most over the last day, across policies. */
 export function TopRejected() {
-  const identifiers = useQuery({
-    queryKey: ['identifier', 'top'],
-    queryFn: () => api.identifiers({ limit: 50 }),
-    refetchInterval: 5_000,
-  });
+  const identifiers = useTopIdentifiers();
   return (
     <Flex direction="column" gap="2">
       <Heading as="h3" size="4">

@@ -2,6 +2,7 @@ import type { AdminEventMap, InstanceList, StatsPoint } from '@sluice/admin/api'
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, EVENTS_URL } from '../../api/client';
+import { queryKeys } from '../../api/query-keys';
 
 /** How much history the charts show, in seconds. */
 export const WINDOW_SECONDS = 300;
@@ -30,11 +31,11 @@ export function mergePoints(current: StatsPoint[], incoming: StatsPoint[]): Stat
  */
 export function useLiveEvents(): LiveEvents {
   const history = useQuery({
-    queryKey: ['stats', WINDOW_SECONDS],
+    queryKey: queryKeys.stats(WINDOW_SECONDS),
     queryFn: () => api.stats({ seconds: WINDOW_SECONDS }),
     staleTime: Infinity,
   });
-  const firstInstances = useQuery({ queryKey: ['instances'], queryFn: api.instances });
+  const firstInstances = useQuery({ queryKey: queryKeys.instances, queryFn: api.instances });
   const [points, setPoints] = useState<StatsPoint[]>([]);
   const [instances, setInstances] = useState<InstanceList | null>(null);
   const [stream, setStream] = useState<StreamState>('connecting');

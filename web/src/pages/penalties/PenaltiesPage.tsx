@@ -6,7 +6,7 @@ import { Field } from '../../shared/Field';
 import { FilterForm } from '../../shared/FilterForm';
 import { PagedResults, TimeRangeFields, useFilteredPages } from '../../shared/FilteredPages';
 import { formatDuration, formatTime } from '../../shared/format';
-import { PolicySelect } from '../blocked/PolicySelect';
+import { PolicySelect } from '../../shared/PolicySelect';
 import { downloadBlob } from './download';
 
 const PAGE_SIZE = 50;

@@ -1,16 +1,13 @@
 import type { PolicyWriteRequest } from '@sluice/admin/api';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api/client';
+import { queryKeys } from '../../api/query-keys';
 
-export const POLICIES_KEY = ['policies'] as const;
-
-export function usePolicies() {
-  return useQuery({ queryKey: POLICIES_KEY, queryFn: api.policies.list });
-}
+export { usePolicies } from '../../shared/policies.hooks';
 
 export function usePolicy(name: string | undefined) {
   return useQuery({
-    queryKey: [...POLICIES_KEY, name],
+    queryKey: queryKeys.policies.one(name),
     queryFn: () => api.policies.get(name as string),
     enabled: name !== undefined,
   });
@@ -18,7 +15,7 @@ export function usePolicy(name: string | undefined) {
 
 export function useRevisions(name: string) {
   return useQuery({
-    queryKey: [...POLICIES_KEY, name, 'revisions'],
+    queryKey: queryKeys.policies.revisions(name),
     queryFn: () => api.policies.revisions(name),
   });
 }
@@ -28,8 +25,8 @@ export function useSavePolicy(name: string) {
   return useMutation({
     mutationFn: (body: PolicyWriteRequest) => api.policies.put(name, body),
     onSuccess: (policy) => {
-      queryClient.setQueryData([...POLICIES_KEY, name], policy);
-      return queryClient.invalidateQueries({ queryKey: POLICIES_KEY });
+      queryClient.setQueryData(queryKeys.policies.one(name), policy);
+      return queryClient.invalidateQueries({ queryKey: queryKeys.policies.all });
     },
   });
 }
@@ -39,7 +36,7 @@ export function useDeletePolicy(name: string) {
   return useMutation({
     mutationFn: (body: { version: number; comment: string | null }) =>
       api.policies.remove(name, body),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: POLICIES_KEY }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.policies.all }),
   });
 }
 
@@ -47,6 +44,6 @@ export function useRestoreRevision(name: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (version: number) => api.policies.restore(name, version),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: POLICIES_KEY }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.policies.all }),
   });
 }

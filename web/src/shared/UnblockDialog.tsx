@@ -1,7 +1,7 @@
 import { AlertDialog, Button, Callout, Flex, Text, TextField } from '@radix-ui/themes';
 import { useState } from 'react';
-import { Field } from '../../shared/Field';
-import { useUnblock } from './blocked.hooks';
+import { Field } from './Field';
+import { useUnblock } from './block-actions.hooks';
 
 interface UnblockDialogProps {
   policy: string;

@@ -1,8 +1,8 @@
 import { Button, Callout, Dialog, Flex, TextField } from '@radix-ui/themes';
 import { useState, type FormEvent } from 'react';
-import { ApiError } from '../../api/client';
-import { Field } from '../../shared/Field';
-import { useResetCounters } from './blocked.hooks';
+import { ApiError } from '../api/client';
+import { Field } from './Field';
+import { useResetCounters } from './block-actions.hooks';
 import { PolicySelect } from './PolicySelect';
 
 interface ResetCountersDialogProps {

@@ -1,5 +1,5 @@
 import { forwardRef, type SelectHTMLAttributes } from 'react';
-import { usePolicies } from '../policies/policies.hooks';
+import { usePolicies } from './policies.hooks';
 
 type PolicySelectProps = SelectHTMLAttributes<HTMLSelectElement> & {
   /** The first option's text, for "any policy"; absent: a policy must be chosen. */

@@ -1,0 +1,30 @@
+/**
+ * Every React Query key the panel uses, in one place. Keys are arrays whose first part names
+ * what they hold, so invalidating a prefix (`queryKeys.policies.all`) reaches every key under it.
+ */
+export const queryKeys = {
+  session: ['session'] as const,
+  enforcement: ['enforcement'] as const,
+  instances: ['instances'] as const,
+  stats: (seconds: number) => ['stats', seconds] as const,
+  policies: {
+    all: ['policies'] as const,
+    one: (name: string | undefined) => ['policies', name] as const,
+    revisions: (name: string) => ['policies', name, 'revisions'] as const,
+  },
+  blocked: {
+    all: ['blocked'] as const,
+    list: (query: { policy?: string; q?: string }) => ['blocked', query] as const,
+  },
+  identifiers: {
+    all: ['identifier'] as const,
+    top: ['identifier', 'top'] as const,
+    inspect: (identifier: string, policy: string) =>
+      ['identifier', identifier, 'inspect', policy] as const,
+    traffic: (identifier: string) => ['identifier', identifier, 'traffic'] as const,
+    penalties: (identifier: string) => ['identifier', identifier, 'penalties'] as const,
+  },
+  /** A filtered, paged list (penalties, audit): its screen, the filters and the cursor. */
+  pages: (screen: string, query: unknown, cursor: string | undefined) =>
+    [screen, query, cursor] as const,
+};

@@ -1,0 +1,56 @@
+import type { BlockRequest } from '@sluice/admin/api';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api } from '../api/client';
+import { queryKeys } from '../api/query-keys';
+
+// Blocking, lifting and resetting by hand, from the Blocked and the Identifiers screens alike.
+
+/** Everything that shows blocks or counters is read again after an action on them. */
+function useRefreshAfter() {
+  const queryClient = useQueryClient();
+  return () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: queryKeys.blocked.all }),
+      queryClient.invalidateQueries({ queryKey: queryKeys.identifiers.all }),
+    ]);
+}
+
+export interface UnblockInput {
+  policy: string;
+  identifier: string;
+  keyKind: string;
+  reason: string;
+  /** Lifting leaves the counters: a client still over the limit would be refused again. */
+  resetCounters: boolean;
+}
+
+export function useUnblock() {
+  const refresh = useRefreshAfter();
+  return useMutation({
+    mutationFn: async (input: UnblockInput) => {
+      await api.blocked.unblock(input.policy, input.identifier, {
+        keyKind: input.keyKind,
+        reason: input.reason.trim() === '' ? undefined : input.reason,
+      });
+      if (input.resetCounters) await api.resetCounters(input.policy, input.identifier);
+    },
+    onSettled: refresh,
+  });
+}
+
+export function useBlock() {
+  const refresh = useRefreshAfter();
+  return useMutation({
+    mutationFn: (input: BlockRequest) => api.blocked.block(input),
+    onSettled: refresh,
+  });
+}
+
+export function useResetCounters() {
+  const refresh = useRefreshAfter();
+  return useMutation({
+    mutationFn: (input: { policy: string; identifier: string }) =>
+      api.resetCounters(input.policy, input.identifier),
+    onSettled: refresh,
+  });
+}
