@@ -196,6 +196,21 @@ describe.each(FIXTURE_LIST.filter((fixture) => fixture.packages.includes('admin'
       expect(authorized.status).toBe(200);
     });
 
+    it('refuses a bad query or body with a 400 naming the field, on Nest 11 and 12 alike', async () => {
+      const { url } = appOf(fixture);
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const query = await fetch(`${url}/sluice/api/penalties?limit=abc`, { headers });
+      expect(query.status).toBe(400);
+      expect(((await query.json()) as { message: string }).message).toContain('limit');
+      const body = await fetch(`${url}/sluice/api/blocked`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ policy: 'fixture', identifier: 'x', durationMs: 'soon' }),
+      });
+      expect(body.status).toBe(400);
+      expect(((await body.json()) as { message: string }).message).toContain('durationMs');
+    });
+
     it('records the penalty of the refused requests in the penalties table', async () => {
       const deadline = Date.now() + 15_000;
       let rows: unknown[] = [];

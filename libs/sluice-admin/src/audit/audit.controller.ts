@@ -1,10 +1,11 @@
-import { Controller, Get, Inject, Query, UseFilters, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, UseFilters, UseGuards } from '@nestjs/common';
 import type { AuditPage } from '../common/admin-api.types.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
 import { AuditService } from './audit.service.js';
-import { auditQuerySchema } from './audit-query.schema.js';
+import { auditQuerySchema, type AuditQuery } from './audit-query.schema.js';
+import { ValidQuery } from '../common/request-schema.pipe.js';
 
 @Controller('audit')
 @UseGuards(AdminAuthGuard)
@@ -15,7 +16,7 @@ export class AuditController {
   /** ?actor=&action=&from=&to=&cursor=&limit= — newest first, `nextCursor` for the next page. */
   @Get()
   @RequireRole('viewer')
-  page(@Query({ schema: auditQuerySchema }) query: unknown): Promise<AuditPage> {
+  page(@ValidQuery(auditQuerySchema) query: AuditQuery): Promise<AuditPage> {
     return this.audit.page(query);
   }
 }

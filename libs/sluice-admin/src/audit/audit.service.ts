@@ -2,10 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuditEntry, AuditPage } from '../common/admin-api.types.js';
-import { parseRequest } from '../common/invalid-request.exception.js';
 import { AdminAuditEntity } from '../database/admin-audit.entity.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
-import { auditQuerySchema } from './audit-query.schema.js';
+import type { AuditQuery } from './audit-query.schema.js';
 
 const DEFAULT_PAGE_SIZE = 50;
 
@@ -30,15 +29,8 @@ function toEntry(row: AdminAuditEntity): AuditEntry {
 export class AuditService {
   constructor(@InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource) {}
 
-  async page(query: unknown): Promise<AuditPage> {
-    const {
-      actor,
-      action,
-      from,
-      to,
-      cursor,
-      limit = DEFAULT_PAGE_SIZE,
-    } = parseRequest(auditQuerySchema, query ?? {}, '(query)');
+  async page(query: AuditQuery): Promise<AuditPage> {
+    const { actor, action, from, to, cursor, limit = DEFAULT_PAGE_SIZE } = query;
     const select = this.dataSource.manager
       .createQueryBuilder(AdminAuditEntity, 'audit')
       .orderBy('audit.id', 'DESC')

@@ -44,7 +44,8 @@ export class SessionController {
     @Req() request: object,
     @Res({ passthrough: true }) response: unknown,
   ): Promise<SessionView> {
-    // A cross-site form could otherwise sign a victim's browser into the attacker's session.
+    // A cross-site form could otherwise sign a victim's browser into the attacker's session. The
+    // body is parsed here rather than by a pipe, so that check comes first.
     assertNotCrossSite(request);
     const { name, password } = parseSignInBody(body);
     const { credential, secret } = await withRetryAfter(response, () =>

@@ -1,9 +1,13 @@
-import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
 import type { IdentifierList } from '../common/admin-api.types.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { IdentifiersService } from './identifiers.service.js';
-import { identifiersQuerySchema } from '../penalties/penalty-requests.schema.js';
+import {
+  identifiersQuerySchema,
+  type IdentifiersQuery,
+} from '../penalties/penalty-requests.schema.js';
+import { ValidQuery } from '../common/request-schema.pipe.js';
 
 @Controller('identifiers')
 @UseGuards(AdminAuthGuard)
@@ -13,7 +17,7 @@ export class IdentifiersController {
   /** ?policy=&q=&limit= — passes and rejections over the last day, last seen, state now. */
   @Get()
   @RequireRole('viewer')
-  list(@Query({ schema: identifiersQuerySchema }) query: unknown): Promise<IdentifierList> {
+  list(@ValidQuery(identifiersQuerySchema) query: IdentifiersQuery): Promise<IdentifierList> {
     return this.identifiers.list(query);
   }
 }

@@ -6,9 +6,9 @@ import {
   type IdentifierStatsStore,
 } from '@sluice/nest/internals';
 import type { IdentifierList, IdentifierView } from '../common/admin-api.types.js';
-import { InvalidRequestException, parseRequest } from '../common/invalid-request.exception.js';
+import { InvalidRequestException } from '../common/invalid-request.exception.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
-import { identifiersQuerySchema } from '../penalties/penalty-requests.schema.js';
+import type { IdentifiersQuery } from '../penalties/penalty-requests.schema.js';
 
 const DEFAULT_LIMIT = 50;
 
@@ -20,12 +20,8 @@ export class IdentifiersService {
     @Inject(SluiceService) private readonly sluice: SluiceService,
   ) {}
 
-  async list(query: unknown): Promise<IdentifierList> {
-    const {
-      policy,
-      q,
-      limit = DEFAULT_LIMIT,
-    } = parseRequest(identifiersQuerySchema, query ?? {}, '(query)');
+  async list(query: IdentifiersQuery): Promise<IdentifierList> {
+    const { policy, q, limit = DEFAULT_LIMIT } = query;
     const names = policy === undefined ? this.policiesInForce() : [this.known(policy)];
     try {
       const counts = (await Promise.all(names.map((name) => this.stats.read(name))))

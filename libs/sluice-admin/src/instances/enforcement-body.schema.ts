@@ -9,3 +9,5 @@ export const enforcementBodySchema = z.strictObject(
   },
   { error: 'must be a JSON object: { enabled, comment? }' },
 );
+
+export type EnforcementBody = z.output<typeof enforcementBodySchema>;

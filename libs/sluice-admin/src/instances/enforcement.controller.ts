@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Put, UseFilters, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Put, UseFilters, UseGuards } from '@nestjs/common';
 import type { EnforcementState } from '../common/admin-api.types.js';
 import type { Actor } from '../common/actor.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
@@ -6,7 +6,8 @@ import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
 import { EnforcementService } from './enforcement.service.js';
-import { enforcementBodySchema } from './enforcement-body.schema.js';
+import { enforcementBodySchema, type EnforcementBody } from './enforcement-body.schema.js';
+import { ValidBody } from '../common/request-schema.pipe.js';
 
 @Controller('enforcement')
 @UseGuards(AdminAuthGuard)
@@ -23,7 +24,7 @@ export class EnforcementController {
   @Put()
   @RequireRole('admin')
   set(
-    @Body({ schema: enforcementBodySchema }) body: unknown,
+    @ValidBody(enforcementBodySchema) body: EnforcementBody,
     @CurrentActor() actor: Actor,
   ): Promise<EnforcementState> {
     return this.enforcement.set(body, actor);

@@ -3,14 +3,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { EnforcementState } from '../common/admin-api.types.js';
 import type { Actor } from '../common/actor.js';
-import { parseRequest } from '../common/invalid-request.exception.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { SettingEntity } from '../database/setting.entity.js';
 import { readSetting, SETTING_ID } from '../database/snapshot.reader.js';
 import { VersionedWrites } from '../database/versioned-writes.service.js';
 import { SnapshotPublisher } from '../policies/snapshot.publisher.js';
 import { recordAudit } from '../database/audit.recorder.js';
-import { enforcementBodySchema } from './enforcement-body.schema.js';
+import type { EnforcementBody } from './enforcement-body.schema.js';
 
 /** The global switch (docs/architecture.md, choices worth knowing): audited and versioned like any policy change. */
 @Injectable()
@@ -26,8 +25,7 @@ export class EnforcementService {
     return { enabled: setting.enforcement, version: setting.version };
   }
 
-  async set(body: unknown, actor: Actor): Promise<EnforcementState> {
-    const request = parseRequest(enforcementBodySchema, body);
+  async set(request: EnforcementBody, actor: Actor): Promise<EnforcementState> {
     const { result, snapshot } = await this.writes.write(actor, async (manager, version) => {
       const before = await readSetting(manager);
       await manager.update(SettingEntity, { id: SETTING_ID }, { enforcement: request.enabled });

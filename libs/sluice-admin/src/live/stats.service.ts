@@ -7,9 +7,9 @@ import {
   type StatsResolution,
 } from '@sluice/nest/internals';
 import type { StatsPoint, StatsSeries } from '../common/admin-api.types.js';
-import { InvalidRequestException, parseRequest } from '../common/invalid-request.exception.js';
+import { InvalidRequestException } from '../common/invalid-request.exception.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
-import { statsQuerySchema } from './stats-query.schema.js';
+import type { StatsQuery } from './stats-query.schema.js';
 
 const DEFAULT_SECONDS = 60;
 const CATCH_UP_SECONDS = 60;
@@ -28,9 +28,8 @@ export class StatsService {
     @Inject(SluiceService) private readonly sluice: SluiceService,
   ) {}
 
-  series(query: unknown, now = Date.now()): Promise<StatsSeries> {
-    const parsed = parseRequest(statsQuerySchema, query ?? {}, '(query)');
-    const { seconds, minutes, hours, policy } = parsed;
+  series(query: StatsQuery, now = Date.now()): Promise<StatsSeries> {
+    const { seconds, minutes, hours, policy } = query;
     const resolution: StatsResolution =
       hours !== undefined ? 'hour' : minutes !== undefined ? 'minute' : 'second';
     const count = hours ?? minutes ?? seconds ?? DEFAULT_SECONDS;

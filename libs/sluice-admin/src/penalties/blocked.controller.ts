@@ -1,5 +1,4 @@
 import {
-  Body,
   Controller,
   Delete,
   Get,
@@ -22,7 +21,10 @@ import {
   blockBodySchema,
   blockedQuerySchema,
   unblockQuerySchema,
+  type BlockBody,
+  type BlockedQuery,
 } from './penalty-requests.schema.js';
+import { ValidBody, ValidQuery } from '../common/request-schema.pipe.js';
 
 @Controller('blocked')
 @UseGuards(AdminAuthGuard)
@@ -33,7 +35,7 @@ export class BlockedController {
   /** ?policy=&q=&limit= — the blocks in force, newest first, with the time each has left. */
   @Get()
   @RequireRole('viewer')
-  list(@Query({ schema: blockedQuerySchema }) query: unknown): Promise<BlockedList> {
+  list(@ValidQuery(blockedQuerySchema) query: BlockedQuery): Promise<BlockedList> {
     return this.blocked.list(query);
   }
 
@@ -41,7 +43,7 @@ export class BlockedController {
   @HttpCode(201)
   @RequireRole('operator')
   block(
-    @Body({ schema: blockBodySchema }) body: unknown,
+    @ValidBody(blockBodySchema) body: BlockBody,
     @CurrentActor() actor: Actor,
   ): Promise<BlockResult> {
     return this.blocked.block(body, actor);

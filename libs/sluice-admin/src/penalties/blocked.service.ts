@@ -15,7 +15,7 @@ import { RedisUnavailableException } from '../common/redis-unavailable.exception
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { readSetting } from '../database/snapshot.reader.js';
 import { inTransaction } from '../database/transaction.js';
-import { blockBodySchema, blockedQuerySchema, unblockSchema } from './penalty-requests.schema.js';
+import { unblockSchema, type BlockBody, type BlockedQuery } from './penalty-requests.schema.js';
 
 const DEFAULT_LIST_SIZE = 1_000;
 
@@ -45,12 +45,8 @@ export class BlockedService {
     @InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource,
   ) {}
 
-  async list(query: unknown): Promise<BlockedList> {
-    const {
-      policy,
-      q,
-      limit = DEFAULT_LIST_SIZE,
-    } = parseRequest(blockedQuerySchema, query ?? {}, '(query)');
+  async list(query: BlockedQuery): Promise<BlockedList> {
+    const { policy, q, limit = DEFAULT_LIST_SIZE } = query;
     const rows = await this.dataSource.query<BlockedRow[]>(
       `SELECT *, count(*) OVER () AS total FROM (
          SELECT DISTINCT ON (policy, key_kind, identifier)
@@ -68,8 +64,7 @@ export class BlockedService {
     return { blocked: rows.map((row) => toEntry(row, now)), total: Number(rows[0]?.total ?? 0) };
   }
 
-  async block(body: unknown, actor: Actor): Promise<BlockResult> {
-    const request = parseRequest(blockBodySchema, body);
+  async block(request: BlockBody, actor: Actor): Promise<BlockResult> {
     const policy = this.policy(request.policy);
     const keyKind = request.keyKind ?? policy.key;
     const reason = request.reason ?? null;

@@ -3,7 +3,6 @@ import {
   Get,
   Headers,
   Inject,
-  Query,
   StreamableFile,
   UseFilters,
   UseGuards,
@@ -13,7 +12,8 @@ import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
 import { PenaltyHistoryService } from './penalty-history.service.js';
-import { penaltyQuerySchema } from './penalty-requests.schema.js';
+import { penaltyQuerySchema, type PenaltyQuery } from './penalty-requests.schema.js';
+import { ValidQuery } from '../common/request-schema.pipe.js';
 
 @Controller('penalties')
 @UseGuards(AdminAuthGuard)
@@ -28,7 +28,7 @@ export class PenaltiesController {
   @Get()
   @RequireRole('viewer')
   list(
-    @Query({ schema: penaltyQuerySchema }) query: unknown,
+    @ValidQuery(penaltyQuerySchema) query: PenaltyQuery,
     @Headers('accept') accept: string | undefined,
   ): Promise<PenaltyPage> | StreamableFile {
     if (accept?.includes('text/csv') !== true) return this.history.page(query);

@@ -5,12 +5,11 @@ import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { PenaltyPage, PenaltyRecord, PenaltyState } from '../common/admin-api.types.js';
-import { parseRequest } from '../common/invalid-request.exception.js';
 import { spreadsheetText } from '../common/spreadsheet-cell.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { PenaltyEntity } from '../database/penalty.entity.js';
 import { EXPIRED } from './expiry.sweeper.js';
-import { penaltyQuerySchema, type PenaltyQuery } from './penalty-requests.schema.js';
+import type { PenaltyQuery } from './penalty-requests.schema.js';
 
 const DEFAULT_PAGE_SIZE = 50;
 /** A CSV export holds at most this many rows, newest first; narrow the filters for older ones. */
@@ -75,8 +74,7 @@ export function toRecord(row: PenaltyEntity, now: number): PenaltyRecord {
 export class PenaltyHistoryService {
   constructor(@InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource) {}
 
-  async page(query: unknown): Promise<PenaltyPage> {
-    const filters = parseRequest(penaltyQuerySchema, query ?? {}, '(query)');
+  async page(filters: PenaltyQuery): Promise<PenaltyPage> {
     const limit = filters.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await this.select(filters)
       .limit(limit + 1)
@@ -91,8 +89,7 @@ export class PenaltyHistoryService {
   }
 
   /** Validates first, so a bad filter is a 400 rather than a broken download. */
-  csv(query: unknown): Readable {
-    const filters = parseRequest(penaltyQuerySchema, query ?? {}, '(query)');
+  csv(filters: PenaltyQuery): Readable {
     const csv = stringify({
       header: true,
       columns: CSV_COLUMNS.map((key) => ({ key })),

@@ -87,3 +87,7 @@ export const identifiersQuerySchema = z.strictObject({
   q: searchText(256).optional(),
   limit: count(200).optional(),
 });
+
+export type IdentifiersQuery = z.output<typeof identifiersQuerySchema>;
+export type BlockedQuery = z.output<typeof blockedQuerySchema>;
+export type UnblockQuery = z.output<typeof unblockQuerySchema>;

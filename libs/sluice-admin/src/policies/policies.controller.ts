@@ -17,7 +17,8 @@ import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
-import { changeNoteSchema, policyWriteSchema } from './policy-body.schema.js';
+import { changeNoteSchema, policyWriteSchema, type ChangeNoteBody } from './policy-body.schema.js';
+import { ValidBody } from '../common/request-schema.pipe.js';
 import { PolicyReader } from './policy-reader.service.js';
 import { PolicyWriter } from './policy-writer.service.js';
 
@@ -48,6 +49,7 @@ export class PoliciesController {
   @RequireRole('operator')
   async put(
     @Param('name') name: string,
+    // Checked by PolicyWriter.put, which needs the path's name and the registered trackers too.
     @Body({ schema: policyWriteSchema }) body: unknown,
     @CurrentActor() actor: Actor,
     @Res() response: unknown,
@@ -60,7 +62,7 @@ export class PoliciesController {
   @RequireRole('admin')
   async remove(
     @Param('name') name: string,
-    @Body({ schema: changeNoteSchema }) body: unknown,
+    @ValidBody(changeNoteSchema, {}) body: ChangeNoteBody,
     @CurrentActor() actor: Actor,
   ): Promise<PolicyRemovalResult> {
     const { version, policy } = await this.writer.remove(name, body, actor);

@@ -7,11 +7,7 @@ import {
 } from '@sluice/nest/internals';
 import { z } from 'zod';
 import { freeText } from '../common/text.schema.js';
-import {
-  InvalidRequestException,
-  parseRequest,
-  type FieldIssue,
-} from '../common/invalid-request.exception.js';
+import { InvalidRequestException, type FieldIssue } from '../common/invalid-request.exception.js';
 
 const NAME_RULE =
   "must be 1-64 characters of letters, digits, '_', '.' or '-', starting with a letter or digit";
@@ -135,8 +131,9 @@ export function parsePolicyWrite(
   };
 }
 
-/** The optional body of a delete or restore; absent means no staleness check and no comment. */
-export function parseChangeNote(body: unknown): ChangeNote {
-  const note = parseRequest(changeNoteSchema, body ?? {});
-  return { expectedVersion: note.version, comment: note.comment ?? null };
+/** The body of a delete or restore, as ValidBody parsed it: absent, no staleness check. */
+export type ChangeNoteBody = z.output<typeof changeNoteSchema>;
+
+export function toChangeNote(body: ChangeNoteBody): ChangeNote {
+  return { expectedVersion: body.version, comment: body.comment ?? null };
 }

@@ -16,7 +16,12 @@ import { PolicyConflictException, staleVersion } from '../common/policy-conflict
 import { PolicyRevisionEntity } from '../database/policy-revision.entity.js';
 import { VersionedWrites } from '../database/versioned-writes.service.js';
 import { assertMayChange } from './operator-scope.js';
-import { parseChangeNote, parsePolicyWrite, assertPolicyName } from './policy-body.schema.js';
+import {
+  assertPolicyName,
+  parsePolicyWrite,
+  toChangeNote,
+  type ChangeNoteBody,
+} from './policy-body.schema.js';
 import { findPolicyRow, writePolicyChange } from './policy-change.js';
 import { changedRuleFields, stamped } from './policy-rules.js';
 import { describeRoute } from './policy.view.js';
@@ -83,9 +88,9 @@ export class PolicyWriter {
    * An edited code policy returns to its code default; a policy without one is deleted unless a
    * route still names it (it would fail that route's next start).
    */
-  remove(name: string, body: unknown, actor: Actor): Promise<PolicyRemoval> {
+  remove(name: string, body: ChangeNoteBody, actor: Actor): Promise<PolicyRemoval> {
     assertPolicyName(name);
-    const note = parseChangeNote(body);
+    const note = toChangeNote(body);
     return this.commit(name, actor, async (manager, version) => {
       const row = await findPolicyRow(manager, name);
       if (row === null) throw notFound(name);
@@ -134,9 +139,9 @@ export class PolicyWriter {
   }
 
   /** Writes a new version holding an earlier revision's body. */
-  restore(name: string, revision: number, body: unknown, actor: Actor): Promise<Policy> {
+  restore(name: string, revision: number, body: ChangeNoteBody, actor: Actor): Promise<Policy> {
     assertPolicyName(name);
-    const note = parseChangeNote(body);
+    const note = toChangeNote(body);
     return this.commit(name, actor, async (manager, version) => {
       const source = await manager.findOneBy(PolicyRevisionEntity, {
         policyName: name,

@@ -1,5 +1,4 @@
 import {
-  Body,
   Controller,
   Get,
   HttpCode,
@@ -18,7 +17,8 @@ import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter
 import { InvalidRequestException } from '../common/invalid-request.exception.js';
 import { PolicyReader } from './policy-reader.service.js';
 import { PolicyWriter } from './policy-writer.service.js';
-import { changeNoteSchema } from './policy-body.schema.js';
+import { changeNoteSchema, type ChangeNoteBody } from './policy-body.schema.js';
+import { ValidBody } from '../common/request-schema.pipe.js';
 
 function revisionNumber(text: string): number {
   const version = /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : NaN;
@@ -52,7 +52,7 @@ export class RevisionsController {
   async restore(
     @Param('name') name: string,
     @Param('v') v: string,
-    @Body({ schema: changeNoteSchema }) body: unknown,
+    @ValidBody(changeNoteSchema, {}) body: ChangeNoteBody,
     @CurrentActor() actor: Actor,
   ): Promise<PolicyView> {
     const policy = await this.writer.restore(name, revisionNumber(v), body, actor);
