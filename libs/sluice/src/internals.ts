@@ -22,7 +22,7 @@ export type { InstanceHeartbeat } from './bus/instance.heartbeat.js';
 export type { ChangeNotice, PolicySnapshot, UnblockNotice } from './bus/policy-snapshot.js';
 export { ALGORITHM_CODES } from './algorithms/algorithm.types.js';
 export { isPlainIdentifier, PLAIN_IDENTIFIER_RULE, type Identifier } from './keys/identifier.js';
-export { identifierKey, toIdentifier } from './keys/key.builder.js';
+export { identifierKey, KEY_KIND, toIdentifier } from './keys/key.builder.js';
 export {
   PENALTY_EVENT_TYPES,
   parsePenaltyEvent,

@@ -1,4 +1,9 @@
-import { isPlainIdentifier, PLAIN_IDENTIFIER_RULE, POLICY_NAME } from '@sluice/nest/internals';
+import {
+  isPlainIdentifier,
+  KEY_KIND,
+  PLAIN_IDENTIFIER_RULE,
+  POLICY_NAME,
+} from '@sluice/nest/internals';
 import { z } from 'zod';
 import { freeText, searchText } from '../common/text.schema.js';
 
@@ -15,11 +20,9 @@ export const identifier = z
   .string({ error: PLAIN_IDENTIFIER_RULE })
   .refine(isPlainIdentifier, { error: PLAIN_IDENTIFIER_RULE });
 
-const keyKind = z
-  .string({ error: 'must be a key kind like ip, user or header:x-api-key' })
-  .regex(/^[a-z][a-z0-9_.:-]{0,79}$/, {
-    error: 'must be a key kind like ip, user or header:x-api-key',
-  });
+/** The core's rule for a policy's `key`: what a block or a lift may name. */
+const KEY_KIND_RULE = "must be 'ip', 'user', 'header:<name>' or a tracker's name";
+const keyKind = z.string({ error: KEY_KIND_RULE }).regex(KEY_KIND, { error: KEY_KIND_RULE });
 
 const reason = freeText(500).nullable();
 
