@@ -1,8 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadOptionalPeer } from '@sluice/nest/internals';
-import { AdminAuthModule } from './auth/auth.module.js';
 import { SESSION_COOKIE } from './auth/session.cookie.js';
-import { SluiceAdminModule } from './sluice-admin.module.js';
+import { ADMIN_FEATURES } from './sluice-admin.features.js';
 import { ADMIN_PATH } from './config/sluice-admin.tokens.js';
 import { AdminDocsStore } from './docs/admin-docs.store.js';
 
@@ -41,7 +40,7 @@ export async function setupSluiceAdminDocs(app: INestApplication): Promise<objec
     .addSecurityRequirements('bearer')
     .build();
   const document = SwaggerModule.createDocument(app, config, {
-    include: [SluiceAdminModule, AdminAuthModule],
+    include: ADMIN_FEATURES,
   });
   app.get(AdminDocsStore).document = document;
   return document;

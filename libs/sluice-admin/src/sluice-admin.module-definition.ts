@@ -1,6 +1,6 @@
 import { ConfigurableModuleBuilder, Logger, type DynamicModule } from '@nestjs/common';
 import { RouterModule } from '@nestjs/core';
-import { AdminAuthModule } from './auth/auth.module.js';
+import { ADMIN_FEATURES } from './sluice-admin.features.js';
 import { PanelFiles } from './serving/panel.files.js';
 import { builtPanelRoot } from './serving/panel.location.js';
 import { PanelServer } from './serving/panel.server.js';
@@ -54,7 +54,7 @@ function mount(definition: DynamicModule, extras: SluiceAdminModuleExtras): Dyna
     imports: [
       ...(definition.imports ?? []),
       RouterModule.register([
-        { path: `${path}/api`, module: definition.module, children: [AdminAuthModule] },
+        { path: `${path}/api`, module: definition.module, children: [...ADMIN_FEATURES] },
       ]),
     ],
     providers: [
