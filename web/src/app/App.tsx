@@ -4,7 +4,7 @@ import { Loading } from './Loading';
 import { useSession } from './session';
 
 // The first screen is the sign-in page: it needs neither the router nor any screen, so they
-// load only once there is a session (docs/operations.md, the panel).
+// load only once there is a session (docs/architecture.md, the panel).
 const SignedIn = lazy(() => import('./SignedIn'));
 
 export function App() {
