@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
-import { type PenaltyEvent, ThrottledLogger } from '@sluice/nest/internals';
+import type { PenaltyEvent } from '@sluice/nest/internals';
 import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SluiceAdminModuleOptions } from '../config/sluice-admin-options.interface.js';
@@ -41,11 +41,13 @@ interface Delivery {
 @Injectable()
 export class WebhookDispatcher implements OnApplicationShutdown {
   private readonly logger = new Logger('SluiceAdmin');
-  private readonly dropLog = new ThrottledLogger(this.logger, DROP_LOG_EVERY_MS);
   private readonly targets: Target[];
   /** Deliveries not on the wire (due, or awaiting a retry), oldest first. */
   private readonly waiting = new Set<Delivery>();
   private readonly inFlight = new Set<Promise<void>>();
+  private dropped = 0;
+  private lastDropLog = 0;
+  private dropLog: NodeJS.Timeout | undefined;
   private readonly shutdown = new AbortController();
   private stopped = false;
   private pumpPending = false;
@@ -161,10 +163,20 @@ export class WebhookDispatcher implements OnApplicationShutdown {
     for (const oldest of this.waiting) {
       if (this.waiting.size <= MAX_WAITING) break;
       this.discard(oldest);
-      this.dropLog.warn(
-        `Dropped a webhook delivery of event ${oldest.event.id}: more than ${MAX_WAITING} were waiting`,
-      );
+      this.dropped++;
     }
+    if (this.dropped === 0 || this.dropLog) return;
+    // One message per DROP_LOG_EVERY_MS, written when it ends, counting every drop since the
+    // last: a burst is summed in one line, and its last drops are never left unreported.
+    const wait = Math.max(0, this.lastDropLog + DROP_LOG_EVERY_MS - Date.now());
+    this.dropLog = setTimeout(() => {
+      this.logger.warn(
+        `Dropped ${this.dropped} webhook deliveries: more than ${MAX_WAITING} were waiting`,
+      );
+      this.dropped = 0;
+      this.lastDropLog = Date.now();
+      this.dropLog = undefined;
+    }, wait).unref();
   }
 
   private discard(delivery: Delivery): void {
