@@ -1,6 +1,7 @@
 import { lazy, Suspense } from 'react';
 import { SignInPage } from '../pages/sign-in/SignInPage';
 import { Loading } from './Loading';
+import { ScreenErrorBoundary } from './ScreenErrorBoundary';
 import { useSession } from './session';
 
 // The first screen is the sign-in page: it needs neither the router nor any screen, so they
@@ -12,8 +13,10 @@ export function App() {
   if (session.isPending) return <Loading />;
   if (session.data == null) return <SignInPage failure={session.error} />;
   return (
-    <Suspense fallback={<Loading />}>
-      <SignedIn session={session.data} />
-    </Suspense>
+    <ScreenErrorBoundary>
+      <Suspense fallback={<Loading />}>
+        <SignedIn session={session.data} />
+      </Suspense>
+    </ScreenErrorBoundary>
   );
 }

@@ -1,8 +1,9 @@
 import type { SessionView } from '@sluice/admin/api';
 import { lazy, Suspense } from 'react';
-import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
+import { BrowserRouter, Navigate, Route, Routes, useLocation } from 'react-router';
 import { Layout } from './Layout';
 import { Loading } from './Loading';
+import { ScreenErrorBoundary } from './ScreenErrorBoundary';
 
 // Each screen is its own chunk, loaded when first opened: the charts' library comes only with
 // the Overview, the editor's with Policies.
@@ -44,7 +45,15 @@ export default function SignedIn({ session }: { session: SessionView }) {
   );
 }
 
-/** A screen loading its chunk shows the spinner inside the layout, which stays in place. */
+/**
+ * A screen loading its chunk shows the spinner inside the layout, which stays in place; one that
+ * fails shows why, and opening another screen tries afresh.
+ */
 function Screen({ page }: { page: React.ReactNode }) {
-  return <Suspense fallback={<Loading />}>{page}</Suspense>;
+  const { pathname } = useLocation();
+  return (
+    <ScreenErrorBoundary key={pathname}>
+      <Suspense fallback={<Loading />}>{page}</Suspense>
+    </ScreenErrorBoundary>
+  );
 }
