@@ -12,6 +12,7 @@ import {
   identifierKey,
   toIdentifier,
 } from '../../libs/sluice/src/internals.js';
+import { minuteClock } from '../support/minute.clock.js';
 import { closeAll, connectCluster } from '../support/redis.clients.js';
 
 let cluster: Cluster;
@@ -76,7 +77,8 @@ const ALL = HOSTILE.map(([, identifier]) => identifier);
 function setup(client: Cluster) {
   const prefix = `idt-${randomUUID().slice(0, 8)}`;
   const engine = new SluiceEngine({
-    store: new RedisStore(client),
+    // Minute-long windows that cannot roll over mid-test (test/support/minute.clock.ts).
+    store: new RedisStore(client, { clock: minuteClock() }),
     prefix,
     policies: [
       { name: 'one', algorithm: 'fixed-window', limit: 1, periodMs: 60_000 },

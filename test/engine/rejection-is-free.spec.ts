@@ -11,6 +11,7 @@ import {
   type AlgorithmName,
   type PolicyInput,
 } from '../../libs/sluice/src/internals.js';
+import { minuteClock } from '../support/minute.clock.js';
 import { closeAll, connectRedis, filePrefixes } from '../support/redis.clients.js';
 
 interface KeyState {
@@ -84,17 +85,6 @@ function expectUnchanged(
       `PTTL of ${key} fell by more than the time passed`,
     ).toBeLessThanOrEqual(elapsed + 1);
   }
-}
-
-/**
- * A clock that starts at the beginning of a minute and then runs with the wall clock. Fixed
- * windows start on the minute, so on Redis' own time a test that crossed a minute boundary saw
- * its full window empty again (shuffled run 1 of 23069fa admitted the "rejected" consume).
- */
-function minuteClock(): () => number {
-  const startedAt = Date.now();
-  const minute = Math.ceil(startedAt / 60_000) * 60_000;
-  return () => (minute + Date.now() - startedAt) * 1000;
 }
 
 function setup(policies: PolicyInput[]): { engine: SluiceEngine; prefix: string } {
