@@ -9,7 +9,7 @@ export const LIBRARY_LAYERS = {
     ['testing'],
     ['nest'],
     ['metrics', 'throttler', 'simulator'],
-    ['bus', 'events', 'stats', 'connection', 'metadata'],
+    ['bus', 'events', 'stats', 'connection', 'metadata', 'http'],
     ['config'],
     ['trackers', 'engine'],
     ['store'],

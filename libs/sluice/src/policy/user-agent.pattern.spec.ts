@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PolicyMatcher } from '../nest/policy.matcher.js';
+import { PolicyMatcher } from '../http/policy.matcher.js';
 import { parsePolicy } from './policy.schema.js';
 import { PolicyValidationError } from './policy-validation.error.js';
 import { compileUserAgentPattern } from './user-agent.pattern.js';
