@@ -1,6 +1,7 @@
 import type {
   AdminErrorBody,
   AuditPage,
+  AuditQuery,
   BlockRequest,
   BlockResult,
   BlockedList,
@@ -12,6 +13,7 @@ import type {
   InspectResult,
   InstanceList,
   PenaltyPage,
+  PenaltyQuery,
   PolicyList,
   PolicyRemovalResult,
   PolicyRevisionList,
@@ -144,24 +146,6 @@ export const api = {
   audit: (query: AuditQuery = {}) => request<AuditPage>('GET', '/audit', { query }),
   stats: (query: { seconds?: number; minutes?: number }) =>
     request<StatsSeries>('GET', '/stats', { query }),
-};
-
-export type PenaltyQuery = {
-  identifier?: string;
-  policy?: string;
-  from?: string;
-  to?: string;
-  cursor?: string;
-  limit?: number;
-};
-
-export type AuditQuery = {
-  actor?: string;
-  action?: string;
-  from?: string;
-  to?: string;
-  cursor?: string;
-  limit?: number;
 };
 
 /** The Server-Sent Events stream of live counters and instances (see AdminEventMap). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AuditQuery } from '../common/admin-api.types.js';
 import { searchText } from '../common/text.schema.js';
 
 const TIME_RULE = 'must be an ISO 8601 time with its offset, like 2026-11-22T09:00:00Z';
@@ -20,6 +21,6 @@ export const auditQuerySchema = z.strictObject({
     .transform(Number)
     .refine((limit) => limit >= 1 && limit <= 500, { error: LIMIT_RULE })
     .optional(),
-});
+}) satisfies z.ZodType<AuditQuery>;
 
-export type AuditQuery = z.output<typeof auditQuerySchema>;
+export type { AuditQuery };

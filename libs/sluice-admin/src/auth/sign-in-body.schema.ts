@@ -1,5 +1,6 @@
 import { isPlainIdentifier } from '@sluice/nest/internals';
 import { z } from 'zod';
+import type { SignInRequest } from '../common/admin-api.types.js';
 import { parseRequest } from '../common/invalid-request.exception.js';
 import { MAX_TOKEN_LENGTH } from './credentials.parser.js';
 
@@ -19,9 +20,9 @@ export const signInBodySchema = z.object(
       .max(MAX_TOKEN_LENGTH, { error: PASSWORD_RULE }),
   },
   { error: 'must be a JSON object {name, password}' },
-);
+) satisfies z.ZodType<SignInRequest>;
 
-export type SignInBody = z.infer<typeof signInBodySchema>;
+export type SignInBody = SignInRequest;
 
 /** The sign-in body, or a 400 naming each bad field (the password's value is never echoed). */
 export function parseSignInBody(body: unknown): SignInBody {

@@ -155,6 +155,26 @@ export interface BlockedList {
   total: number;
 }
 
+/** GET /penalties' query: identifier, policy, a time range (ISO 8601, `to` exclusive), a page. */
+export type PenaltyQuery = {
+  identifier?: string;
+  policy?: string;
+  from?: string;
+  to?: string;
+  cursor?: string;
+  limit?: number;
+};
+
+/** GET /audit's query: who, what, a time range (ISO 8601, `to` exclusive), a page. */
+export type AuditQuery = {
+  actor?: string;
+  action?: string;
+  from?: string;
+  to?: string;
+  cursor?: string;
+  limit?: number;
+};
+
 /** POST /blocked */
 export interface BlockRequest {
   policy: string;

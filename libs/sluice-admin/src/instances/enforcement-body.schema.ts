@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EnforcementRequest } from '../common/admin-api.types.js';
 import { freeText } from '../common/text.schema.js';
 
 /** PUT /enforcement: `{ enabled, comment? }`. */
@@ -8,6 +9,6 @@ export const enforcementBodySchema = z.strictObject(
     comment: freeText(500).nullish(),
   },
   { error: 'must be a JSON object: { enabled, comment? }' },
-);
+) satisfies z.ZodType<EnforcementRequest>;
 
-export type EnforcementBody = z.output<typeof enforcementBodySchema>;
+export type EnforcementBody = EnforcementRequest;

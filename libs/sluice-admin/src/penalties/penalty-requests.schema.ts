@@ -5,6 +5,7 @@ import {
   POLICY_NAME,
 } from '@sluice/nest/internals';
 import { z } from 'zod';
+import type { BlockRequest, PenaltyQuery } from '../common/admin-api.types.js';
 import { freeText, searchText } from '../common/text.schema.js';
 
 /** A year: longer blocks are a ban, which belongs in a denylist override. */
@@ -48,7 +49,7 @@ export const blockBodySchema = z.strictObject({
     }),
   reason: reason.optional(),
   keyKind: keyKind.optional(),
-});
+}) satisfies z.ZodType<BlockRequest>;
 
 /** DELETE /blocked/:policy/:identifier?keyKind=&reason= (path parameters included). */
 export const unblockSchema = z.strictObject({
@@ -79,10 +80,10 @@ export const penaltyQuerySchema = z.strictObject({
     .regex(/^[1-9][0-9]{0,17}$/, { error: 'must be the nextCursor of a previous page' })
     .optional(),
   limit: count(500).optional(),
-});
+}) satisfies z.ZodType<PenaltyQuery>;
 
-export type BlockBody = z.output<typeof blockBodySchema>;
-export type PenaltyQuery = z.output<typeof penaltyQuerySchema>;
+export type BlockBody = BlockRequest;
+export type { PenaltyQuery };
 
 /** GET /identifiers?policy=&q=&limit= */
 export const identifiersQuerySchema = z.strictObject({

@@ -6,6 +6,7 @@ import {
   type Policy,
 } from '@sluice/nest/internals';
 import { z } from 'zod';
+import type { ChangeNoteRequest } from '../common/admin-api.types.js';
 import { freeText } from '../common/text.schema.js';
 import { InvalidRequestException, type FieldIssue } from '../common/invalid-request.exception.js';
 
@@ -24,7 +25,7 @@ const comment = freeText(500).nullable();
 export const changeNoteSchema = z.strictObject({
   version: version.optional(),
   comment: comment.optional(),
-});
+}) satisfies z.ZodType<ChangeNoteRequest>;
 
 /**
  * PUT /policies/:name's body as the API description states it: a policy (its name optional, from
