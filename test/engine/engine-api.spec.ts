@@ -595,6 +595,29 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
       expect((await engine.peek('defined', 'quinn')).remaining).toBe(5);
     });
 
+    it('takes policies resolved from the registry as they are, with the same checks as names', async () => {
+      const engine = make({
+        policies: [
+          { name: 'defined', algorithm: 'gcra', limit: 5, periodMs: MINUTE },
+          { name: 'other', algorithm: 'fixed-window', limit: 2, periodMs: MINUTE },
+        ],
+      });
+      const resolved = engine.policies.resolve(['defined', 'other']);
+      // A later change does not reach a request that already resolved its policies.
+      engine.policies.set({ name: 'defined', algorithm: 'gcra', limit: 1, periodMs: MINUTE });
+      const decision = await engine.consume(resolved, 'quinn');
+      expect(decision.policies.map((part) => [part.policy, part.limit, part.remaining])).toEqual([
+        ['defined', 5, 4],
+        ['other', 2, 1],
+      ]);
+      const twice = await rejection(engine.consume([resolved[1], resolved[1]] as never, 'quinn'));
+      expect(twice.message).toBe('policies: "other" is named twice');
+      const mixed = await rejection(engine.consume(['defined', resolved[1]] as never, 'quinn'));
+      expect(mixed.message).toBe('policies: give names or resolved policies, not both');
+      await engine.refund(resolved, 'quinn');
+      expect((await engine.peek('other', 'quinn')).remaining).toBe(2);
+    });
+
     it('a bad cost is a RangeError naming cost', async () => {
       const engine = make({
         policies: [

@@ -4,10 +4,8 @@ import {
   PolicyBus,
   PolicyValidationError,
   RouteRegistry,
-  SLUICE_OPTIONS,
   TrackerResolver,
   type Policy,
-  type SluiceModuleOptions,
 } from '@sluice/nest/internals';
 import type { EntityManager } from 'typeorm';
 import type { Actor } from '../common/actor.js';
@@ -49,17 +47,13 @@ function notFound(name: string): NotFoundException {
 /** Creates, replaces, deletes and restores policies: each one transaction, then published. */
 @Injectable()
 export class PolicyWriter {
-  private readonly trackers: TrackerResolver;
-
   constructor(
     @Inject(VersionedWrites) private readonly writes: VersionedWrites,
     @Inject(SnapshotPublisher) private readonly publisher: SnapshotPublisher,
     @Inject(PolicyBus) private readonly bus: PolicyBus,
     @Inject(RouteRegistry) private readonly routes: RouteRegistry,
-    @Inject(SLUICE_OPTIONS) sluiceOptions: SluiceModuleOptions,
-  ) {
-    this.trackers = new TrackerResolver(undefined, sluiceOptions.trackers);
-  }
+    @Inject(TrackerResolver) private readonly trackers: TrackerResolver,
+  ) {}
 
   put(name: string, body: unknown, actor: Actor): Promise<PolicyPut> {
     const request = parsePolicyWrite(name, body, (key) => this.trackers.knows(key));

@@ -41,8 +41,8 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
     @Inject(SluiceEngine) private readonly engine: SluiceEngine,
     @Inject(POLICY_CHANNEL) private readonly channel: PolicyChannel,
     @Inject(BlockCache) blocks: BlockCache,
+    @Inject(TrackerResolver) trackers: TrackerResolver,
   ) {
-    const trackers = new TrackerResolver(undefined, options.trackers);
     this.applier = new SnapshotApplier(engine, trackers, this.logger);
     this.presence = new InstancePresence(channel);
     this.fanout = new UnblockFanout(channel, blocks);

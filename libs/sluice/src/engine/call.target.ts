@@ -2,31 +2,41 @@ import { assertKeyKind, identifierKey, toIdentifier } from '../keys/key.builder.
 import type { PolicyRegistry } from '../policy/policy.registry.js';
 import type { Policy } from '../policy/policy.types.js';
 
-/** What one engine call works on: the identifier's key and the policies named. */
+/**
+ * The policies an operation decides: one name, several names, or policies already resolved from
+ * the registry — the guard's path, which resolves a request's names once and passes the result
+ * down (docs/architecture.md, "The request's path").
+ */
+export type PolicySelection = string | readonly string[] | readonly Policy[];
+
+/** What one engine call works on: the identifier's key and the policies selected. */
 export interface CallTarget {
   key: string;
   identifier: string;
-  policies: Policy[];
+  policies: readonly Policy[];
 }
 
 /**
- * Resolves the names (each once, all defined) and the key they count under: keyKind when given,
- * else the policies' shared `key`.
+ * The selected policies (each once, all defined) and the key they count under: keyKind when
+ * given, else the policies' shared `key`.
  */
 export function callTarget(
   registry: PolicyRegistry,
   prefix: string,
-  names: string | readonly string[],
+  selection: PolicySelection,
   identifier: string,
   keyKind: string | undefined,
 ): CallTarget {
-  const list = typeof names === 'string' ? [names] : names;
-  if (list.length === 0) throw new RangeError('policies: name at least one policy');
-  const repeated = list.find((name, index) => list.indexOf(name) !== index);
-  if (repeated !== undefined) {
-    throw new RangeError(`policies: ${JSON.stringify(repeated)} is named twice`);
-  }
-  const policies = registry.resolve(list);
+  const policies = resolveSelection(registry, selection);
+  const kind = countedKeyKind(policies, keyKind);
+  return { key: identifierKey(prefix, kind, toIdentifier(identifier)), identifier, policies };
+}
+
+/**
+ * What the policies count by: keyKind when given, else their shared `key` (a RangeError when they
+ * do not share one).
+ */
+export function countedKeyKind(policies: readonly Policy[], keyKind: string | undefined): string {
   const kind = keyKind ?? (policies[0] as Policy).key;
   if (keyKind === undefined && policies.some((policy) => policy.key !== kind)) {
     throw new RangeError(
@@ -34,5 +44,39 @@ export function callTarget(
     );
   }
   assertKeyKind(kind);
-  return { key: identifierKey(prefix, kind, toIdentifier(identifier)), identifier, policies };
+  return kind;
+}
+
+/**
+ * The selected policies, each once and all defined. Names are looked up; resolved policies are
+ * taken as they are, so a request's names are looked up once however far they travel.
+ */
+export function resolveSelection(
+  registry: PolicyRegistry,
+  selection: PolicySelection,
+): readonly Policy[] {
+  if (typeof selection === 'string') return registry.resolve([selection]);
+  if (selection.length === 0) throw new RangeError('policies: name at least one policy');
+  const names = (selection as readonly (string | Policy)[]).map(nameOf);
+  const repeated = names.find((name, index) => names.indexOf(name) !== index);
+  if (repeated !== undefined) {
+    throw new RangeError(`policies: ${JSON.stringify(repeated)} is named twice`);
+  }
+  return isNames(selection) ? registry.resolve(selection) : selection;
+}
+
+function isNames(selection: readonly string[] | readonly Policy[]): selection is readonly string[] {
+  const names = typeof selection[0] === 'string';
+  if (
+    (selection as readonly (string | Policy)[]).some(
+      (entry) => (typeof entry === 'string') !== names,
+    )
+  ) {
+    throw new RangeError('policies: give names or resolved policies, not both');
+  }
+  return names;
+}
+
+function nameOf(entry: string | Policy): string {
+  return typeof entry === 'string' ? entry : entry.name;
 }

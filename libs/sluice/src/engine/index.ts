@@ -1,5 +1,6 @@
 // The engine without Nest: decide in Redis or in memory from any Node program.
 export { SluiceEngine, type ConsumeOptions, type SluiceEngineOptions } from './sluice.engine.js';
+export type { PolicySelection } from './call.target.js';
 export { MemoryStore, type MemoryStoreOptions } from '../store/memory.store.js';
 export { RedisStore, type RedisStoreOptions } from '../store/redis.store.js';
 export type { SluiceStore } from '../store/store.types.js';

@@ -4,7 +4,7 @@ import { PolicyRegistry } from '../policy/policy.registry.js';
 import type { Policy } from '../policy/policy.types.js';
 import type { Operation, PolicyOutcome, PolicySpec, SluiceStore } from '../store/store.types.js';
 import { actionPolicy } from './action.policy.js';
-import { callTarget, type CallTarget } from './call.target.js';
+import { callTarget, type CallTarget, type PolicySelection } from './call.target.js';
 import { PolicySpecCache } from './policy-spec.js';
 import {
   delayInMs,
@@ -34,7 +34,10 @@ export interface ConsumeOptions {
   route?: string;
 }
 
-/** The framework-free API: policies by name, decided by one store call per request. */
+/**
+ * The framework-free API: policies by name (or resolved from `policies`), decided by one store
+ * call per request.
+ */
 export class SluiceEngine {
   readonly policies = new PolicyRegistry();
   private readonly specCache = new PolicySpecCache();
@@ -52,7 +55,7 @@ export class SluiceEngine {
 
   /** Decides and, when every enforced policy admits the request, charges all of them. */
   consume(
-    policies: string | readonly string[],
+    policies: PolicySelection,
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<Decision> {
@@ -61,7 +64,7 @@ export class SluiceEngine {
 
   /** What consume would decide, without charging anything. */
   peek(
-    policies: string | readonly string[],
+    policies: PolicySelection,
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<Decision> {
@@ -70,7 +73,7 @@ export class SluiceEngine {
 
   /** Gives back what an admitted request was charged (count: 'failures' after a success). */
   async refund(
-    policies: string | readonly string[],
+    policies: PolicySelection,
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<void> {
@@ -80,7 +83,7 @@ export class SluiceEngine {
 
   /** Forgets an identifier's counters; blocks and offences stay. */
   async reset(
-    policies: string | readonly string[],
+    policies: PolicySelection,
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<void> {
@@ -142,7 +145,7 @@ export class SluiceEngine {
   }
 
   private target(
-    names: string | readonly string[],
+    names: PolicySelection,
     identifier: string,
     keyKind: string | undefined,
   ): CallTarget {
@@ -184,7 +187,7 @@ export class SluiceEngine {
 
   private async decide(
     op: 'consume' | 'peek',
-    names: string | readonly string[],
+    names: PolicySelection,
     identifier: string,
     options: ConsumeOptions,
   ): Promise<Decision> {

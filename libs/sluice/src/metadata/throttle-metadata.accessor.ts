@@ -1,5 +1,5 @@
-import type { Type } from '@nestjs/common';
-import type { Reflector } from '@nestjs/core';
+import { Inject, Injectable, type Type } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { getOrAdd, newWeakMap } from '../collections/get-or-add.js';
 import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from '../config/sluice.tokens.js';
 import type { PolicyDefaults, ThrottleMetadata } from './throttle.decorator.js';
@@ -23,10 +23,11 @@ export interface ThrottleMarks {
  * classes are defined, and reading them through the Reflector on every request costs more
  * than the rest of a refusal.
  */
+@Injectable()
 export class ThrottleMetadataAccessor {
   private readonly byHandler = new WeakMap<object, WeakMap<object, ThrottleMarks>>();
 
-  constructor(private readonly reflector: Reflector) {}
+  constructor(@Inject(Reflector) private readonly reflector: Reflector) {}
 
   of(handler: object, controller: Type): ThrottleMarks {
     const byController = getOrAdd(this.byHandler, handler, newWeakMap);

@@ -43,7 +43,6 @@ interface GatedRoute {
 @Injectable()
 export class BlockGate implements OnModuleInit {
   private readonly routes = new WeakMap<object, GatedRoute>();
-  private readonly trackers: TrackerResolver;
   private readonly matcher = new PolicyMatcher();
   private installed = false;
 
@@ -51,10 +50,9 @@ export class BlockGate implements OnModuleInit {
     @Inject(SLUICE_OPTIONS) private readonly options: SluiceModuleOptions,
     @Inject(SluiceService) private readonly sluice: SluiceService,
     @Inject(BlockCache) private readonly blocks: BlockCache,
+    @Inject(TrackerResolver) private readonly trackers: TrackerResolver,
     @Optional() @Inject(HttpAdapterHost) private readonly adapterHost?: HttpAdapterHost,
-  ) {
-    this.trackers = new TrackerResolver(options.trustProxy, options.trackers);
-  }
+  ) {}
 
   onModuleInit(): void {
     const adapter = this.adapterHost?.httpAdapter;

@@ -29,20 +29,20 @@ export class LocalFallback {
     this.engine = new SluiceEngine({ store: new MemoryStore(), prefix: options.prefix });
   }
 
-  consume(policies: Policy[], identifier: string, options: ConsumeOptions): Promise<Decision> {
+  consume(
+    policies: readonly Policy[],
+    identifier: string,
+    options: ConsumeOptions,
+  ): Promise<Decision> {
     const instances = this.bus.liveInstances;
-    for (const policy of policies) {
+    const shares = policies.map((policy) => {
       const known = this.splits.get(policy);
-      if (known?.instances === instances) continue;
+      if (known?.instances === instances) return known.local;
       const local = split(policy, instances);
       this.splits.set(policy, { instances, local });
-      this.engine.policies.set(local);
-    }
-    return this.engine.consume(
-      policies.map((policy) => policy.name),
-      identifier,
-      options,
-    );
+      return local;
+    });
+    return this.engine.consume(shares, identifier, options);
   }
 }
 

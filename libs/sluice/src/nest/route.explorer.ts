@@ -7,15 +7,13 @@ import {
   type Type,
 } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
-import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { PolicyBus } from '../bus/policy.bus.js';
 import { SluiceEngine } from '../engine/sluice.engine.js';
 import { parsePolicy } from '../policy/policy.schema.js';
 import { PolicyValidationError } from '../policy/policy-validation.error.js';
 import { TrackerResolver } from '../trackers/tracker.resolver.js';
 import { RouteRegistry, type ThrottledRoute } from './route.registry.js';
-import { SLUICE_OPTIONS } from '../config/sluice.tokens.js';
-import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
 import type { PolicyDefaults } from '../metadata/throttle.decorator.js';
 import { ThrottleMetadataAccessor } from '../metadata/throttle-metadata.accessor.js';
 
@@ -31,19 +29,16 @@ interface CodeDefault {
 @Injectable()
 export class RouteExplorer implements OnModuleInit {
   private readonly logger = new Logger('Sluice');
-  private readonly marks: ThrottleMetadataAccessor;
 
   constructor(
     @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
     @Inject(MetadataScanner) private readonly scanner: MetadataScanner,
-    @Inject(Reflector) reflector: Reflector,
+    @Inject(ThrottleMetadataAccessor) private readonly marks: ThrottleMetadataAccessor,
     @Inject(SluiceEngine) private readonly engine: SluiceEngine,
     @Inject(RouteRegistry) private readonly routes: RouteRegistry,
-    @Inject(SLUICE_OPTIONS) private readonly options: SluiceModuleOptions,
+    @Inject(TrackerResolver) private readonly trackers: TrackerResolver,
     @Inject(PolicyBus) private readonly bus: PolicyBus,
-  ) {
-    this.marks = new ThrottleMetadataAccessor(reflector);
-  }
+  ) {}
 
   async onModuleInit(): Promise<void> {
     const routes: ThrottledRoute[] = [];
@@ -150,8 +145,9 @@ export class RouteExplorer implements OnModuleInit {
         this.logger.error(`${message} (the policy snapshot is not readable yet)`);
       else throw new Error(message);
     }
-    const trackers = new TrackerResolver(undefined, this.options.trackers);
-    const unknownKeys = this.engine.policies.all().filter((policy) => !trackers.knows(policy.key));
+    const unknownKeys = this.engine.policies
+      .all()
+      .filter((policy) => !this.trackers.knows(policy.key));
     if (unknownKeys.length > 0) {
       throw new Error(
         `Sluice: policies count by trackers that are not registered: ${unknownKeys

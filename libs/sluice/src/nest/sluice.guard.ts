@@ -53,9 +53,12 @@ export class SluiceGuard implements CanActivate {
     @Inject(Reflector) protected readonly reflector: Reflector,
     @Inject(SluiceService) protected readonly sluice: SluiceService,
     @Optional() @Inject(BlockGate) private readonly gate?: BlockGate,
+    @Optional() @Inject(TrackerResolver) trackers?: TrackerResolver,
+    @Optional() @Inject(ThrottleMetadataAccessor) marks?: ThrottleMetadataAccessor,
   ) {
-    this.trackers = new TrackerResolver(options.trustProxy, options.trackers);
-    this.marks = new ThrottleMetadataAccessor(reflector);
+    // A subclass that passes only the first three arguments gets readers of its own.
+    this.trackers = trackers ?? new TrackerResolver(options.trustProxy, options.trackers);
+    this.marks = marks ?? new ThrottleMetadataAccessor(reflector);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -176,9 +179,8 @@ export class SluiceGuard implements CanActivate {
   }
 
   private async decide(charge: Charge, route: string): Promise<Decision> {
-    const names = charge.policies.map((policy) => policy.name);
     try {
-      return await this.sluice.consume(names, charge.identifier, {
+      return await this.sluice.consume(charge.policies, charge.identifier, {
         keyKind: charge.keyKind,
         route,
       });
@@ -198,21 +200,20 @@ export class SluiceGuard implements CanActivate {
   }
 
   /** What each charge's store call actually counted: not policies settled without the store. */
-  private charged(charge: Charge, only?: (policy: Policy) => boolean): string[] {
+  private charged(charge: Charge, only?: (policy: Policy) => boolean): Policy[] {
     return (charge.decision?.policies ?? [])
       .filter((part) => part.reason === 'ok' && !part.override?.unlimited)
       .map((part) => charge.policies.find((policy) => policy.name === part.policy) as Policy)
-      .filter((policy) => policy.mode !== 'off' && (only === undefined || only(policy)))
-      .map((policy) => policy.name);
+      .filter((policy) => policy.mode !== 'off' && (only === undefined || only(policy)));
   }
 
   /** Another identifier refused the request, so what these charges took is given back. */
   private giveBack(charges: Charge[], only?: (policy: Policy) => boolean): void {
     for (const charge of charges) {
-      const names = this.charged(charge, only);
-      if (names.length === 0) continue;
+      const policies = this.charged(charge, only);
+      if (policies.length === 0) continue;
       this.sluice
-        .refund(names, charge.identifier, { keyKind: charge.keyKind })
+        .refund(policies, charge.identifier, { keyKind: charge.keyKind })
         .catch((error: unknown) => this.logger.warn(`Refund failed: ${String(error)}`));
     }
   }

@@ -35,6 +35,8 @@ import {
 import { LocalFallback } from './local.fallback.js';
 import { StoreOutageDecider } from './store-outage.decider.js';
 import { assertPeerVersions } from '../peers/peer.versions.js';
+import { TrackerResolver } from '../trackers/tracker.resolver.js';
+import { ThrottleMetadataAccessor } from '../metadata/throttle-metadata.accessor.js';
 
 const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
 
@@ -66,6 +68,13 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
           policies: options.policies?.map((policy) => ({ source: 'code', ...policy })),
         }),
     },
+    {
+      provide: TrackerResolver,
+      inject: [SLUICE_OPTIONS],
+      useFactory: (options: SluiceModuleOptions) =>
+        new TrackerResolver(options.trustProxy, options.trackers),
+    },
+    ThrottleMetadataAccessor,
     {
       provide: BlockCache,
       inject: [SLUICE_OPTIONS],
@@ -123,6 +132,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     SluiceConnection,
     SluiceEngine,
     BlockCache,
+    TrackerResolver,
     PolicyBus,
     PENALTY_STREAM,
     PenaltyEventPublisher,

@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LocalPenaltyStream } from '../penalty/local-penalty.stream.js';
 import { PenaltyEventPublisher } from '../events/penalty-event.publisher.js';
 import { startMemoryApp, type MemoryApp } from '../testing/memory-app.fixture.js';
-import { PENALTY_STREAM } from '../config/sluice.tokens.js';
+import { IDENTIFIER_STATS, PENALTY_STREAM } from '../config/sluice.tokens.js';
+import { IdentifierTally } from '../stats/identifier.tally.js';
+import type { IdentifierStatsStore } from '../stats/identifier-stats.store.js';
 import { SluiceService } from './sluice.service.js';
 
 const started: MemoryApp[] = [];
@@ -76,6 +78,39 @@ describe('SluiceService on the in-memory store', () => {
     ]);
     clock.advance(30_000_000);
     expect((await sluice.consume('like', 'ann')).allowed).toBe(true);
+  });
+
+  it('decides policies the caller resolved as they were, and counts them under their key', async () => {
+    const app = await start();
+    const { sluice } = app;
+    const resolved = sluice.engine.policies.resolve(['like']);
+    // Deleted after the request read it: the request still decides what it resolved.
+    sluice.engine.policies.delete('like');
+    const decision = await sluice.consume(resolved, 'ann');
+    expect(decision).toMatchObject({ allowed: true, policy: 'like', remaining: 2 });
+    await expect(sluice.consume('like', 'ann')).rejects.toThrow('Unknown policy: like');
+    await app.get(IdentifierTally).flush();
+    const counted = await app.get<IdentifierStatsStore>(IDENTIFIER_STATS).read('like');
+    expect(counted).toEqual([
+      expect.objectContaining({ keyKind: 'header:x-user', identifier: 'ann', passed: 1 }),
+    ]);
+  });
+
+  it('refuses policies with different keys in one call unless keyKind says which', async () => {
+    const app = await startMemoryApp([
+      LIKE,
+      { name: 'post', algorithm: 'fixed-window', limit: 2, periodMs: 60_000, key: 'user' },
+    ]);
+    started.push(app);
+    const sluice = app.get(SluiceService);
+    await expect(sluice.consume(['like', 'post'], 'ann')).rejects.toThrow(
+      'policies: like counts by header:x-user, post counts by user; decide them separately or pass keyKind',
+    );
+    const both = await sluice.consume(['like', 'post'], 'ann', { keyKind: 'user' });
+    expect(both.policies.map((part) => [part.policy, part.remaining])).toEqual([
+      ['like', 2],
+      ['post', 1],
+    ]);
   });
 
   it('lifts a block at once, says whether there was one, and records who lifted it', async () => {

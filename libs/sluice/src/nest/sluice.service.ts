@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Clock } from '../clock/clock.js';
 import { refusalWithoutStore, summarize, type Decision } from '../engine/decision.js';
 import { SluiceEngine, type ConsumeOptions } from '../engine/sluice.engine.js';
+import { countedKeyKind, resolveSelection, type PolicySelection } from '../engine/call.target.js';
 import { InvalidIdentifierError } from '../keys/identifier.js';
 import { UnknownPolicyError } from '../policy/policy.registry.js';
 import { PolicyValidationError } from '../policy/policy-validation.error.js';
@@ -14,8 +15,6 @@ import { IdentifierTally } from '../stats/identifier.tally.js';
 import { BlockCache } from '../penalty/block.cache.js';
 import { SLUICE_CLOCK } from '../config/sluice.tokens.js';
 import { StoreOutageDecider } from './store-outage.decider.js';
-
-type PolicyNames = string | readonly string[];
 
 /** Who blocks or lifts by hand, and why: recorded with the penalty event. */
 export interface ManualBlockOptions {
@@ -44,15 +43,21 @@ export class SluiceService {
     @Optional() @Inject(SluiceMetrics) private readonly metrics?: SluiceMetrics,
   ) {}
 
+  /**
+   * Decides and charges: by names, or by policies resolved from `engine.policies` (the guard
+   * passes those, so a request's names are looked up once).
+   */
   async consume(
-    policies: PolicyNames,
+    policies: PolicySelection,
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<Decision> {
     const started = this.metrics === undefined ? 0 : performance.now();
-    const decision = await this.decide(policies, identifier, options);
+    const resolved = resolveSelection(this.engine.policies, policies);
+    const keyKind = countedKeyKind(resolved, options.keyKind);
+    const decision = await this.decide(resolved, identifier, { ...options, keyKind });
     const cached = decision.reason === 'cache-block';
-    this.record(decision, identifier, options, cached ? undefined : started);
+    this.record(decision, identifier, keyKind, cached ? undefined : started);
     return decision;
   }
 
@@ -61,25 +66,38 @@ export class SluiceService {
    * undefined when none of them has the identifier's block cached, with nothing counted.
    */
   refuseFromCache(
-    policies: Policy[],
+    policies: readonly Policy[],
     identifier: string,
     options: ConsumeOptions,
   ): Decision | undefined {
-    const refusal =
-      this.blocks.size > 0 ? this.cachedBlock(policies, identifier, options) : undefined;
-    if (refusal !== undefined) this.record(refusal, identifier, options);
+    if (this.blocks.size === 0 || policies.length === 0) return undefined;
+    const keyKind = options.keyKind ?? (policies[0] as Policy).key;
+    const refusal = this.cachedBlock(policies, identifier, keyKind);
+    if (refusal !== undefined) this.record(refusal, identifier, keyKind);
     return refusal;
   }
 
-  peek(policies: PolicyNames, identifier: string, options: ConsumeOptions = {}): Promise<Decision> {
+  peek(
+    policies: PolicySelection,
+    identifier: string,
+    options: ConsumeOptions = {},
+  ): Promise<Decision> {
     return this.engine.peek(policies, identifier, options);
   }
 
-  refund(policies: PolicyNames, identifier: string, options: ConsumeOptions = {}): Promise<void> {
+  refund(
+    policies: PolicySelection,
+    identifier: string,
+    options: ConsumeOptions = {},
+  ): Promise<void> {
     return this.engine.refund(policies, identifier, options);
   }
 
-  reset(policies: PolicyNames, identifier: string, options: ConsumeOptions = {}): Promise<void> {
+  reset(
+    policies: PolicySelection,
+    identifier: string,
+    options: ConsumeOptions = {},
+  ): Promise<void> {
     return this.engine.reset(policies, identifier, options);
   }
 
@@ -91,7 +109,7 @@ export class SluiceService {
     options: ManualBlockOptions = {},
   ): Promise<{ untilMs: number }> {
     const result = await this.engine.block(policy, identifier, durationMs, options);
-    const context = this.context(this.keyOf(policy), identifier, options.keyKind);
+    const context = this.context(options.keyKind ?? this.keyOf(policy), identifier);
     const { untilMs } = result;
     this.blocks.remember(policy, context.keyKind, identifier, {
       untilMs,
@@ -117,7 +135,7 @@ export class SluiceService {
     identifier: string,
     options: ManualBlockOptions = {},
   ): Promise<boolean> {
-    const context = this.context(this.keyOf(policy), identifier, options.keyKind);
+    const context = this.context(options.keyKind ?? this.keyOf(policy), identifier);
     const lifted = await this.engine.lift(policy, identifier, options);
     const target = { policy, keyKind: context.keyKind, identifier };
     await this.bus.announceUnblock(target).catch((error: unknown) => {
@@ -138,55 +156,55 @@ export class SluiceService {
     return this.engine.isActionAllowed(userId, actionKey, periodSec, maxCount);
   }
 
+  /** `policies` resolved and `options.keyKind` set: nothing below looks a name up again. */
   private async decide(
-    policies: PolicyNames,
+    policies: readonly Policy[],
     identifier: string,
-    options: ConsumeOptions,
+    options: ConsumeOptions & { keyKind: string },
   ): Promise<Decision> {
-    // Resolved here only when needed: the engine resolves the names again on its own path.
-    const resolve = (): Policy[] => this.engine.policies.resolve(list(policies));
     const cached =
-      this.blocks.size > 0 ? this.cachedBlock(resolve(), identifier, options) : undefined;
+      this.blocks.size > 0 ? this.cachedBlock(policies, identifier, options.keyKind) : undefined;
     if (cached !== undefined) return cached;
     let decision: Decision;
     try {
       decision = await this.engine.consume(policies, identifier, options);
     } catch (error) {
       if (isInputError(error)) throw error;
-      return this.outage.decide(resolve(), identifier, options, error);
+      return this.outage.decide(policies, identifier, options, error);
     }
     if (!decision.allowed && decision.policies.some((part) => part.blocked !== undefined)) {
-      const resolved = resolve();
-      if (this.blocks.capacity > 0) this.rememberBlocks(decision, resolved, identifier, options);
-      this.penalties.blocksSeen(decision, resolved, {
-        ...this.context(resolved[0]?.key, identifier, options.keyKind),
+      if (this.blocks.capacity > 0) {
+        this.rememberBlocks(decision, policies, identifier, options.keyKind);
+      }
+      this.penalties.blocksSeen(decision, policies, {
+        ...this.context(options.keyKind, identifier),
         route: options.route,
       });
     }
     return decision;
   }
 
-  /** Counts a decision for the panel and metrics; `started` times a store call when one was made. */
-  private record(
-    decision: Decision,
-    identifier: string,
-    options: ConsumeOptions,
-    started?: number,
-  ): void {
+  /**
+   * Counts a decision for the panel and metrics; `started` times a store call when one was made.
+   * keyKind is the one every policy of the decision counted under.
+   */
+  private record(decision: Decision, identifier: string, keyKind: string, started?: number): void {
     if (this.metrics !== undefined) {
       const seconds = started === undefined ? undefined : (performance.now() - started) / 1000;
       this.metrics.decided(decision, seconds);
     }
-    this.tally.count(decision, options.keyKind, this.keyOf, identifier);
+    this.tally.count(decision, keyKind, identifier);
     this.decisions.count(decision);
   }
 
-  private readonly keyOf = (policy: string): string =>
-    this.engine.policies.get(policy)?.key ?? 'user';
+  /** A manual operation's key kind when none is given: the policy's own (the engine refuses an unknown one). */
+  private keyOf(policy: string): string {
+    return this.engine.policies.get(policy)?.key ?? 'user';
+  }
 
-  private context(policyKey: string | undefined, identifier: string, keyKind?: string) {
+  private context(keyKind: string, identifier: string) {
     return {
-      keyKind: keyKind ?? policyKey ?? 'user',
+      keyKind,
       identifier,
       instanceId: this.bus.instanceId,
       policyVersion: this.bus.version,
@@ -194,11 +212,10 @@ export class SluiceService {
   }
 
   private cachedBlock(
-    policies: Policy[],
+    policies: readonly Policy[],
     identifier: string,
-    options: ConsumeOptions,
+    keyKind: string,
   ): Decision | undefined {
-    const keyKind = options.keyKind ?? (policies[0] as Policy).key;
     const nowMs = Math.floor(this.clock() / 1000);
     for (const policy of policies) {
       if (policy.mode !== 'enforce') continue;
@@ -213,11 +230,10 @@ export class SluiceService {
 
   private rememberBlocks(
     decision: Decision,
-    policies: Policy[],
+    policies: readonly Policy[],
     identifier: string,
-    options: ConsumeOptions,
+    keyKind: string,
   ): void {
-    const keyKind = options.keyKind ?? (policies[0] as Policy).key;
     const nowMs = Math.floor(this.clock() / 1000);
     for (const part of decision.policies) {
       const enforced = policies.find((policy) => policy.name === part.policy)?.mode === 'enforce';
@@ -229,10 +245,6 @@ export class SluiceService {
       }
     }
   }
-}
-
-function list(policies: PolicyNames): readonly string[] {
-  return typeof policies === 'string' ? [policies] : policies;
 }
 
 function isInputError(error: unknown): boolean {

@@ -31,7 +31,7 @@ export class StoreOutageDecider {
   }
 
   async decide(
-    policies: Policy[],
+    policies: readonly Policy[],
     identifier: string,
     options: ConsumeOptions,
     error: unknown,

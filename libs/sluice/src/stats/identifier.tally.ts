@@ -43,28 +43,24 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
     await this.flush();
   }
 
-  /** A policy that admitted a refused request counts neither way: the request did not pass. */
-  /** `keyKind` undefined: each policy's own key, from `keyOf`. */
-  count(
-    decision: Decision,
-    keyKind: string | undefined,
-    keyOf: (policy: string) => string,
-    identifier: string,
-  ): void {
+  /**
+   * Counts each policy of a decision under the key kind they all counted by. A policy that
+   * admitted a refused request counts neither way: the request did not pass.
+   */
+  count(decision: Decision, keyKind: string, identifier: string): void {
     const now = Date.now();
     const shown =
       identifier.length > MAX_DISPLAY_LENGTH ? identifier.slice(0, MAX_DISPLAY_LENGTH) : identifier;
     for (const part of decision.policies) {
       const passed = part.allowed && decision.allowed;
       if (part.allowed && !passed) continue;
-      const kind = keyKind ?? keyOf(part.policy);
-      const counts = this.countsOf(part.policy, kind);
+      const counts = this.countsOf(part.policy, keyKind);
       let entry = counts.get(shown);
       if (entry === undefined) {
         if (this.tracked >= TRACKED_PER_FLUSH) continue;
         entry = {
           policy: part.policy,
-          keyKind: kind,
+          keyKind,
           identifier: shown,
           passed: 0,
           rejected: 0,
