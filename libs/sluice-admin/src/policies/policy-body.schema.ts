@@ -6,7 +6,7 @@ import {
   type Policy,
 } from '@sluice/nest/internals';
 import { z } from 'zod';
-import type { ChangeNoteRequest } from '../common/admin-api.types.js';
+import type { ChangeNoteRequest, PolicyWriteRequest } from '../common/admin-api.types.js';
 import { freeText } from '../common/text.schema.js';
 import { InvalidRequestException, type FieldIssue } from '../common/invalid-request.exception.js';
 
@@ -35,7 +35,7 @@ export const policyWriteSchema = policyInputSchema.extend({
   name: policyInputSchema.shape.name.optional(),
   version,
   comment: comment.optional(),
-});
+}) satisfies z.ZodType<PolicyWriteRequest>;
 
 /**
  * Not policy rules: the request's own version and comment, and the fields the server owns, which

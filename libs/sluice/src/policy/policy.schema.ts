@@ -96,7 +96,7 @@ export const policyInputSchema = z.strictObject({
   source: z.enum(['code', 'admin'], { error: "must be 'code' or 'admin'" }).optional(),
   updatedAt: z.string({ error: 'must be a string' }).max(64).nullable().optional(),
   updatedBy: z.string({ error: 'must be a string' }).max(256).nullable().optional(),
-});
+}) satisfies z.ZodType<PolicyInput>;
 
 /** The capacity a single request's cost must fit in: burst for buckets, limit for windows. */
 export function capacity(algorithm: AlgorithmName, limit: number, burst: number | null): number {

@@ -16,8 +16,11 @@ export interface PenaltyOptions {
 
 export interface PolicyOverride {
   identifier: string;
-  /** 0 denies the identifier outright. */
-  limit?: number;
+  /**
+   * 0 denies the identifier outright. Null or absent: no limit of its own, as a policy read back
+   * states an unlimited override.
+   */
+  limit?: number | null;
   unlimited?: boolean;
   /** ISO 8601 time or epoch ms; null or absent: never. */
   expiresAt?: string | number | null;
