@@ -109,7 +109,7 @@ describe('the admin panel in Chromium', () => {
     await limit.fill('2');
     await page.getByLabel('Block repeat offenders').check();
     await page.getByLabel('Block after violations').fill('1');
-    await page.getByLabel('Block for (ms)').fill('600000');
+    await page.getByLabel('Block for').fill('10 min');
     await page.getByLabel('Change note').fill('Harry replies too often');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText(/Saved as version/).waitFor();

@@ -1,7 +1,7 @@
 import { Card, Flex, Heading, Text, TextField } from '@radix-ui/themes';
 import type { FieldPath, UseFormReturn } from 'react-hook-form';
 import { Field } from '../../shared/Field';
-import type { PolicyFormValues } from './policy-form';
+import { durationRules, type PolicyFormValues } from './policy-form';
 
 interface PenaltyFieldsProps {
   form: UseFormReturn<PolicyFormValues>;
@@ -39,25 +39,21 @@ export function PenaltyFields({ form, locked, message }: PenaltyFieldsProps) {
                 {...register('afterViolations')}
               />
             </Field>
-            <Field label="Block for (ms)" error={message('blockMs')}>
-              <TextField.Root inputMode="numeric" disabled={locked} {...register('blockMs')} />
+            <Field label="Block for" hint="10 min, 1 h …" error={message('blockMs')}>
+              <TextField.Root disabled={locked} {...register('blockMs', durationRules)} />
             </Field>
             <Field label="Escalation (×)" hint="Empty: 1" error={message('escalation')}>
               <TextField.Root inputMode="decimal" disabled={locked} {...register('escalation')} />
             </Field>
-            <Field label="Longest block (ms)" hint="Empty: a day" error={message('maxBlockMs')}>
-              <TextField.Root inputMode="numeric" disabled={locked} {...register('maxBlockMs')} />
+            <Field label="Longest block" hint="Empty: a day" error={message('maxBlockMs')}>
+              <TextField.Root disabled={locked} {...register('maxBlockMs', durationRules)} />
             </Field>
             <Field
-              label="Forget offences after (ms)"
+              label="Forget offences after"
               hint="Empty: 7 days"
               error={message('forgetAfterMs')}
             >
-              <TextField.Root
-                inputMode="numeric"
-                disabled={locked}
-                {...register('forgetAfterMs')}
-              />
+              <TextField.Root disabled={locked} {...register('forgetAfterMs', durationRules)} />
             </Field>
           </div>
         )}

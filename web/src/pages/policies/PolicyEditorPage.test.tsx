@@ -72,13 +72,13 @@ describe('the policy editor', () => {
     await user.clear(limit);
     await user.type(limit, '0');
     await user.click(screen.getByLabelText('Block repeat offenders'));
-    await user.clear(screen.getByLabelText('Block for (ms)'));
-    await user.type(screen.getByLabelText('Block for (ms)'), '-5');
+    await user.clear(screen.getByLabelText('Block for'));
+    await user.type(screen.getByLabelText('Block for'), '0 s');
     await user.click(screen.getByRole('button', { name: 'Save' }));
 
     await waitFor(() => expect(limit.getAttribute('aria-invalid')).toBe('true'));
     expect(describedBy(limit)).toContain('must be an integer from 1 to 1000000000');
-    const blockFor = screen.getByLabelText('Block for (ms)');
+    const blockFor = screen.getByLabelText('Block for');
     expect(blockFor.getAttribute('aria-invalid')).toBe('true');
     expect(describedBy(blockFor)).toContain('must be an integer from 1 to 31536000000');
     expect(screen.getByRole('alert').textContent).toMatch(/refused some fields/);
@@ -89,8 +89,39 @@ describe('the policy editor', () => {
     expect(sent).toMatchObject({
       version: 4,
       limit: 0,
-      penalty: { afterViolations: 3, blockMs: -5 },
+      penalty: { afterViolations: 3, blockMs: 0 },
     });
+  });
+
+  it('takes the window as people write it, spells the rate out and sends milliseconds', async () => {
+    const requests = answerFetch({
+      'GET /policies/reply': { body: REPLY },
+      'PUT /policies/reply': ({ body }) => ({
+        body: { ...REPLY, ...(body as object), version: 5 },
+      }),
+    });
+    const user = userEvent.setup();
+    editor('admin');
+
+    const windowField = await screen.findByLabelText<HTMLInputElement>('Window');
+    expect(windowField.value).toBe('1 min');
+    expect(screen.getByTestId('rate-sentence').textContent).toBe('5 per minute');
+
+    await user.clear(windowField);
+    await user.type(windowField, 'soon');
+    expect(screen.queryByTestId('rate-sentence')).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(windowField.getAttribute('aria-invalid')).toBe('true'));
+    expect(describedBy(windowField)).toContain('write a duration such as');
+    expect(requests.some((request) => request.method === 'PUT')).toBe(false);
+
+    await user.clear(windowField);
+    await user.type(windowField, '1 h 30 min');
+    expect(screen.getByTestId('rate-sentence').textContent).toBe('5 per 1 h 30 min');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await screen.findByText(/Saved/);
+    const sent = requests.find((request) => request.method === 'PUT')?.body;
+    expect(sent).toMatchObject({ periodMs: 5_400_000, version: 4 });
   });
 
   it('shows the fields the chosen algorithm takes, and only those', async () => {
@@ -99,12 +130,12 @@ describe('the policy editor', () => {
     editor('admin');
     const algorithm = await screen.findByLabelText('Algorithm');
 
-    expect(screen.getByLabelText('Window (ms)')).toBeTruthy();
+    expect(screen.getByLabelText('Window')).toBeTruthy();
     expect(screen.queryByLabelText('Burst')).toBeNull();
 
     await user.selectOptions(algorithm, 'token-bucket');
     expect(screen.getByLabelText('Burst')).toBeTruthy();
-    expect(screen.getByLabelText('Period (ms)')).toBeTruthy();
+    expect(screen.getByLabelText('Period')).toBeTruthy();
     expect(screen.queryByLabelText('Segments')).toBeNull();
 
     await user.selectOptions(algorithm, 'sliding-window');
@@ -112,7 +143,7 @@ describe('the policy editor', () => {
     expect(screen.queryByLabelText('Burst')).toBeNull();
 
     await user.selectOptions(algorithm, 'leaky-bucket');
-    expect(screen.getByLabelText('Longest delay (ms)')).toBeTruthy();
+    expect(screen.getByLabelText('Longest delay')).toBeTruthy();
     expect(screen.getByLabelText('Burst')).toBeTruthy();
   });
 

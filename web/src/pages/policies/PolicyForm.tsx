@@ -3,12 +3,14 @@ import { Button, Callout, Card, Flex, Heading, Text, TextArea, TextField } from 
 import { useEffect, useState } from 'react';
 import { useForm, type FieldPath } from 'react-hook-form';
 import { ApiError } from '../../api/client';
+import { parseDuration, rateText } from '../../shared/duration';
 import { Field } from '../../shared/Field';
 import { OverridesFields } from './OverridesFields';
 import { PenaltyFields } from './PenaltyFields';
 import {
   ALGORITHM_LABELS,
   algorithmFields,
+  durationRules,
   formFieldOf,
   toWriteRequest,
   type PolicyFormValues,
@@ -100,9 +102,12 @@ export function PolicyForm(props: PolicyFormProps) {
         )}
         <Card>
           <Flex direction="column" gap="3">
-            <Heading as="h3" size="3">
-              Rate
-            </Heading>
+            <Flex justify="between" align="baseline" gap="3" wrap="wrap">
+              <Heading as="h3" size="3">
+                Rate
+              </Heading>
+              <RateSentence limit={values.limit} period={values.periodMs} />
+            </Flex>
             <div className="field-grid">
               {isNew && (
                 <Field label="Name" error={message('name')}>
@@ -122,14 +127,11 @@ export function PolicyForm(props: PolicyFormProps) {
                 <TextField.Root inputMode="numeric" disabled={ruleLocked} {...register('limit')} />
               </Field>
               <Field
-                label={fields.isWindow ? 'Window (ms)' : 'Period (ms)'}
+                label={fields.isWindow ? 'Window' : 'Period'}
+                hint="1 min, 90 s, 2 h …"
                 error={message('periodMs')}
               >
-                <TextField.Root
-                  inputMode="numeric"
-                  disabled={ruleLocked}
-                  {...register('periodMs')}
-                />
+                <TextField.Root disabled={ruleLocked} {...register('periodMs', durationRules)} />
               </Field>
               {fields.burst && (
                 <Field label="Burst" hint="Empty: the limit" error={message('burst')}>
@@ -151,14 +153,13 @@ export function PolicyForm(props: PolicyFormProps) {
               )}
               {fields.maxDelayMs && (
                 <Field
-                  label="Longest delay (ms)"
+                  label="Longest delay"
                   hint="Empty: the whole burst"
                   error={message('maxDelayMs')}
                 >
                   <TextField.Root
-                    inputMode="numeric"
                     disabled={ruleLocked}
-                    {...register('maxDelayMs')}
+                    {...register('maxDelayMs', durationRules)}
                   />
                 </Field>
               )}
@@ -227,5 +228,19 @@ export function PolicyForm(props: PolicyFormProps) {
         </Flex>
       </Flex>
     </form>
+  );
+}
+
+/** "5 per minute" once the limit and the window both read; nothing while either does not. */
+function RateSentence({ limit, period }: { limit: string; period: string }) {
+  const count = Number(limit);
+  const periodMs = parseDuration(period);
+  if (limit.trim() === '' || !Number.isInteger(count) || count < 1 || periodMs === undefined) {
+    return null;
+  }
+  return (
+    <Text size="2" color="gray" data-testid="rate-sentence">
+      {rateText(count, periodMs)}
+    </Text>
   );
 }

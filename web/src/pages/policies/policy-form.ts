@@ -1,6 +1,7 @@
 import type { PolicyView, PolicyWriteRequest } from '@sluice/admin/api';
 import type { AlgorithmName, PolicyMode, StoreErrorMode } from '@sluice/nest';
 import { isWindowAlgorithm, type SimulatedPolicy } from '@sluice/nest/simulator';
+import { durationText, parseDuration } from '../../shared/duration';
 import { isoToLocalInput, localInputToIso } from '../../shared/format';
 
 export const ALGORITHM_LABELS: Record<AlgorithmName, string> = {
@@ -32,7 +33,10 @@ export interface OverrideValues {
   expiresAt: string;
 }
 
-/** The editor's values: numbers as typed, so a bad one reaches the server and its message. */
+/**
+ * The editor's values: numbers as typed, so a bad one reaches the server and its message, and
+ * durations (the `…Ms` fields) as people write them: "1 min", "90 s", "2 h".
+ */
 export interface PolicyFormValues {
   name: string;
   description: string;
@@ -59,13 +63,22 @@ export interface PolicyFormValues {
 }
 
 const text = (value: number | null | undefined) => (value == null ? '' : String(value));
+const duration = (ms: number | null | undefined) => (ms == null ? '' : durationText(ms));
+
+export const DURATION_RULE = 'write a duration such as 500 ms, 90 s, 1 min, 2 h or 1 h 30 min';
+
+/** The editor's check of a duration field: empty (the server says whether it may be) or readable. */
+export const durationRules = {
+  validate: (value: string) =>
+    value.trim() === '' || parseDuration(value) !== undefined || DURATION_RULE,
+};
 
 export const NEW_POLICY: PolicyFormValues = {
   name: '',
   description: '',
   algorithm: 'fixed-window',
   limit: '10',
-  periodMs: '60000',
+  periodMs: '1 min',
   burst: '',
   segments: '',
   maxDelayMs: '',
@@ -77,7 +90,7 @@ export const NEW_POLICY: PolicyFormValues = {
   onStoreError: 'allow',
   penaltyOn: false,
   afterViolations: '3',
-  blockMs: '60000',
+  blockMs: '1 min',
   escalation: '',
   maxBlockMs: '',
   forgetAfterMs: '',
@@ -92,10 +105,10 @@ export function toFormValues(policy: PolicyView): PolicyFormValues {
     description: policy.description ?? '',
     algorithm: policy.algorithm,
     limit: text(policy.limit),
-    periodMs: text(policy.periodMs),
+    periodMs: duration(policy.periodMs),
     burst: text(policy.burst),
     segments: text(policy.segments),
-    maxDelayMs: text(policy.maxDelayMs),
+    maxDelayMs: duration(policy.maxDelayMs),
     cost: text(policy.cost),
     key: policy.key,
     userAgent: policy.match?.userAgent ?? '',
@@ -104,10 +117,10 @@ export function toFormValues(policy: PolicyView): PolicyFormValues {
     onStoreError: policy.onStoreError,
     penaltyOn: penalty !== null,
     afterViolations: text(penalty?.afterViolations ?? 3),
-    blockMs: text(penalty?.blockMs ?? 60_000),
+    blockMs: duration(penalty?.blockMs ?? 60_000),
     escalation: text(penalty?.escalation),
-    maxBlockMs: text(penalty?.maxBlockMs),
-    forgetAfterMs: text(penalty?.forgetAfterMs),
+    maxBlockMs: duration(penalty?.maxBlockMs),
+    forgetAfterMs: duration(penalty?.forgetAfterMs),
     overrides: policy.overrides.map((override) => ({
       identifier: override.identifier,
       kind: override.unlimited ? 'unlimited' : override.limit === 0 ? 'deny' : 'limit',
@@ -131,22 +144,26 @@ function number(value: string): number | undefined {
 
 const optional = (value: string) => number(value) ?? null;
 
+/** A written duration in milliseconds, or the text itself when it is not one (see `number`). */
+function ms(value: string): number | undefined {
+  if (value.trim() === '') return undefined;
+  return parseDuration(value) ?? (value.trim() as unknown as number);
+}
+
 /** What the editor sends: the rules of the algorithm chosen, nothing of the others. */
 export function toWriteRequest(values: PolicyFormValues, version: number): PolicyWriteRequest {
   const fields = algorithmFields(values.algorithm);
   const penalty = values.penaltyOn
     ? {
         afterViolations: number(values.afterViolations) as number,
-        blockMs: number(values.blockMs) as number,
+        blockMs: ms(values.blockMs) as number,
         ...(number(values.escalation) === undefined
           ? {}
           : { escalation: number(values.escalation) }),
-        ...(number(values.maxBlockMs) === undefined
+        ...(ms(values.maxBlockMs) === undefined ? {} : { maxBlockMs: ms(values.maxBlockMs) }),
+        ...(ms(values.forgetAfterMs) === undefined
           ? {}
-          : { maxBlockMs: number(values.maxBlockMs) }),
-        ...(number(values.forgetAfterMs) === undefined
-          ? {}
-          : { forgetAfterMs: number(values.forgetAfterMs) }),
+          : { forgetAfterMs: ms(values.forgetAfterMs) }),
       }
     : null;
   return {
@@ -155,10 +172,10 @@ export function toWriteRequest(values: PolicyFormValues, version: number): Polic
     description: values.description.trim() === '' ? null : values.description,
     algorithm: values.algorithm,
     limit: number(values.limit) as number,
-    periodMs: number(values.periodMs) as number,
+    periodMs: ms(values.periodMs) as number,
     burst: fields.burst ? optional(values.burst) : null,
     segments: fields.segments ? optional(values.segments) : null,
-    maxDelayMs: fields.maxDelayMs ? optional(values.maxDelayMs) : null,
+    maxDelayMs: fields.maxDelayMs ? (ms(values.maxDelayMs) ?? null) : null,
     cost: number(values.cost) ?? 1,
     key: values.key,
     match: values.userAgent.trim() === '' ? null : { userAgent: values.userAgent },
@@ -199,21 +216,24 @@ export function toSimulatedPolicy(values: PolicyFormValues): SimulatedPolicy | s
     const parsed = Number(value);
     return value.trim() !== '' && Number.isInteger(parsed) && parsed > 0 ? parsed : undefined;
   };
+  const positiveMs = (value: string) => {
+    const parsed = parseDuration(value);
+    return parsed !== undefined && parsed > 0 ? parsed : undefined;
+  };
   const limit = positive(values.limit);
-  const periodMs = positive(values.periodMs);
+  const periodMs = positiveMs(values.periodMs);
   if (limit === undefined) return 'Enter a whole number for Limit to simulate';
-  if (periodMs === undefined)
-    return 'Enter a whole number of milliseconds for the period to simulate';
+  if (periodMs === undefined) return 'Enter a duration for the window, such as 1 min, to simulate';
   const fields = algorithmFields(values.algorithm);
   const afterViolations = positive(values.afterViolations);
-  const blockMs = positive(values.blockMs);
+  const blockMs = positiveMs(values.blockMs);
   return {
     algorithm: values.algorithm,
     limit,
     periodMs,
     burst: fields.burst ? (positive(values.burst) ?? null) : null,
     segments: fields.segments ? (positive(values.segments) ?? null) : null,
-    maxDelayMs: fields.maxDelayMs ? Number(values.maxDelayMs) || null : null,
+    maxDelayMs: fields.maxDelayMs ? (parseDuration(values.maxDelayMs) ?? null) : null,
     cost: positive(values.cost) ?? 1,
     mode: values.mode,
     penalty:
@@ -222,8 +242,8 @@ export function toSimulatedPolicy(values: PolicyFormValues): SimulatedPolicy | s
             afterViolations,
             blockMs,
             escalation: Number(values.escalation) || undefined,
-            maxBlockMs: positive(values.maxBlockMs),
-            forgetAfterMs: positive(values.forgetAfterMs),
+            maxBlockMs: positiveMs(values.maxBlockMs),
+            forgetAfterMs: positiveMs(values.forgetAfterMs),
           }
         : null,
   };
