@@ -1,8 +1,8 @@
 import type { AdminEventMap, InstanceList, StatsPoint } from '@sluice/admin/api';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { api, EVENTS_URL } from '../../api/client';
-import { queryKeys } from '../../api/query-keys';
+import { api, EVENTS_URL } from '../api/client';
+import { queryKeys } from '../api/query-keys';
 
 /** How much history the charts show, in seconds. */
 export const WINDOW_SECONDS = 300;

@@ -2,8 +2,8 @@ import type { InstanceView, StatsPoint } from '@sluice/admin/api';
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InstancesTable, versionSummary } from './InstancesTable';
-import { mergePoints, WINDOW_SECONDS } from './live-events.hooks';
-import { PolicyCharts } from './PolicyCharts';
+import { mergePoints, WINDOW_SECONDS } from '../../shared/live-events.hooks';
+import { PolicyCharts } from '../../shared/PolicyCharts';
 
 const instance = (
   id: string,

@@ -2,8 +2,8 @@ import { Badge, Callout, Flex, Grid, Heading, Text } from '@radix-ui/themes';
 import { usePolicies } from '../../shared/policies.hooks';
 import { EnforcementSwitch } from './EnforcementSwitch';
 import { InstancesTable } from './InstancesTable';
-import { useLiveEvents } from './live-events.hooks';
-import { PolicyCharts } from './PolicyCharts';
+import { useLiveEvents } from '../../shared/live-events.hooks';
+import { PolicyCharts } from '../../shared/PolicyCharts';
 import { TopRejected } from './TopRejected';
 
 const STREAM_LABELS = {
