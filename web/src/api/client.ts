@@ -144,7 +144,7 @@ export const api = {
     return response.blob();
   },
   audit: (query: AuditQuery = {}) => request<AuditPage>('GET', '/audit', { query }),
-  stats: (query: { seconds?: number; minutes?: number }) =>
+  stats: (query: { seconds?: number; minutes?: number; hours?: number; policy?: string }) =>
     request<StatsSeries>('GET', '/stats', { query }),
 };
 

@@ -7,6 +7,9 @@ export const queryKeys = {
   enforcement: ['enforcement'] as const,
   instances: ['instances'] as const,
   stats: (seconds: number) => ['stats', seconds] as const,
+  /** A stored range (1 h, 24 h, 7 d) of every policy, or of one. */
+  statsRange: (range: string, policy: string | undefined) =>
+    ['stats', range, policy ?? null] as const,
   policies: {
     all: ['policies'] as const,
     one: (name: string | undefined) => ['policies', name] as const,
@@ -15,6 +18,7 @@ export const queryKeys = {
   blocked: {
     all: ['blocked'] as const,
     list: (query: { policy?: string; q?: string }) => ['blocked', query] as const,
+    count: (policy: string | undefined) => ['blocked', 'count', policy ?? null] as const,
   },
   identifiers: {
     all: ['identifier'] as const,

@@ -1,5 +1,6 @@
 import type { DecisionCounts, StatsPoint } from '@sluice/admin/api';
 import { Box, Card, DataList, Grid, Heading, Text } from '@radix-ui/themes';
+import { LIVE_RANGE, type Resolution } from './time-range';
 import {
   CartesianGrid,
   Legend,
@@ -21,16 +22,21 @@ const SERIES = [
 type SeriesKey = (typeof SERIES)[number]['key'];
 type Row = Record<SeriesKey, number> & { at: string };
 
-const TIME = new Intl.DateTimeFormat(undefined, {
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-});
+/** Each resolution's tick: seconds live, minutes over an hour, the day and hour over days. */
+const TICK: Record<Resolution, Intl.DateTimeFormat> = {
+  second: new Intl.DateTimeFormat(undefined, {
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }),
+  minute: new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }),
+  hour: new Intl.DateTimeFormat(undefined, { weekday: 'short', hour: '2-digit' }),
+};
 
 /** Refusals by the rate and by a block count alike as rejected. */
-function rowOf(at: string, counts: DecisionCounts | undefined): Row {
+function rowOf(at: string, counts: DecisionCounts | undefined, resolution: Resolution): Row {
   return {
-    at: TIME.format(new Date(at)),
+    at: TICK[resolution].format(new Date(at)),
     allowed: counts?.allowed ?? 0,
     rejected: (counts?.rejected ?? 0) + (counts?.blocked ?? 0),
     delayed: counts?.delayed ?? 0,
@@ -38,12 +44,25 @@ function rowOf(at: string, counts: DecisionCounts | undefined): Row {
   };
 }
 
-/** Each policy's decisions per second over the shown window, with its totals. */
-export function PolicyCharts({ names, points }: { names: string[]; points: StatsPoint[] }) {
+interface PolicyChartsProps {
+  names: string[];
+  points: StatsPoint[];
+  resolution?: Resolution;
+  /** Completes "Decisions for reply …": "over the last hour, per minute". */
+  description?: string;
+}
+
+/** Each policy's decisions over the shown range, one point per second, minute or hour, with totals. */
+export function PolicyCharts({
+  names,
+  points,
+  resolution = 'second',
+  description = LIVE_RANGE.description,
+}: PolicyChartsProps) {
   return (
-    <Grid columns={{ initial: '1', md: '2' }} gap="4">
+    <Grid columns={{ initial: '1', md: names.length === 1 ? '1' : '2' }} gap="4">
       {names.map((name) => {
-        const rows = points.map((point) => rowOf(point.at, point.policies[name]));
+        const rows = points.map((point) => rowOf(point.at, point.policies[name], resolution));
         const total = (key: SeriesKey) => rows.reduce((sum, row) => sum + row[key], 0);
         const rejected = total('rejected');
         return (
@@ -55,7 +74,7 @@ export function PolicyCharts({ names, points }: { names: string[]; points: Stats
               orientation="horizontal"
               size="1"
               mb="2"
-              aria-label={`${name}, last five minutes`}
+              aria-label={`${name}, ${description}`}
             >
               <DataList.Item>
                 <DataList.Label>Allowed</DataList.Label>
@@ -78,7 +97,7 @@ export function PolicyCharts({ names, points }: { names: string[]; points: Stats
             </DataList.Root>
             <Box
               role="img"
-              aria-label={`Decisions per second for ${name}: ${total('allowed')} allowed and ${rejected} rejected in the last five minutes`}
+              aria-label={`Decisions for ${name} ${description}: ${total('allowed')} allowed and ${rejected} rejected`}
             >
               <ResponsiveContainer width="100%" height={180}>
                 <LineChart data={rows}>

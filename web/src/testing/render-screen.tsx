@@ -19,6 +19,34 @@ export interface RecordedRequest {
 }
 
 /**
+ * jsdom has no EventSource: this one connects to nothing, and a test sends it the server's
+ * events with `TestEventSource.send` (to every stream the screen opened).
+ */
+export class TestEventSource extends EventTarget {
+  static open: TestEventSource[] = [];
+  onopen: (() => void) | null = null;
+  onerror: (() => void) | null = null;
+  closed = false;
+
+  constructor(readonly url: string) {
+    super();
+    TestEventSource.open.push(this);
+  }
+
+  static send(type: string, data: unknown): void {
+    for (const source of TestEventSource.open) {
+      if (source.closed) continue;
+      source.onopen?.();
+      source.dispatchEvent(new MessageEvent(type, { data: JSON.stringify(data) }));
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+}
+
+/**
  * Answers the panel's fetches from `routes` ("PUT /policies/reply" → answer, or a function of the
  * request) and records every request; an unlisted route answers 404.
  */
@@ -26,6 +54,8 @@ export function answerFetch(
   routes: Record<string, Answer | ((request: RecordedRequest) => Answer)>,
 ): RecordedRequest[] {
   const requests: RecordedRequest[] = [];
+  TestEventSource.open = [];
+  vi.stubGlobal('EventSource', TestEventSource);
   vi.stubGlobal('fetch', (input: string, init: RequestInit = {}) => {
     const url = new URL(input, 'http://panel.test');
     const method = init.method ?? 'GET';

@@ -1,13 +1,7 @@
 import type { InstanceList } from '@sluice/admin/api';
 import { Badge, Flex, Heading, Table, Text } from '@radix-ui/themes';
 import { formatTime } from '../../shared/format';
-
-/** "2 of 3 instances on version 7": those that are fresh and enforce the version Redis holds. */
-export function versionSummary(list: InstanceList): string {
-  const current = list.instances.filter((instance) => instance.upToDate && !instance.stale).length;
-  const version = list.version === null ? 'no published version' : `version ${list.version}`;
-  return `${current} of ${list.instances.length} instances on ${version}`;
-}
+import { versionSummary } from '../../shared/headline';
 
 export function InstancesTable({ list }: { list: InstanceList | null }) {
   return (

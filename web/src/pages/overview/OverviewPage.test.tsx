@@ -1,7 +1,8 @@
 import type { InstanceView, StatsPoint } from '@sluice/admin/api';
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InstancesTable, versionSummary } from './InstancesTable';
+import { versionSummary } from '../../shared/headline';
+import { InstancesTable } from './InstancesTable';
 import { mergePoints, WINDOW_SECONDS } from '../../shared/live-events.hooks';
 import { PolicyCharts } from '../../shared/PolicyCharts';
 

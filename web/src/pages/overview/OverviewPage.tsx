@@ -1,9 +1,13 @@
 import { Badge, Callout, Flex, Grid, Heading, Text } from '@radix-ui/themes';
+import { useState } from 'react';
+import { Headline } from '../../shared/Headline';
+import { PolicyCharts } from '../../shared/PolicyCharts';
 import { usePolicies } from '../../shared/policies.hooks';
+import { LIVE_RANGE, type TimeRange } from '../../shared/time-range';
+import { TimeRangePicker } from '../../shared/TimeRangePicker';
+import { useBlockedCount, useTraffic } from '../../shared/traffic.hooks';
 import { EnforcementSwitch } from './EnforcementSwitch';
 import { InstancesTable } from './InstancesTable';
-import { useLiveEvents } from '../../shared/live-events.hooks';
-import { PolicyCharts } from '../../shared/PolicyCharts';
 import { TopRejected } from './TopRejected';
 
 const STREAM_LABELS = {
@@ -13,12 +17,15 @@ const STREAM_LABELS = {
 } as const;
 
 export function OverviewPage() {
-  const live = useLiveEvents();
+  const [range, setRange] = useState<TimeRange>(LIVE_RANGE);
+  const traffic = useTraffic(range);
+  const { live } = traffic;
+  const blocked = useBlockedCount();
   const policies = usePolicies();
   const names = [
     ...new Set([
       ...(policies.data?.policies.map((policy) => policy.name) ?? []),
-      ...live.points.flatMap((point) => Object.keys(point.policies)),
+      ...traffic.points.flatMap((point) => Object.keys(point.policies)),
     ]),
   ];
   return (
@@ -39,10 +46,30 @@ export function OverviewPage() {
           <Callout.Text>Live figures are unavailable: {live.unavailable}</Callout.Text>
         </Callout.Root>
       )}
-      <Text size="2" color="gray">
-        Decisions per policy per second over the last five minutes, summed over every instance.
-      </Text>
-      <PolicyCharts names={names} points={live.points} />
+      <Headline
+        points={traffic.points}
+        resolution={traffic.resolution}
+        live={range.query === null}
+        blockedNow={blocked.data}
+        instances={live.instances}
+      />
+      <Flex justify="between" align="center" wrap="wrap" gap="3">
+        <Text size="2" color="gray">
+          Decisions per policy {range.description}, summed over every instance.
+        </Text>
+        <TimeRangePicker value={range} onChange={setRange} />
+      </Flex>
+      {traffic.error !== null && (
+        <Callout.Root color="red" role="alert">
+          <Callout.Text>The stored figures could not be read: {traffic.error.message}</Callout.Text>
+        </Callout.Root>
+      )}
+      <PolicyCharts
+        names={names}
+        points={traffic.points}
+        resolution={traffic.resolution}
+        description={range.description}
+      />
       <Grid columns={{ initial: '1', lg: '2' }} gap="5">
         <InstancesTable list={live.instances} />
         <TopRejected />

@@ -2,7 +2,7 @@ import type { PolicyView } from '@sluice/admin/api';
 import { cleanup, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { answerFetch, renderScreen } from '../../testing/render-screen';
+import { answerFetch, renderScreen, TestEventSource } from '../../testing/render-screen';
 import { PolicyEditorPage } from './PolicyEditorPage';
 
 const REPLY: PolicyView = {
@@ -122,6 +122,84 @@ describe('the policy editor', () => {
     await screen.findByText(/Saved/);
     const sent = requests.find((request) => request.method === 'PUT')?.body;
     expect(sent).toMatchObject({ periodMs: 5_400_000, version: 4 });
+  });
+
+  it("charts the policy's traffic live and over the range picked, with its headline", async () => {
+    const minute = (at: string) => ({
+      at,
+      policies: {
+        reply: {
+          allowed: 100,
+          rejected: 20,
+          blocked: 0,
+          delayed: 0,
+          shadowRejected: 0,
+          storeError: 0,
+        },
+      },
+    });
+    const requests = answerFetch({
+      'GET /policies/reply': { body: REPLY },
+      'GET /blocked': { body: { blocked: [], total: 2 } },
+      'GET /instances': { body: { version: null, instances: [] } },
+      'GET /stats': ({ url }) =>
+        url.includes('minutes=60')
+          ? {
+              body: {
+                resolution: 'minute',
+                points: [minute('2026-11-26T12:00:00.000Z'), minute('2026-11-26T12:01:00.000Z')],
+              },
+            }
+          : { body: { resolution: 'second', points: [] } },
+    });
+    const user = userEvent.setup();
+    editor('viewer');
+
+    await waitFor(() => expect(screen.getByTestId('headline-blocked').textContent).toBe('2'));
+    TestEventSource.send('instances', {
+      version: 4,
+      instances: [
+        { id: 'a', upToDate: true, stale: false },
+        { id: 'b', upToDate: false, stale: false },
+      ],
+    });
+    TestEventSource.send('stats', {
+      at: '2026-11-26T12:05:00.000Z',
+      policies: {
+        reply: {
+          allowed: 6,
+          rejected: 1,
+          blocked: 1,
+          delayed: 0,
+          shadowRejected: 0,
+          storeError: 0,
+        },
+        other: {
+          allowed: 500,
+          rejected: 0,
+          blocked: 0,
+          delayed: 0,
+          shadowRejected: 0,
+          storeError: 0,
+        },
+      },
+    });
+    await waitFor(() => expect(screen.getByTestId('headline-rate').textContent).toBe('8.0'));
+    expect(screen.getByTestId('headline-refused').textContent).toBe('25.0 %');
+    expect(screen.getByTestId('headline-instances').textContent).toBe('1 of 2');
+
+    await user.click(screen.getByRole('radio', { name: '1 h' }));
+    await waitFor(() => expect(screen.getByTestId('headline-rate').textContent).toBe('2.0'));
+    expect(screen.getByTestId('headline-refused').textContent).toBe('16.7 %');
+    expect(screen.getByTestId('rejected-reply').textContent).toBe('40');
+    expect(
+      screen.getByLabelText(/Decisions for reply over the last hour, per minute/),
+    ).toBeTruthy();
+    const asked = requests.filter((request) => request.url.startsWith('/api/stats'));
+    expect(asked.map((request) => request.url)).toEqual([
+      '/api/stats?seconds=300',
+      '/api/stats?minutes=60&policy=reply',
+    ]);
   });
 
   it('shows the fields the chosen algorithm takes, and only those', async () => {

@@ -11,6 +11,7 @@ import { NEW_POLICY, toFormValues, toSimulatedPolicy, type PolicyFormValues } fr
 import { PolicyForm } from './PolicyForm';
 import { PolicySimulator } from './PolicySimulator';
 import { PolicySummary } from './PolicySummary';
+import { PolicyTraffic } from './PolicyTraffic';
 import { usePolicy, useSavePolicy } from './policies.hooks';
 
 export function PolicyEditorPage() {
@@ -87,6 +88,7 @@ function PolicyEditor({ policy }: { policy: PolicyView | null }) {
         )}
         <PolicySimulator policy={toSimulatedPolicy(canEditOverrides ? values : initial)} />
       </Grid>
+      {policy !== null && <PolicyTraffic name={policy.name} />}
     </Flex>
   );
 }

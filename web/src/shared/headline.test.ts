@@ -1,0 +1,55 @@
+import type { DecisionCounts, StatsPoint } from '@sluice/admin/api';
+import { describe, expect, it } from 'vitest';
+import { headlineFigures, LIVE_RATE_SECONDS } from './headline';
+
+const counts = (partial: Partial<DecisionCounts>): DecisionCounts => ({
+  allowed: 0,
+  rejected: 0,
+  blocked: 0,
+  delayed: 0,
+  shadowRejected: 0,
+  storeError: 0,
+  ...partial,
+});
+
+const point = (index: number, policies: StatsPoint['policies']): StatsPoint => ({
+  at: new Date(Date.UTC(2026, 10, 26, 12, 0, index)).toISOString(),
+  policies,
+});
+
+describe('the headline figures', () => {
+  it('live, averages the newest seconds only: a burst a minute ago is not "now"', () => {
+    const quiet = Array.from({ length: LIVE_RATE_SECONDS }, (_, index) =>
+      point(60 + index, { reply: counts({ allowed: 3, rejected: 1 }) }),
+    );
+    const points = [point(0, { reply: counts({ allowed: 5000 }) }), ...quiet];
+    const figures = headlineFigures(points, 'second', true);
+    expect(figures.perSecond).toBe(4);
+    expect(figures.refusedShare).toBe(0.25);
+    expect(figures.delayedShare).toBe(0);
+  });
+
+  it('over a stored range, counts every point at its resolution and each policy or one', () => {
+    const points = [
+      point(0, {
+        reply: counts({ allowed: 90, rejected: 20, blocked: 10 }),
+        like: counts({ allowed: 50, delayed: 10 }),
+      }),
+      point(1, { reply: counts({ allowed: 120 }) }),
+    ];
+    const all = headlineFigures(points, 'minute', false);
+    expect(all.perSecond).toBe(300 / 120);
+    expect(all.refusedShare).toBe(30 / 300);
+    expect(all.delayedShare).toBe(10 / 300);
+    const reply = headlineFigures(points, 'minute', false, 'reply');
+    expect(reply.perSecond).toBe(240 / 120);
+    expect(reply.refusedShare).toBe(30 / 240);
+    expect(reply.delayedShare).toBe(0);
+  });
+
+  it('says there is nothing to share out rather than 0 % when nothing was decided', () => {
+    const figures = headlineFigures([point(0, {})], 'hour', false, 'reply');
+    expect(figures).toEqual({ perSecond: 0, refusedShare: null, delayedShare: null });
+    expect(headlineFigures([], 'second', true).perSecond).toBe(0);
+  });
+});
