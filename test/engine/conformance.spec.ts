@@ -110,11 +110,15 @@ const step = fc.record({
 
 type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
 
+/** A proposed revision of the policy of the same name, decided beside it (mode 'candidate'). */
+type Decided = Policy & { proposed?: true };
+
 /** The spec the engine would send for this identifier: its override's limit, the request's cost. */
-function specFor(policy: Policy, identifier: string, costShare: number): PolicySpec {
+function specFor(policy: Decided, identifier: string, costShare: number): PolicySpec {
   const limit = policy.overrides.find((o) => o.identifier === identifier)?.limit ?? policy.limit;
   const room = capacity(policy.algorithm, limit, policy.burst);
-  return toPolicySpec(policy, limit, 1 + Math.floor(costShare * (room - 1)));
+  const spec = toPolicySpec(policy, limit, 1 + Math.floor(costShare * (room - 1)));
+  return policy.proposed ? { ...spec, name: `${spec.name}~c`, mode: 'candidate' } : spec;
 }
 
 /**
@@ -194,7 +198,11 @@ function decodeAll(specs: PolicySpec[], snapshot: Snapshot): Map<string, unknown
 let run = 0;
 let script: string | undefined;
 
-async function conforms(client: Redis | Cluster, policies: Policy[], steps: Step[]): Promise<void> {
+async function conforms(
+  client: Redis | Cluster,
+  policies: Decided[],
+  steps: Step[],
+): Promise<void> {
   script ??= snapshotScript();
   const prefix = `conf${process.pid}-${run++}`;
   let now = 1_700_000_000_000_000 + run * 86_400_000_000;
@@ -263,6 +271,28 @@ describe.each([
     await fc.assert(
       fc.asyncProperty(algorithmPolicy(algorithm, 'p'), stepsArbitrary, (policy, steps) =>
         conforms(client, [policy], steps),
+      ),
+      { numRuns: runs },
+    );
+  });
+
+  it('a policy beside its candidate, and another policy: the candidate never refuses', async () => {
+    const withCandidate = fc
+      .tuple(
+        fc.constantFrom(...ALGORITHMS),
+        fc.constantFrom(...ALGORITHMS),
+        fc.option(fc.constantFrom(...ALGORITHMS), { nil: null }),
+      )
+      .chain(([live, proposed, other]) =>
+        fc.tuple(
+          algorithmPolicy(live, 'p'),
+          algorithmPolicy(proposed, 'p').map((policy): Decided => ({ ...policy, proposed: true })),
+          other === null ? fc.constant(null) : algorithmPolicy(other, 'q'),
+        ),
+      );
+    await fc.assert(
+      fc.asyncProperty(withCandidate, stepsArbitrary, ([live, candidate, other], steps) =>
+        conforms(client, other === null ? [live, candidate] : [live, candidate, other], steps),
       ),
       { numRuns: runs },
     );

@@ -7,6 +7,7 @@ import {
   ManualClock,
   MemoryStore,
   RedisStore,
+  PolicyValidationError,
   SluiceEngine,
   UnknownPolicyError,
   type Decision,
@@ -410,6 +411,115 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
       for (let i = 0; i < 5; i++) {
         expect(await engine.consume('off', 'mia')).toMatchObject({ allowed: true, reason: 'ok' });
       }
+    });
+  });
+
+  describe('shadow candidates', () => {
+    const candidate = (rules: Record<string, unknown>, expiresAt = Date.now() + HOUR) => ({
+      rules: { algorithm: 'sliding-log', periodMs: MINUTE, ...rules },
+      expiresAt,
+      proposedBy: 'olga',
+      proposedAt: new Date().toISOString(),
+      baseVersion: 0,
+    });
+    const reply = (extra: Record<string, unknown> = {}) =>
+      ({
+        name: 'reply',
+        algorithm: 'sliding-log',
+        limit: 5,
+        periodMs: MINUTE,
+        ...extra,
+      }) as PolicyInput;
+
+    it('a tighter candidate refuses where live admits, and never refuses a request', async () => {
+      const engine = make({ policies: [reply({ candidate: candidate({ limit: 3 }) })] });
+      const decisions = [];
+      for (let i = 0; i < 6; i++) decisions.push(await engine.consume('reply', 'harry'));
+      expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, true, true, false]);
+      expect(decisions.map((d) => d.candidates?.[0]?.reason)).toEqual([
+        'ok',
+        'ok',
+        'ok',
+        'limit',
+        'limit',
+        'limit',
+      ]);
+      expect(decisions[2]?.candidates?.[0]).toMatchObject({ policy: 'reply', limit: 3 });
+      expect(decisions.every((d) => d.policies.length === 1)).toBe(true);
+      // Live counted only its own requests: five of five.
+      expect((await engine.peek('reply', 'harry')).policies[0]?.remaining).toBe(0);
+    });
+
+    it('a looser candidate admits what live refuses, counting as if it were live', async () => {
+      const engine = make({ policies: [reply({ limit: 2, candidate: candidate({ limit: 4 }) })] });
+      const decisions = [];
+      for (let i = 0; i < 5; i++) decisions.push(await engine.consume('reply', 'ron'));
+      expect(decisions.map((d) => [d.allowed, d.candidates?.[0]?.reason])).toEqual([
+        [true, 'ok'],
+        [true, 'ok'],
+        [false, 'ok'],
+        [false, 'ok'],
+        [false, 'limit'],
+      ]);
+    });
+
+    it('is not charged when another live policy refuses the request', async () => {
+      const engine = make({
+        policies: [
+          reply({ candidate: candidate({ limit: 3 }) }),
+          { name: 'burst', algorithm: 'fixed-window', limit: 1, periodMs: HOUR },
+        ],
+      });
+      const first = await engine.consume(['reply', 'burst'], 'neville');
+      const second = await engine.consume(['reply', 'burst'], 'neville');
+      expect([first.allowed, second.allowed]).toEqual([true, false]);
+      expect(second.candidates?.[0]?.remaining).toBe(2);
+      expect((await engine.peek('reply', 'neville')).candidates?.[0]?.remaining).toBe(2);
+    });
+
+    it("simulates the candidate's penalty without ever blocking the identifier", async () => {
+      const penalty = { afterViolations: 1, blockMs: HOUR };
+      const engine = make({
+        policies: [reply({ limit: 10, candidate: candidate({ limit: 1, penalty }) })],
+      });
+      await engine.consume('reply', 'draco');
+      const violating = await engine.consume('reply', 'draco');
+      expect(violating.allowed).toBe(true);
+      expect(violating.candidates?.[0]).toMatchObject({ reason: 'limit', blocked: { offence: 1 } });
+      const next = await engine.consume('reply', 'draco');
+      expect(next).toMatchObject({ allowed: true, reason: 'ok' });
+      expect(next.blocked).toBeUndefined();
+      expect(next.candidates?.[0]?.reason).toBe('blocked');
+    });
+
+    it('is no longer decided once expired, and reset reaches it', async () => {
+      let now = Date.now();
+      const engine = make({
+        now: () => now,
+        policies: [reply({ candidate: candidate({ limit: 2 }, now + MINUTE) })],
+      });
+      await engine.consume('reply', 'luna');
+      await engine.consume('reply', 'luna');
+      expect((await engine.peek('reply', 'luna')).candidates?.[0]?.remaining).toBe(0);
+      await engine.reset('reply', 'luna');
+      expect((await engine.peek('reply', 'luna')).candidates?.[0]?.remaining).toBe(2);
+      now += MINUTE;
+      expect((await engine.consume('reply', 'luna')).candidates).toBeUndefined();
+    });
+
+    it('a candidate that fails validation names its field under candidate.rules', () => {
+      const engine = make();
+      let error: unknown;
+      try {
+        engine.policies.set(reply({ candidate: candidate({ limit: 0, segments: 4 }) }));
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(PolicyValidationError);
+      expect((error as PolicyValidationError).issues.map((issue) => issue.field).sort()).toEqual([
+        'candidate.rules.limit',
+        'candidate.rules.segments',
+      ]);
     });
   });
 

@@ -41,7 +41,7 @@ export interface PolicyList {
 }
 
 /** PUT /policies/:name: a policy, the version it was read at (0 creates), and a note. */
-export interface PolicyWriteRequest extends Omit<PolicyInput, 'name' | 'version'> {
+export interface PolicyWriteRequest extends Omit<PolicyInput, 'name' | 'version' | 'candidate'> {
   name?: string;
   version?: number;
   comment?: string | null;

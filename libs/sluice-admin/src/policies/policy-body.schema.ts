@@ -31,7 +31,7 @@ export const changeNoteSchema = z.strictObject({
  * PUT /policies/:name's body as the API description states it: a policy (its name optional, from
  * the path), the version read and a note. parsePolicyWrite checks it, naming each bad field.
  */
-export const policyWriteSchema = policyInputSchema.extend({
+export const policyWriteSchema = policyInputSchema.omit({ candidate: true }).extend({
   name: policyInputSchema.shape.name.optional(),
   version,
   comment: comment.optional(),
@@ -49,6 +49,7 @@ const NOT_RULES = new Set([
   'updatedBy',
   'routes',
   'codeDefault',
+  'candidate',
 ]);
 
 export interface PolicyWrite {

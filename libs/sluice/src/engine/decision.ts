@@ -34,6 +34,11 @@ export interface PolicyDecision {
  */
 export interface Decision extends PolicyDecision {
   policies: PolicyDecision[];
+  /**
+   * What the shadow candidates of the decided policies would have answered, each named as its
+   * policy; they never change `allowed`. Absent when none of the policies has one in force.
+   */
+  candidates?: PolicyDecision[];
 }
 
 export function summarize(policies: PolicyDecision[], admitted: boolean): Decision {

@@ -1,5 +1,6 @@
 import { capacity } from '../policy/policy.schema.js';
 import type { Policy } from '../policy/policy.types.js';
+import { CANDIDATE_SUFFIX } from '../store/operations.js';
 import type { PolicySpec } from '../store/store.types.js';
 
 const SPECS_PER_POLICY = 64;
@@ -21,12 +22,26 @@ export function toPolicySpec(policy: Policy, limit: number, cost: number): Polic
 }
 
 /**
+ * A shadow candidate's spec: its rules, on state keys of its own (`<name>~c`, a suffix no policy
+ * name can have), decided without ever refusing the request.
+ */
+export function toCandidateSpec(candidate: Policy, limit: number, cost: number): PolicySpec {
+  return {
+    ...toPolicySpec(candidate, limit, cost),
+    name: `${candidate.name}${CANDIDATE_SUFFIX}`,
+    mode: 'candidate',
+  };
+}
+
+/**
  * Specs built once and reused: a policy serves few distinct (limit, cost) pairs, and most calls
  * its own limit and cost, which is found without building a lookup key.
  */
 export class PolicySpecCache {
   private readonly usual = new WeakMap<Policy, PolicySpec>();
   private readonly byRate = new WeakMap<Policy, Map<string, PolicySpec>>();
+
+  constructor(private readonly build: typeof toPolicySpec = toPolicySpec) {}
 
   /** The spec at this limit and cost, or RangeError naming the cost when the policy cannot take it. */
   of(policy: Policy, limit: number, cost: number): PolicySpec {
@@ -45,7 +60,7 @@ export class PolicySpecCache {
         `cost: must be an integer from 1 to ${room} for policy ${policy.name}, got ${cost}`,
       );
     }
-    const spec = toPolicySpec(policy, limit, cost);
+    const spec = this.build(policy, limit, cost);
     if (byRate === undefined || byRate.size >= SPECS_PER_POLICY) {
       byRate = new Map();
       this.byRate.set(policy, byRate);

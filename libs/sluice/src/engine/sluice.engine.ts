@@ -5,7 +5,7 @@ import type { Policy } from '../policy/policy.types.js';
 import type { Operation, PolicyOutcome, PolicySpec, SluiceStore } from '../store/store.types.js';
 import { actionPolicy } from './action.policy.js';
 import { callTarget, type CallTarget, type PolicySelection } from './call.target.js';
-import { PolicySpecCache } from './policy-spec.js';
+import { PolicySpecCache, toCandidateSpec } from './policy-spec.js';
 import {
   delayInMs,
   settledDecision,
@@ -41,6 +41,7 @@ export interface ConsumeOptions {
 export class SluiceEngine {
   readonly policies = new PolicyRegistry();
   private readonly specCache = new PolicySpecCache();
+  private readonly candidateSpecs = new PolicySpecCache(toCandidateSpec);
   private readonly store: SluiceStore;
   private readonly prefix: string;
   private readonly now: () => number;
@@ -160,10 +161,48 @@ export class SluiceEngine {
     );
   }
 
+  /** Refund and reset reach the policies' candidates too, so their counts stay comparable. */
   private specs(target: CallTarget, cost: number | undefined): PolicySpec[] {
-    return target.policies.map((policy) =>
+    const specs = target.policies.map((policy) =>
       this.spec(policy, this.override(policy, target.identifier), cost),
     );
+    const proposed = this.proposals(target.policies, target.identifier, cost);
+    return proposed.length === 0 ? specs : [...specs, ...proposed.map((each) => each.spec)];
+  }
+
+  /**
+   * The candidates in force of `policies`, as specs for this identifier. A candidate that cannot
+   * be decided for it (its override is unlimited or a deny-list entry, its mode is off, the cost
+   * does not fit it) is left out: a candidate never changes what the live policies answer.
+   */
+  private proposals(
+    policies: readonly Policy[],
+    identifier: string,
+    cost: number | undefined,
+  ): Array<{ policy: Policy; spec: PolicySpec; override: AppliedOverride | undefined }> {
+    const found: Array<{
+      policy: Policy;
+      spec: PolicySpec;
+      override: AppliedOverride | undefined;
+    }> = [];
+    for (const live of policies) {
+      const candidate = live.candidate;
+      if (!candidate || candidate.expiresAt <= this.now()) continue;
+      const policy = candidate.policy;
+      const override = this.override(policy, identifier);
+      if (policy.mode === 'off' || override?.unlimited || override?.limit === 0) continue;
+      try {
+        const spec = this.candidateSpecs.of(
+          policy,
+          override?.limit || policy.limit,
+          cost ?? policy.cost,
+        );
+        found.push({ policy, spec, override });
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+      }
+    }
+    return found;
   }
 
   /** The policy as the store needs it for this request: its override's limit, the request's cost. */
@@ -214,12 +253,37 @@ export class SluiceEngine {
     const denied = settled.some((decision) => decision.reason === 'denylist');
     if (counted.length === 0 || denied) return summarize(settled, !denied);
     const specs = counted.map(({ policy, override }) => this.spec(policy, override, options.cost));
-    const result = await this.store.run({ op, key: target.key, specs });
-    const decided = result.outcomes.map((outcome, index) => {
-      const { policy, override } = counted[index] as (typeof counted)[number];
-      return this.toDecision(policy, specs[index] as PolicySpec, outcome, override);
-    });
-    return summarize(settled.length === 0 ? decided : [...decided, ...settled], result.admitted);
+    const proposed = this.proposals(
+      counted.map((each) => each.policy),
+      identifier,
+      options.cost,
+    );
+    // A policy's candidate rides in the same call: no extra round trip.
+    const sent = proposed.length === 0 ? specs : [...specs, ...proposed.map((each) => each.spec)];
+    const result = await this.store.run({ op, key: target.key, specs: sent });
+    const decided = counted.map(({ policy, override }, index) =>
+      this.toDecision(
+        policy,
+        specs[index] as PolicySpec,
+        result.outcomes[index] as PolicyOutcome,
+        override,
+      ),
+    );
+    const decision = summarize(
+      settled.length === 0 ? decided : [...decided, ...settled],
+      result.admitted,
+    );
+    if (proposed.length > 0) {
+      decision.candidates = proposed.map(({ policy, spec, override }, index) =>
+        this.toDecision(
+          policy,
+          spec,
+          result.outcomes[specs.length + index] as PolicyOutcome,
+          override,
+        ),
+      );
+    }
+    return decision;
   }
 
   private toDecision(

@@ -401,6 +401,7 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
       source: 'code',
       updatedAt: null,
       updatedBy: null,
+      candidate: null,
     });
   });
 

@@ -51,8 +51,7 @@ const overrideSchema = z.strictObject({
   expiresAt: expiresAt.optional(),
 });
 
-/** A policy as code, the database or a request states it; `parsePolicy` checks it and fills defaults. */
-export const policyInputSchema = z.strictObject({
+const basePolicySchema = z.strictObject({
   name: z.string({ error: 'must be a string' }).regex(POLICY_NAME, {
     error:
       "must be 1-64 characters of letters, digits, '_', '.' or '-', starting with a letter or digit",
@@ -96,6 +95,26 @@ export const policyInputSchema = z.strictObject({
   source: z.enum(['code', 'admin'], { error: "must be 'code' or 'admin'" }).optional(),
   updatedAt: z.string({ error: 'must be a string' }).max(64).nullable().optional(),
   updatedBy: z.string({ error: 'must be a string' }).max(256).nullable().optional(),
+});
+
+/** A proposed revision: its rules (a policy without name or bookkeeping) and who proposed it. */
+const candidateSchema = z.strictObject({
+  rules: basePolicySchema.omit({
+    name: true,
+    version: true,
+    source: true,
+    updatedAt: true,
+    updatedBy: true,
+  }),
+  expiresAt: integer(0, 8.64e15),
+  proposedBy: z.string({ error: 'must be a string' }).max(256).nullable(),
+  proposedAt: z.string({ error: 'must be a string' }).max(64),
+  baseVersion: integer(0, Number.MAX_SAFE_INTEGER),
+});
+
+/** A policy as code, the database or a request states it; `parsePolicy` checks it and fills defaults. */
+export const policyInputSchema = basePolicySchema.extend({
+  candidate: candidateSchema.nullable().optional(),
 }) satisfies z.ZodType<PolicyInput>;
 
 /** The capacity a single request's cost must fit in: burst for buckets, limit for windows. */
@@ -161,6 +180,16 @@ function applicabilityIssues(input: Record<string, unknown>): PolicyIssue[] {
   return issues;
 }
 
+/** A candidate's applicability issues, named under `candidate.rules`, for a policy that fails. */
+function candidateApplicability(input: unknown): PolicyIssue[] {
+  const rules = (input as { candidate?: { rules?: unknown } } | null)?.candidate?.rules;
+  if (typeof rules !== 'object' || rules === null) return [];
+  return applicabilityIssues(rules as Record<string, unknown>).map((issue) => ({
+    ...issue,
+    field: `candidate.rules.${issue.field}`,
+  }));
+}
+
 function fieldOf(issue: z.core.$ZodIssue): string[] {
   const path = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
@@ -188,7 +217,11 @@ export function parsePolicy(input: unknown): Policy {
       })),
     );
     const named = new Set(issues.map((issue) => issue.field));
-    issues.push(...applicability.filter((issue) => !named.has(issue.field)));
+    issues.push(
+      ...[...applicability, ...candidateApplicability(input)].filter(
+        (issue) => !named.has(issue.field),
+      ),
+    );
     throw new PolicyValidationError(name, issues);
   }
   const raw = parsed.data;
@@ -234,6 +267,7 @@ export function parsePolicy(input: unknown): Policy {
     source: raw.source ?? 'code',
     updatedAt: raw.updatedAt ?? null,
     updatedBy: raw.updatedBy ?? null,
+    candidate: null,
   };
   issues.push(...rateIssues(policy, policy.limit, 'limit'));
   const seen = new Set<string>();
@@ -262,6 +296,17 @@ export function parsePolicy(input: unknown): Policy {
           : (override.expiresAt ?? null),
     });
   });
+  if (raw.candidate) {
+    const { rules, ...about } = raw.candidate;
+    try {
+      policy.candidate = { policy: parsePolicy({ ...rules, name: raw.name }), ...about };
+    } catch (error) {
+      if (!(error instanceof PolicyValidationError)) throw error;
+      issues.push(
+        ...error.issues.map((issue) => ({ ...issue, field: `candidate.rules.${issue.field}` })),
+      );
+    }
+  }
   if (issues.length > 0) throw new PolicyValidationError(raw.name, issues);
   return policy;
 }

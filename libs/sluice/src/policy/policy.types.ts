@@ -48,6 +48,35 @@ export interface PolicyInput {
   source?: 'code' | 'admin';
   updatedAt?: string | null;
   updatedBy?: string | null;
+  /** A proposed revision, decided beside this one without ever refusing a request. */
+  candidate?: PolicyCandidateInput | null;
+}
+
+/** The rules of a proposed revision: a policy as PUT /policies takes it, without its name. */
+export type CandidateRulesInput = Omit<
+  PolicyInput,
+  'name' | 'version' | 'source' | 'updatedAt' | 'updatedBy' | 'candidate'
+>;
+
+/** A shadow candidate as the policy snapshot carries it (docs/architecture.md). */
+export interface PolicyCandidateInput {
+  rules: CandidateRulesInput;
+  /** Epoch ms: from then on it is no longer decided. */
+  expiresAt: number;
+  proposedBy: string | null;
+  /** ISO 8601. */
+  proposedAt: string;
+  /** The policy's version it was proposed against. */
+  baseVersion: number;
+}
+
+/** A validated candidate: its rules as a policy of the same name, with defaults filled in. */
+export interface PolicyCandidate {
+  policy: Policy;
+  expiresAt: number;
+  proposedBy: string | null;
+  proposedAt: string;
+  baseVersion: number;
 }
 
 /** A validated policy with every default filled in. */
@@ -78,4 +107,6 @@ export interface Policy {
   source: 'code' | 'admin';
   updatedAt: string | null;
   updatedBy: string | null;
+  /** The proposed revision decided beside it, or null; never set on a candidate's own policy. */
+  candidate: PolicyCandidate | null;
 }

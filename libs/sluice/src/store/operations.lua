@@ -3,6 +3,9 @@
 -- ARGV: operation, now in µs ('' = Redis TIME), block duration in ms, then one spec per policy:
 -- "name algorithm limit periodMs burst segments maxDelayMs mode cost
 --  [afterViolations blockMs escalation maxBlockMs forgetAfterMs]" ('-' = not set).
+-- mode: e (enforce), s (shadow) or c (candidate: a proposed revision of the policy named
+-- `<name>~c` without its suffix, decided beside it on state of its own, never refusing the
+-- request; docs/architecture.md, "Shadow candidates").
 -- Reply: one string of integers separated by spaces (cheaper to build and to send than an
 -- array): admitted, then per policy: allowed, reason, remaining, reset, retry, delay,
 -- blockedUntil, offence, blockStarted.
@@ -47,6 +50,12 @@ local function parseSpec(text)
     shadow = f[8] == 's',
     cost = tonumber(f[9]),
   }
+  if f[8] == 'c' then
+    spec.candidateOf = string.match(f[1], '^(.+)~c$')
+    if not spec.candidateOf then
+      return redis.error_reply('ERR sluice: a candidate is named <policy>~c, got ' .. f[1])
+    end
+  end
   spec.rate = rateParams(spec)
   if f[10] then
     spec.rule = {
@@ -117,7 +126,8 @@ local function readBoth(base, spec)
   return penalty.decode(penaltyValue), spec.algorithm.decode(stateValue)
 end
 
--- Every policy decided on the state as it is; nothing written yet.
+-- Every policy decided on the state as it is; nothing written yet. A candidate never refuses
+-- the request: `admitted` is the live policies' answer alone.
 local function evaluate(base, specs, now)
   local entries = {}
   local admitted = true
@@ -134,7 +144,7 @@ local function evaluate(base, specs, now)
     if entry.reason ~= 'ok' and spec.shadow then
       entry.reason = 'shadow'
     end
-    if entry.reason == 'limit' or entry.reason == 'blocked' then
+    if not spec.candidateOf and (entry.reason == 'limit' or entry.reason == 'blocked') then
       admitted = false
     end
     entries[i] = entry
@@ -142,10 +152,31 @@ local function evaluate(base, specs, now)
   return entries, admitted
 end
 
+-- Whether a candidate's request would have passed had the candidate been live: it admits, and
+-- no live policy refuses other than the one it would replace.
+local function candidatePasses(entries, candidate)
+  if candidate.reason ~= 'ok' then
+    return false
+  end
+  for _, entry in ipairs(entries) do
+    local spec = entry.spec
+    local refuses = entry.reason == 'limit' or entry.reason == 'blocked'
+    if refuses and not spec.candidateOf and spec.name ~= candidate.spec.candidateOf then
+      return false
+    end
+  end
+  return true
+end
+
+-- charged: whether the live policies were; a candidate says for itself (entry.charged).
 local function reply(entries, admitted, charged, now)
   local out = { admitted and '1' or '0' }
   for _, entry in ipairs(entries) do
     local allowed = (entry.reason == 'ok' or entry.reason == 'shadow') and 1 or 0
+    local entryCharged = charged
+    if entry.spec.candidateOf then
+      entryCharged = entry.charged
+    end
     local blockedUntil = 0
     local remaining, reset, retry, delay = 0, 0, 0, 0
     local verdict = entry.verdict
@@ -158,7 +189,7 @@ local function reply(entries, admitted, charged, now)
         reset = math.max(reset, verdict.reset)
       end
     elseif verdict then
-      if verdict.allowed and not charged then
+      if verdict.allowed and not entryCharged then
         local unchanged = entry.spec.algorithm.decide(entry.state, now, entry.spec.rate, 0)
         remaining, reset, delay = unchanged.remaining, unchanged.reset, verdict.delay
       else
@@ -213,7 +244,17 @@ local function perform(base, op, now, durationMs, specs)
     local entries, admitted = evaluate(base, specs, now)
     for _, entry in ipairs(entries) do
       local spec = entry.spec
-      if admitted and entry.reason == 'ok' then
+      if spec.candidateOf then
+        -- What the candidate would have done, on its own keys: charged when its request would
+        -- have passed, its penalty counted (and its block kept) but never applied.
+        entry.charged = candidatePasses(entries, entry)
+        if entry.charged then
+          spec.algorithm.write(stateKey(base, spec), entry.verdict.state, entry.verdict.ttl)
+        elseif entry.reason == 'limit' and spec.rule then
+          entry.penalty, entry.started = penalty.violate(entry.penalty, now, spec.rate.period, spec.rule)
+          writePenalty(base, spec, entry.penalty, now)
+        end
+      elseif admitted and entry.reason == 'ok' then
         spec.algorithm.write(stateKey(base, spec), entry.verdict.state, entry.verdict.ttl)
       elseif not admitted and entry.reason == 'limit' and spec.rule then
         entry.penalty, entry.started = penalty.violate(entry.penalty, now, spec.rate.period, spec.rule)

@@ -53,6 +53,27 @@ interface Entry {
   verdict?: Verdict<unknown>;
   reason: OutcomeReason;
   started: boolean;
+  /** A candidate's: whether its request would have passed, so it was charged. */
+  charged?: boolean;
+}
+
+/** The live policy a candidate spec (`<name>~c`) would replace; undefined for a live spec. */
+export function candidateOf(spec: PolicySpec): string | undefined {
+  return spec.mode === 'candidate' ? spec.name.slice(0, -CANDIDATE_SUFFIX.length) : undefined;
+}
+
+/** A candidate's state keys are its policy's name with this suffix, which no name can end in. */
+export const CANDIDATE_SUFFIX = '~c';
+
+const refuses = (entry: Entry) => entry.reason === 'limit' || entry.reason === 'blocked';
+
+/** Had the candidate been live: it admits, and no live policy but the one it replaces refuses. */
+function candidatePasses(entries: Entry[], candidate: Entry): boolean {
+  if (candidate.reason !== 'ok') return false;
+  const replaces = candidateOf(candidate.spec);
+  return entries.every(
+    (entry) => !refuses(entry) || entry.spec.mode === 'candidate' || entry.spec.name === replaces,
+  );
 }
 
 function penaltyParams(spec: PolicySpec): PenaltyParams | undefined {
@@ -99,11 +120,24 @@ export function runOperation(access: StateAccess, call: StoreCall, now: number):
       if (penalty.isBlocked(entry.penalty, now)) entry.reason = 'blocked';
       else entry.reason = entry.verdict.allowed ? 'ok' : 'limit';
       if (entry.reason !== 'ok' && entry.spec.mode === 'shadow') entry.reason = 'shadow';
-      if (entry.reason === 'limit' || entry.reason === 'blocked') admitted = false;
+      // A candidate never refuses the request.
+      if (entry.spec.mode !== 'candidate' && refuses(entry)) admitted = false;
     }
     if (call.op === 'consume') {
       for (const entry of entries) {
-        if (admitted && entry.reason === 'ok') {
+        if (entry.spec.mode === 'candidate') {
+          // What the candidate would have done, on its own keys; its penalty is never applied.
+          entry.charged = candidatePasses(entries, entry);
+          if (entry.charged) {
+            const verdict = entry.verdict as Verdict<unknown>;
+            access.set(stateKey(entry.spec), verdict.state, verdict.ttl);
+          } else if (entry.reason === 'limit' && entry.rule !== undefined) {
+            const violation = penalty.violate(entry.penalty, now, entry.rate.period, entry.rule);
+            entry.penalty = violation.state;
+            entry.started = violation.started;
+            writePenalty(entry, entry.penalty);
+          }
+        } else if (admitted && entry.reason === 'ok') {
           const verdict = entry.verdict as Verdict<unknown>;
           access.set(stateKey(entry.spec), verdict.state, verdict.ttl);
         } else if (!admitted && entry.reason === 'limit' && entry.rule !== undefined) {
@@ -115,7 +149,10 @@ export function runOperation(access: StateAccess, call: StoreCall, now: number):
       }
     }
     const charged = call.op === 'consume' && admitted;
-    return { admitted, outcomes: entries.map((entry) => outcome(entry, now, charged)) };
+    return {
+      admitted,
+      outcomes: entries.map((entry) => outcome(entry, now, entry.charged ?? charged)),
+    };
   }
 
   const lifted = new Map<Entry, number>();

@@ -6,6 +6,12 @@ const FIELDS_PER_OUTCOME = 9;
 
 const optional = (value: number | null) => (value === null ? '-' : String(value));
 
+const MODE_CODES: Record<PolicySpec['mode'], string> = {
+  enforce: 'e',
+  shadow: 's',
+  candidate: 'c',
+};
+
 /** One policy as operations.lua reads it: words separated by spaces ('-' = not set). */
 export function encodeSpec(spec: PolicySpec): string {
   const words = [
@@ -16,7 +22,7 @@ export function encodeSpec(spec: PolicySpec): string {
     optional(spec.burst),
     optional(spec.segments),
     optional(spec.maxDelayMs),
-    spec.mode === 'shadow' ? 's' : 'e',
+    MODE_CODES[spec.mode],
     spec.cost,
   ];
   const rule = spec.penalty;

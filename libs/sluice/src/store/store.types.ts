@@ -21,7 +21,8 @@ export interface PolicySpec extends Pick<
   | 'cost'
   | 'penalty'
 > {
-  mode: 'enforce' | 'shadow';
+  /** 'candidate': a proposed revision decided beside its policy, never refusing the request. */
+  mode: 'enforce' | 'shadow' | 'candidate';
 }
 
 export interface StoreCall {

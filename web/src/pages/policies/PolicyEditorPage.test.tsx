@@ -26,6 +26,7 @@ const REPLY: PolicyView = {
   source: 'code',
   updatedAt: null,
   updatedBy: null,
+  candidate: null,
   routes: [
     { method: 'POST', path: '/posts/:id/replies', owner: 'PostsController', handler: 'reply' },
   ],
