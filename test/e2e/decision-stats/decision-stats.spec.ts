@@ -1,5 +1,6 @@
 import {
   DecisionTally,
+  IdentifierTally,
   LocalDecisionStats,
   ManualClock,
   RedisDecisionStats,
@@ -10,6 +11,7 @@ import {
 } from '@sluice/nest/internals';
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { LocalIdentifierStats } from '../../../libs/sluice/src/stats/local-identifier.stats.js';
 import { uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
 
@@ -158,5 +160,57 @@ describe('the decision tally of one instance', () => {
       allowed: 1,
       rejected: 1,
     });
+  });
+
+  it("counts a candidate's answers beside its policy's, by the candidate's own verdict", async () => {
+    const clock = new ManualClock(START * 1_000);
+    const stats = new LocalDecisionStats(clock.now);
+    const tally = new DecisionTally(stats, clock.now);
+    const withCandidate = (live: PolicyDecision, proposed: PolicyDecision): Decision => ({
+      ...decision([live]),
+      candidates: [proposed],
+    });
+
+    tally.count(withCandidate(part('reply'), part('reply')));
+    tally.count(withCandidate(part('reply'), part('reply', { allowed: false, reason: 'limit' })));
+    tally.count(withCandidate(part('reply'), part('reply', { allowed: false, reason: 'blocked' })));
+    tally.count(withCandidate(part('reply', { allowed: false, reason: 'limit' }), part('reply')));
+    await tally.flush();
+
+    const [live] = await stats.read('reply', 'second', START, 1);
+    const [candidate] = await stats.read('reply~c', 'second', START, 1);
+    expect(live!.counts).toMatchObject({ allowed: 3, rejected: 1, blocked: 0 });
+    expect(candidate!.counts).toMatchObject({ allowed: 2, rejected: 1, blocked: 1 });
+  });
+});
+
+describe('the identifier tally of one instance', () => {
+  it('keeps, per identifier, where a candidate and its policy answer differently', async () => {
+    const stats = new LocalIdentifierStats();
+    const tally = new IdentifierTally(stats);
+    const refused = { allowed: false, reason: 'limit' } as const;
+    const answers: Array<[PolicyDecision, PolicyDecision, string]> = [
+      [part('reply'), part('reply', refused), 'harry'],
+      [part('reply'), part('reply', refused), 'harry'],
+      [part('reply', refused), part('reply'), 'ron'],
+      [part('reply'), part('reply'), 'hermione'],
+    ];
+    for (const [live, proposed, who] of answers) {
+      tally.count({ ...decision([live]), candidates: [proposed] }, 'user', who);
+    }
+    await tally.flush();
+
+    const differences = await stats.read('reply~c');
+    expect(
+      differences.map(({ identifier, passed, rejected }) => [identifier, passed, rejected]),
+    ).toEqual([
+      ['harry', 0, 2],
+      ['ron', 1, 0],
+    ]);
+    expect((await stats.read('reply')).map((count) => count.identifier).sort()).toEqual([
+      'harry',
+      'hermione',
+      'ron',
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 import type { Decision, PolicyDecision } from '../engine/decision.js';
+import { CANDIDATE_SUFFIX } from '../store/operations.js';
 
 /** What one policy's part of a decision came to; each part counts under exactly one outcome. */
 export type DecisionOutcome =
@@ -9,6 +10,21 @@ export type DecisionOutcome =
   | 'cache_block'
   | 'shadow_rejected'
   | 'store_error';
+
+/**
+ * Where a policy's candidate is counted in the decision stats and the identifier stats: under the
+ * policy's name with the candidate suffix, which no policy name can have.
+ */
+export function candidateStatsName(policy: string): string {
+  return `${policy}${CANDIDATE_SUFFIX}`;
+}
+
+/** What a candidate would have answered, by its own verdict: it never refuses the request. */
+export function candidateOutcomeOf(part: PolicyDecision): DecisionOutcome {
+  if (part.reason === 'blocked') return 'blocked';
+  if (!part.allowed) return 'rejected';
+  return part.delayMs > 0 ? 'delayed' : 'allowed';
+}
 
 /** A policy that admitted a request another policy refused counts as rejected: it did not pass. */
 export function outcomeOf(decision: Decision, part: PolicyDecision): DecisionOutcome {

@@ -9,10 +9,11 @@ import type { Clock } from '../clock/clock.js';
 import { ThrottledLogger } from '../logging/throttled.logger.js';
 import type { Decision } from '../engine/decision.js';
 import { DECISION_STATS, SLUICE_CLOCK } from '../config/sluice.tokens.js';
-import { outcomeOf } from './decision-outcome.js';
+import { candidateOutcomeOf, candidateStatsName, outcomeOf } from './decision-outcome.js';
 import {
   COUNT_OF_OUTCOME,
   noCounts,
+  type DecisionCounts,
   type DecisionStatsStore,
   type PolicyCounts,
 } from './decision-stats.store.js';
@@ -58,13 +59,22 @@ export class DecisionTally implements OnModuleInit, OnApplicationShutdown {
     const second = Math.floor(this.clock() / 1_000_000) * 1_000;
     if (second !== this.second) this.startSecond(second);
     for (const part of decision.policies) {
-      let entry = this.current.get(part.policy);
-      if (entry === undefined) {
-        entry = { policy: part.policy, at: second, counts: noCounts() };
-        this.current.set(part.policy, entry);
-      }
-      entry.counts[COUNT_OF_OUTCOME[outcomeOf(decision, part)]]++;
+      this.countsOf(part.policy, second)[COUNT_OF_OUTCOME[outcomeOf(decision, part)]]++;
     }
+    if (decision.candidates === undefined) return;
+    for (const part of decision.candidates) {
+      const counts = this.countsOf(candidateStatsName(part.policy), second);
+      counts[COUNT_OF_OUTCOME[candidateOutcomeOf(part)]]++;
+    }
+  }
+
+  private countsOf(policy: string, second: number): DecisionCounts {
+    let entry = this.current.get(policy);
+    if (entry === undefined) {
+      entry = { policy, at: second, counts: noCounts() };
+      this.current.set(policy, entry);
+    }
+    return entry.counts;
   }
 
   async flush(): Promise<void> {

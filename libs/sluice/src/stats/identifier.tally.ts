@@ -9,6 +9,7 @@ import type { Decision } from '../engine/decision.js';
 import { IDENTIFIER_STATS } from '../config/sluice.tokens.js';
 import { ThrottledLogger } from '../logging/throttled.logger.js';
 import { getOrAdd, newMap } from '../collections/get-or-add.js';
+import { candidateStatsName } from './decision-outcome.js';
 import type { IdentifierCount, IdentifierStatsStore } from './identifier-stats.store.js';
 
 const FLUSH_EVERY_MS = 1_000;
@@ -54,25 +55,36 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
     for (const part of decision.policies) {
       const passed = part.allowed && decision.allowed;
       if (part.allowed && !passed) continue;
-      const counts = this.countsOf(part.policy, keyKind);
-      let entry = counts.get(shown);
-      if (entry === undefined) {
-        if (this.tracked >= TRACKED_PER_FLUSH) continue;
-        entry = {
-          policy: part.policy,
-          keyKind,
-          identifier: shown,
-          passed: 0,
-          rejected: 0,
-          lastSeen: now,
-        };
-        counts.set(shown, entry);
-        this.tracked++;
-      }
-      if (passed) entry.passed++;
-      else entry.rejected++;
-      entry.lastSeen = now;
+      this.add(part.policy, keyKind, shown, passed, now);
     }
+    if (decision.candidates !== undefined) this.countDifferences(decision, keyKind, shown, now);
+  }
+
+  /**
+   * Where a candidate and its live policy answer differently, under the candidate's stats name:
+   * `rejected` counts the requests the candidate would refuse and live admits, `passed` those
+   * live refuses and the candidate would admit (docs/architecture.md, "Shadow candidates").
+   */
+  private countDifferences(decision: Decision, keyKind: string, shown: string, now: number): void {
+    for (const candidate of decision.candidates ?? []) {
+      const live = decision.policies.find((part) => part.policy === candidate.policy);
+      if (live === undefined || live.allowed === candidate.allowed) continue;
+      this.add(candidateStatsName(candidate.policy), keyKind, shown, candidate.allowed, now);
+    }
+  }
+
+  private add(policy: string, keyKind: string, shown: string, passed: boolean, now: number): void {
+    const counts = this.countsOf(policy, keyKind);
+    let entry = counts.get(shown);
+    if (entry === undefined) {
+      if (this.tracked >= TRACKED_PER_FLUSH) return;
+      entry = { policy, keyKind, identifier: shown, passed: 0, rejected: 0, lastSeen: now };
+      counts.set(shown, entry);
+      this.tracked++;
+    }
+    if (passed) entry.passed++;
+    else entry.rejected++;
+    entry.lastSeen = now;
   }
 
   private countsOf(policy: string, keyKind: string): Map<string, IdentifierCount> {
