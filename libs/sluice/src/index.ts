@@ -30,8 +30,11 @@ export type {
 } from './engine/decision.js';
 export { ALGORITHMS, type AlgorithmName } from './algorithms/algorithm.types.js';
 export type {
+  CandidateRulesInput,
   PenaltyOptions,
   Policy,
+  PolicyCandidate,
+  PolicyCandidateInput,
   PolicyInput,
   PolicyMode,
   PolicyOverride,

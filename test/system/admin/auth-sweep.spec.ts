@@ -31,6 +31,12 @@ const GRANTS: Record<string, Grant> = {
   'DELETE /policies/:name': 'admin',
   'GET /policies/:name/revisions': 'viewer',
   'POST /policies/:name/revisions/:v/restore': 'admin',
+  // Proposing, discarding and promoting a candidate: the service refuses changes beyond the
+  // operator's remit, as for PUT.
+  'POST /policies/:name/candidate': 'operator',
+  'GET /policies/:name/candidate': 'viewer',
+  'DELETE /policies/:name/candidate': 'operator',
+  'POST /policies/:name/candidate/promote': 'operator',
   'GET /enforcement': 'viewer',
   'PUT /enforcement': 'admin',
   'GET /routes': 'viewer',

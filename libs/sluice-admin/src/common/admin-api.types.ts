@@ -27,10 +27,22 @@ export interface PolicyRoute {
   handler: string;
 }
 
-/** A stored policy, the routes it decides, and the default code defines for it, if any. */
-export interface PolicyView extends Policy {
+/**
+ * A stored policy, the routes it decides, the default code defines for it, if any, and whether
+ * it has a shadow candidate (GET /policies/:name/candidate shows it).
+ */
+export interface PolicyView extends Omit<Policy, 'candidate'> {
   routes: PolicyRoute[];
   codeDefault: Policy | null;
+  candidate: CandidateSummary | null;
+}
+
+/** Who proposed a policy's candidate, when, until when it runs, and against which version. */
+export interface CandidateSummary {
+  proposedBy: string | null;
+  proposedAt: string;
+  expiresAt: string;
+  baseVersion: number;
 }
 
 /** GET /policies */
@@ -45,6 +57,54 @@ export interface PolicyWriteRequest extends Omit<PolicyInput, 'name' | 'version'
   name?: string;
   version?: number;
   comment?: string | null;
+}
+
+/** POST /policies/:name/candidate: a revision as PUT takes it, and how long it may run. */
+export interface CandidateProposal extends PolicyWriteRequest {
+  /** Milliseconds from now until it is no longer decided; default a day, at most 7 days. */
+  expiresInMs?: number;
+}
+
+/** POST /policies/:name/candidate/promote. */
+export interface CandidatePromotion {
+  /** Promote although the live policy changed since the candidate was proposed. */
+  confirm?: boolean;
+  comment?: string | null;
+}
+
+/** A policy's shadow candidate, as proposed. */
+export interface CandidateView {
+  policy: string;
+  /** The proposed revision, validated, named as its policy. */
+  rules: Policy;
+  /** The policy's version it was proposed against. */
+  baseVersion: number;
+  proposedBy: string | null;
+  proposedAt: string;
+  expiresAt: string;
+  comment: string | null;
+}
+
+/** An identifier on which a candidate and its live policy answered differently. */
+export interface CandidateDifference {
+  keyKind: string;
+  identifier: string;
+  /** Requests the candidate would have refused that the live policy admitted. */
+  candidateRefuses: number;
+  /** Requests the live policy refused that the candidate would have admitted. */
+  liveRefuses: number;
+  lastSeen: string;
+}
+
+/** GET /policies/:name/candidate: the candidate and how it compares with the live policy. */
+export interface CandidateComparison extends CandidateView {
+  liveVersion: number;
+  /** The live policy changed since the proposal: promoting asks to confirm. */
+  stale: boolean;
+  /** The rule fields in which the candidate differs from the live policy. */
+  changedFields: string[];
+  /** The identifiers on which they differ most over the last day, candidate refusals first. */
+  differences: CandidateDifference[];
 }
 
 /** DELETE /policies/:name and POST …/restore may carry a staleness check and a note. */

@@ -1,6 +1,8 @@
 import { AdminAuditEntity } from './admin-audit.entity.js';
 import { AdminSchema1795305600000 } from './migrations/1795305600000-admin-schema.migration.js';
+import { PolicyCandidates1795428000000 } from './migrations/1795428000000-policy-candidates.migration.js';
 import { PenaltyEntity } from './penalty.entity.js';
+import { PolicyCandidateEntity } from './policy-candidate.entity.js';
 import { PolicyRevisionEntity } from './policy-revision.entity.js';
 import { PolicyEntity } from './policy.entity.js';
 import { SettingEntity } from './setting.entity.js';
@@ -14,6 +16,7 @@ export const ADMIN_ENTITIES = [
   PolicyRevisionEntity,
   AdminAuditEntity,
   PenaltyEntity,
+  PolicyCandidateEntity,
 ];
 
-export const ADMIN_MIGRATIONS = [AdminSchema1795305600000];
+export const ADMIN_MIGRATIONS = [AdminSchema1795305600000, PolicyCandidates1795428000000];

@@ -1,5 +1,6 @@
-import type { PolicySnapshot } from '@sluice/nest/internals';
+import type { PolicyCandidateInput, PolicySnapshot } from '@sluice/nest/internals';
 import type { EntityManager } from 'typeorm';
+import { PolicyCandidateEntity } from './policy-candidate.entity.js';
 import { PolicyEntity } from './policy.entity.js';
 import { SettingEntity } from './setting.entity.js';
 
@@ -10,13 +11,40 @@ export function readSetting(manager: EntityManager): Promise<SettingEntity> {
   return manager.findOneByOrFail(SettingEntity, { id: SETTING_ID });
 }
 
-/** Every policy row and the switch at the current version; read it inside one transaction. */
+/**
+ * Every policy row, each with its shadow candidate, and the switch at the current version; read
+ * it inside one transaction.
+ */
 export async function readSnapshot(manager: EntityManager): Promise<PolicySnapshot> {
   const setting = await readSetting(manager);
   const rows = await manager.find(PolicyEntity, { order: { name: 'ASC' } });
+  const candidates = new Map(
+    (await manager.find(PolicyCandidateEntity)).map((row) => [row.policyName, row]),
+  );
   return {
     version: setting.version,
     enforcement: setting.enforcement,
-    policies: rows.map((row) => row.body),
+    policies: rows.map((row) => {
+      const candidate = candidates.get(row.name);
+      return candidate === undefined
+        ? row.body
+        : { ...row.body, candidate: candidateInput(candidate) };
+    }),
+  };
+}
+
+/** A policy's fields that are not rules: a candidate's rules leave them out. */
+const BOOKKEEPING = ['name', 'version', 'source', 'updatedAt', 'updatedBy', 'candidate'] as const;
+
+/** What the snapshot carries of a candidate: its rules, without the policy's bookkeeping. */
+export function candidateInput(row: PolicyCandidateEntity): PolicyCandidateInput {
+  const rules: Record<string, unknown> = { ...row.body };
+  for (const field of BOOKKEEPING) delete rules[field];
+  return {
+    rules: rules as PolicyCandidateInput['rules'],
+    expiresAt: row.expiresAt.getTime(),
+    proposedBy: row.proposedBy,
+    proposedAt: row.proposedAt.toISOString(),
+    baseVersion: row.baseVersion,
   };
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  candidateStatsName,
   DECISION_STATS,
   RESOLUTION_MS,
   SluiceService,
@@ -33,7 +34,8 @@ export class StatsService {
     const resolution: StatsResolution =
       hours !== undefined ? 'hour' : minutes !== undefined ? 'minute' : 'second';
     const count = hours ?? minutes ?? seconds ?? DEFAULT_SECONDS;
-    const names = policy === undefined ? this.policiesInForce() : [this.known(policy)];
+    const names =
+      policy === undefined ? this.policiesInForce() : this.withCandidate([this.known(policy)]);
     // The current second is still being counted, so a series ends with the last settled one.
     const lastAt = resolution === 'second' ? now - SETTLE_MS - RESOLUTION_MS.second : now;
     return this.read(names, resolution, lastAt, count).then((points) => ({ resolution, points }));
@@ -81,8 +83,15 @@ export class StatsService {
     });
   }
 
+  /** Each policy in force, and its candidate's counts (`<name>~c`) beside it when it has one. */
   private policiesInForce(): string[] {
-    return this.sluice.engine.policies.all().map((policy) => policy.name);
+    return this.withCandidate(this.sluice.engine.policies.all().map((policy) => policy.name));
+  }
+
+  private withCandidate(names: string[]): string[] {
+    return names.flatMap((name) =>
+      this.sluice.engine.policies.get(name)?.candidate ? [name, candidateStatsName(name)] : [name],
+    );
   }
 
   private known(name: string): string {

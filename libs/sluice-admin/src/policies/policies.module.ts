@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { AdminAuthModule } from '../auth/auth.module.js';
 import { AdminDatabaseModule } from '../database/admin-database.module.js';
 import { AdminStartup } from './admin.startup.js';
+import { CandidateService } from './candidate.service.js';
+import { CandidatesController } from './candidates.controller.js';
 import { CodeDefaultsSeeder } from './code-defaults.seeder.js';
 import { PoliciesController } from './policies.controller.js';
 import { PolicyReader } from './policy-reader.service.js';
@@ -12,8 +14,15 @@ import { SnapshotPublisher } from './snapshot.publisher.js';
 /** Policies and their revisions: reads, versioned writes, and publishing to every instance. */
 @Module({
   imports: [AdminAuthModule, AdminDatabaseModule],
-  controllers: [PoliciesController, RevisionsController],
-  providers: [SnapshotPublisher, CodeDefaultsSeeder, AdminStartup, PolicyReader, PolicyWriter],
+  controllers: [PoliciesController, RevisionsController, CandidatesController],
+  providers: [
+    SnapshotPublisher,
+    CodeDefaultsSeeder,
+    AdminStartup,
+    PolicyReader,
+    PolicyWriter,
+    CandidateService,
+  ],
   exports: [SnapshotPublisher],
 })
 export class PoliciesModule {}

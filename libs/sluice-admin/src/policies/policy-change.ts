@@ -11,6 +11,7 @@ export type PolicyAction =
   | 'policy.delete'
   | 'policy.revert'
   | 'policy.restore'
+  | 'policy.promote'
   | 'policy.seed';
 
 export interface PolicyChange {

@@ -1,15 +1,26 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PolicyBus, RouteRegistry, type Policy } from '@sluice/nest/internals';
+import {
+  PolicyBus,
+  RouteRegistry,
+  type Policy,
+  type PolicyCandidateInput,
+} from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
 import type { PolicyList, PolicyRevisionList, PolicyView } from '../common/admin-api.types.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { PolicyRevisionEntity } from '../database/policy-revision.entity.js';
-import { readSnapshot } from '../database/snapshot.reader.js';
+import { PolicyCandidateEntity } from '../database/policy-candidate.entity.js';
+import { candidateInput, readSnapshot } from '../database/snapshot.reader.js';
 import { assertPolicyName } from './policy-body.schema.js';
 import { findPolicyRow } from './policy-change.js';
 import { policyView } from './policy.view.js';
 import { inTransaction } from '../database/transaction.js';
+
+/** A policy as the snapshot holds it: its candidate in the shape every instance parses. */
+interface WithCandidateInput extends Omit<Policy, 'candidate'> {
+  candidate?: PolicyCandidateInput | null;
+}
 
 /** Stored policies as the API shows them: with their routes and code defaults. */
 @Injectable()
@@ -25,7 +36,10 @@ export class PolicyReader {
     return {
       version: snapshot.version,
       enforcement: snapshot.enforcement,
-      policies: (snapshot.policies as Policy[]).map((policy) => this.view(policy)),
+      // The snapshot carries each policy's candidate as instances read it.
+      policies: (snapshot.policies as Array<Policy | WithCandidateInput>).map((policy) =>
+        this.view(policy as Policy, (policy as WithCandidateInput).candidate ?? null),
+      ),
     };
   }
 
@@ -39,7 +53,10 @@ export class PolicyReader {
         message: `No policy named "${name}" is stored`,
       });
     }
-    return this.view(row.body);
+    const candidate = await this.dataSource.manager.findOneBy(PolicyCandidateEntity, {
+      policyName: name,
+    });
+    return this.view(row.body, candidate === null ? null : candidateInput(candidate));
   }
 
   /** Every version, newest first; a deleted policy keeps its history. */
@@ -68,8 +85,9 @@ export class PolicyReader {
     };
   }
 
-  view(policy: Policy): PolicyView {
+  /** `candidate`: what is known of the policy's candidate; none after a write replaced it. */
+  view(policy: Policy, candidate: PolicyCandidateInput | null = null): PolicyView {
     const codeDefault = this.bus.codeDefaults().find((each) => each.name === policy.name);
-    return policyView(policy, this.routes.usedBy(policy.name), codeDefault);
+    return policyView(policy, this.routes.usedBy(policy.name), codeDefault, candidate);
   }
 }

@@ -1,4 +1,4 @@
-import type { Policy, ThrottledRoute } from '@sluice/nest/internals';
+import type { Policy, PolicyCandidateInput, ThrottledRoute } from '@sluice/nest/internals';
 import type { PolicyRoute, PolicyView } from '../common/admin-api.types.js';
 
 export function policyRoute(route: ThrottledRoute): PolicyRoute {
@@ -13,10 +13,30 @@ export function describeRoute(route: ThrottledRoute): string {
     : handler;
 }
 
+/** What a policy view says of a candidate, from the snapshot's or the stored one. */
+type CandidateFacts = Pick<
+  PolicyCandidateInput,
+  'proposedBy' | 'proposedAt' | 'expiresAt' | 'baseVersion'
+>;
+
 export function policyView(
   policy: Policy,
   routes: readonly ThrottledRoute[],
   codeDefault: Policy | undefined,
+  candidate: CandidateFacts | null,
 ): PolicyView {
-  return { ...policy, routes: routes.map(policyRoute), codeDefault: codeDefault ?? null };
+  return {
+    ...policy,
+    routes: routes.map(policyRoute),
+    codeDefault: codeDefault ?? null,
+    candidate:
+      candidate === null
+        ? null
+        : {
+            proposedBy: candidate.proposedBy,
+            proposedAt: candidate.proposedAt,
+            expiresAt: new Date(candidate.expiresAt).toISOString(),
+            baseVersion: candidate.baseVersion,
+          },
+  };
 }

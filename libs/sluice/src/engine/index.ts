@@ -14,8 +14,11 @@ export { InvalidIdentifierError } from '../keys/identifier.js';
 export { ALGORITHMS, type AlgorithmName } from '../algorithms/algorithm.types.js';
 export type { AppliedOverride, Decision, DecisionReason, PolicyDecision } from './decision.js';
 export type {
+  CandidateRulesInput,
   PenaltyOptions,
   Policy,
+  PolicyCandidate,
+  PolicyCandidateInput,
   PolicyInput,
   PolicyMode,
   PolicyOverride,
