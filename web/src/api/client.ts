@@ -5,6 +5,10 @@ import type {
   BlockRequest,
   BlockResult,
   BlockedList,
+  CandidateComparison,
+  CandidatePromotion,
+  CandidateProposal,
+  CandidateView,
   ChangeNoteRequest,
   CounterResetResult,
   EnforcementRequest,
@@ -98,6 +102,16 @@ export const api = {
       request<PolicyRemovalResult>('DELETE', `/policies/${segment(name)}`, { body }),
     revisions: (name: string) =>
       request<PolicyRevisionList>('GET', `/policies/${segment(name)}/revisions`),
+    candidate: {
+      get: (name: string) =>
+        request<CandidateComparison>('GET', `/policies/${segment(name)}/candidate`),
+      propose: (name: string, body: CandidateProposal) =>
+        request<CandidateView>('POST', `/policies/${segment(name)}/candidate`, { body }),
+      discard: (name: string, body: ChangeNoteRequest = {}) =>
+        request<{ discarded: true }>('DELETE', `/policies/${segment(name)}/candidate`, { body }),
+      promote: (name: string, body: CandidatePromotion = {}) =>
+        request<PolicyView>('POST', `/policies/${segment(name)}/candidate/promote`, { body }),
+    },
     restore: (name: string, version: number, body: ChangeNoteRequest = {}) =>
       request<PolicyView>('POST', `/policies/${segment(name)}/revisions/${version}/restore`, {
         body,

@@ -14,6 +14,7 @@ export const queryKeys = {
     all: ['policies'] as const,
     one: (name: string | undefined) => ['policies', name] as const,
     revisions: (name: string) => ['policies', name, 'revisions'] as const,
+    candidate: (name: string) => ['policies', name, 'candidate'] as const,
   },
   blocked: {
     all: ['blocked'] as const,

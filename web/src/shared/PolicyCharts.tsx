@@ -33,6 +33,18 @@ const TICK: Record<Resolution, Intl.DateTimeFormat> = {
   hour: new Intl.DateTimeFormat(undefined, { weekday: 'short', hour: '2-digit' }),
 };
 
+/** Where the stats keep a policy's candidate: its name and a suffix no policy name can have. */
+const CANDIDATE_SUFFIX = '~c';
+
+export const candidateSeries = (policy: string): string => `${policy}${CANDIDATE_SUFFIX}`;
+
+/** "reply — candidate" for a candidate's series, the policy's name otherwise. */
+export function seriesTitle(name: string): string {
+  return name.endsWith(CANDIDATE_SUFFIX)
+    ? `${name.slice(0, -CANDIDATE_SUFFIX.length)} — candidate`
+    : name;
+}
+
 /** Refusals by the rate and by a block count alike as rejected. */
 function rowOf(at: string, counts: DecisionCounts | undefined, resolution: Resolution): Row {
   return {
@@ -68,13 +80,13 @@ export function PolicyCharts({
         return (
           <Card key={name}>
             <Heading as="h3" size="3" mb="2">
-              {name}
+              {seriesTitle(name)}
             </Heading>
             <DataList.Root
               orientation="horizontal"
               size="1"
               mb="2"
-              aria-label={`${name}, ${description}`}
+              aria-label={`${seriesTitle(name)}, ${description}`}
             >
               <DataList.Item>
                 <DataList.Label>Allowed</DataList.Label>
@@ -97,7 +109,7 @@ export function PolicyCharts({
             </DataList.Root>
             <Box
               role="img"
-              aria-label={`Decisions for ${name} ${description}: ${total('allowed')} allowed and ${rejected} rejected`}
+              aria-label={`Decisions for ${seriesTitle(name)} ${description}: ${total('allowed')} allowed and ${rejected} rejected`}
             >
               <ResponsiveContainer width="100%" height={180}>
                 <LineChart data={rows}>

@@ -203,6 +203,79 @@ describe('the policy editor', () => {
     ]);
   });
 
+  it('proposes the edit as a candidate, shows where it differs, and promotes it on confirmation', async () => {
+    const withCandidate: PolicyView = {
+      ...REPLY,
+      candidate: {
+        proposedBy: 'alice',
+        proposedAt: '2026-11-26T12:00:00.000Z',
+        expiresAt: '2026-11-27T12:00:00.000Z',
+        baseVersion: 4,
+      },
+    };
+    let promotions = 0;
+    const requests = answerFetch({
+      'GET /policies/reply': { body: withCandidate },
+      'POST /policies/reply/candidate': { status: 201, body: {} },
+      'GET /policies/reply/candidate': {
+        body: {
+          policy: 'reply',
+          rules: { ...REPLY, limit: 3 },
+          baseVersion: 4,
+          liveVersion: 5,
+          stale: true,
+          proposedBy: 'alice',
+          proposedAt: '2026-11-26T12:00:00.000Z',
+          expiresAt: '2026-11-27T12:00:00.000Z',
+          comment: null,
+          changedFields: ['limit'],
+          differences: [
+            {
+              keyKind: 'user',
+              identifier: 'harry',
+              candidateRefuses: 2,
+              liveRefuses: 0,
+              lastSeen: '2026-11-26T12:01:00.000Z',
+            },
+          ],
+        },
+      },
+      'POST /policies/reply/candidate/promote': () =>
+        ++promotions === 1
+          ? {
+              status: 409,
+              body: { statusCode: 409, error: 'Conflict', message: 'changed', currentVersion: 5 },
+            }
+          : { body: { ...REPLY, limit: 3, version: 6 } },
+    });
+    const user = userEvent.setup();
+    editor('admin');
+
+    const limit = await screen.findByLabelText('Limit');
+    await user.clear(limit);
+    await user.type(limit, '3');
+    await user.click(screen.getByRole('button', { name: 'Try as candidate' }));
+    await screen.findByText(/Proposed as this policy's candidate/);
+    const proposal = requests.find((request) => request.method === 'POST')?.body;
+    expect(proposal).toMatchObject({ limit: 3, version: 4 });
+    expect(requests.some((request) => request.method === 'PUT')).toBe(false);
+
+    const candidate = await screen.findByLabelText('Candidate');
+    await waitFor(() => expect(candidate.textContent).toContain('Candidate: 3 per minute'));
+    expect(candidate.textContent).toContain('the policy changed since');
+    const harry = screen.getByRole('rowheader', { name: /harry/ }).closest('tr');
+    expect(harry?.textContent).toMatch(/harry.*2.*0/);
+
+    await user.click(screen.getByRole('button', { name: 'Promote' }));
+    await screen.findByRole('button', { name: 'Promote anyway' });
+    await user.click(screen.getByRole('button', { name: 'Promote anyway' }));
+    await waitFor(() => expect(promotions).toBe(2));
+    const sent = requests
+      .filter((request) => request.url.endsWith('/candidate/promote'))
+      .map((request) => request.body);
+    expect(sent).toEqual([{}, { confirm: true }]);
+  });
+
   it('shows the fields the chosen algorithm takes, and only those', async () => {
     answerFetch({ 'GET /policies/reply': { body: REPLY } });
     const user = userEvent.setup();

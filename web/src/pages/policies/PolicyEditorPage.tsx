@@ -11,8 +11,9 @@ import { NEW_POLICY, toFormValues, toSimulatedPolicy, type PolicyFormValues } fr
 import { PolicyForm } from './PolicyForm';
 import { PolicySimulator } from './PolicySimulator';
 import { PolicySummary } from './PolicySummary';
+import { PolicyCandidate } from './PolicyCandidate';
 import { PolicyTraffic } from './PolicyTraffic';
-import { usePolicy, useSavePolicy } from './policies.hooks';
+import { useCandidateActions, usePolicy, useSavePolicy } from './policies.hooks';
 
 export function PolicyEditorPage() {
   const { name } = useParams<{ name: string }>();
@@ -29,6 +30,7 @@ function PolicyEditor({ policy }: { policy: PolicyView | null }) {
   const [values, setValues] = useState<PolicyFormValues>(initial);
   const onValuesChange = useCallback((current: PolicyFormValues) => setValues(current), []);
   const saveExisting = useSavePolicy(policy?.name ?? '');
+  const candidateActions = useCandidateActions(policy?.name ?? '');
   const save = async (body: PolicyWriteRequest) => {
     if (policy !== null) return saveExisting.mutateAsync(body);
     const created = await api.policies.put(body.name ?? '', body);
@@ -79,6 +81,11 @@ function PolicyEditor({ policy }: { policy: PolicyView | null }) {
             isNew={policy === null}
             canEditRules={isAdmin}
             save={save}
+            {...(policy === null
+              ? {}
+              : {
+                  propose: (body: PolicyWriteRequest) => candidateActions.propose.mutateAsync(body),
+                })}
             onValuesChange={onValuesChange}
           />
         ) : policy !== null ? (
@@ -88,7 +95,10 @@ function PolicyEditor({ policy }: { policy: PolicyView | null }) {
         )}
         <PolicySimulator policy={toSimulatedPolicy(canEditOverrides ? values : initial)} />
       </Grid>
-      {policy !== null && <PolicyTraffic name={policy.name} />}
+      {policy?.candidate != null && <PolicyCandidate name={policy.name} />}
+      {policy !== null && (
+        <PolicyTraffic name={policy.name} withCandidate={policy.candidate !== null} />
+      )}
     </Flex>
   );
 }

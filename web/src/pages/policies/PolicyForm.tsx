@@ -24,11 +24,13 @@ interface PolicyFormProps {
   /** Admins edit every rule; operators only overrides and enforce/shadow. */
   canEditRules: boolean;
   save: (body: PolicyWriteRequest) => Promise<{ version: number }>;
+  /** Proposes the edited policy as its shadow candidate instead of saving it. */
+  propose?: (body: PolicyWriteRequest) => Promise<unknown>;
   onValuesChange: (values: PolicyFormValues) => void;
 }
 
 export function PolicyForm(props: PolicyFormProps) {
-  const { initial, version, isNew, canEditRules, save, onValuesChange } = props;
+  const { initial, version, isNew, canEditRules, save, propose, onValuesChange } = props;
   const form = useForm<PolicyFormValues>({ defaultValues: initial });
   const { register, handleSubmit, formState, setError, watch, reset } = form;
   const errors = formState.errors;
@@ -36,6 +38,7 @@ export function PolicyForm(props: PolicyFormProps) {
   const fields = algorithmFields(values.algorithm);
   const ruleLocked = !canEditRules;
   const [savedVersion, setSavedVersion] = useState<number | null>(null);
+  const [proposed, setProposed] = useState(false);
 
   useEffect(() => reset(initial), [initial, reset]);
   useEffect(() => {
@@ -43,33 +46,52 @@ export function PolicyForm(props: PolicyFormProps) {
     return () => subscription.unsubscribe();
   }, [watch, onValuesChange]);
 
-  const submit = handleSubmit(async (current) => {
-    // Locked controls are disabled and may not report their values: the rules come as read.
-    const sent = canEditRules
-      ? current
-      : { ...initial, mode: current.mode, overrides: current.overrides, comment: current.comment };
-    setSavedVersion(null);
-    try {
-      setSavedVersion((await save(toWriteRequest(sent, version))).version);
-    } catch (error) {
-      const issues = error instanceof ApiError ? error.fieldErrors : {};
-      let placed = false;
-      for (const [path, message] of Object.entries(issues)) {
-        const field = formFieldOf(path);
-        if (field === undefined) continue;
-        setError(field as FieldPath<PolicyFormValues>, { message });
-        placed = true;
+  const submitAs = (intent: 'save' | 'propose') =>
+    handleSubmit(async (current) => {
+      // Locked controls are disabled and may not report their values: the rules come as read.
+      const sent = canEditRules
+        ? current
+        : {
+            ...initial,
+            mode: current.mode,
+            overrides: current.overrides,
+            comment: current.comment,
+          };
+      setSavedVersion(null);
+      setProposed(false);
+      try {
+        const body = toWriteRequest(sent, version);
+        if (intent === 'propose' && propose !== undefined) {
+          await propose(body);
+          setProposed(true);
+        } else {
+          setSavedVersion((await save(body)).version);
+        }
+      } catch (error) {
+        showRefusal(error);
       }
-      setError('root.server', {
-        message:
-          error instanceof ApiError && error.status === 409
-            ? `Someone changed this policy since you opened it (now version ${error.body?.currentVersion ?? '?'}). Reload to see their change.`
-            : placed
-              ? 'The server refused some fields; see the messages below them.'
-              : (error as Error).message,
-      });
+    });
+  const submit = submitAs('save');
+
+  /** The server's refusal at the fields it names, and a summary above the form. */
+  function showRefusal(error: unknown): void {
+    const issues = error instanceof ApiError ? error.fieldErrors : {};
+    let placed = false;
+    for (const [path, message] of Object.entries(issues)) {
+      const field = formFieldOf(path);
+      if (field === undefined) continue;
+      setError(field as FieldPath<PolicyFormValues>, { message });
+      placed = true;
     }
-  });
+    setError('root.server', {
+      message:
+        error instanceof ApiError && error.status === 409
+          ? `Someone changed this policy since you opened it (now version ${error.body?.currentVersion ?? '?'}). Reload to see their change.`
+          : placed
+            ? 'The server refused some fields; see the messages below them.'
+            : (error as Error).message,
+    });
+  }
 
   const message = (field: FieldPath<PolicyFormValues>) =>
     (
@@ -85,6 +107,14 @@ export function PolicyForm(props: PolicyFormProps) {
         {errors.root?.server?.message !== undefined && (
           <Callout.Root color="red" role="alert">
             <Callout.Text>{errors.root.server.message}</Callout.Text>
+          </Callout.Root>
+        )}
+        {proposed && (
+          <Callout.Root color="green" role="status">
+            <Callout.Text>
+              Proposed as this policy&apos;s candidate. Every instance decides it beside the live
+              policy within a second, without refusing anything.
+            </Callout.Text>
           </Callout.Root>
         )}
         {savedVersion !== null && (
@@ -221,10 +251,20 @@ export function PolicyForm(props: PolicyFormProps) {
         >
           <TextField.Root {...register('comment')} />
         </Field>
-        <Flex>
+        <Flex gap="3">
           <Button type="submit" loading={formState.isSubmitting}>
             Save
           </Button>
+          {propose !== undefined && (
+            <Button
+              type="button"
+              variant="soft"
+              loading={formState.isSubmitting}
+              onClick={() => void submitAs('propose')()}
+            >
+              Try as candidate
+            </Button>
+          )}
         </Flex>
       </Flex>
     </form>

@@ -1,13 +1,13 @@
 import { Callout, Card, Flex, Heading } from '@radix-ui/themes';
 import { useState } from 'react';
 import { Headline } from '../../shared/Headline';
-import { PolicyCharts } from '../../shared/PolicyCharts';
+import { candidateSeries, PolicyCharts } from '../../shared/PolicyCharts';
 import { LIVE_RANGE, type TimeRange } from '../../shared/time-range';
 import { TimeRangePicker } from '../../shared/TimeRangePicker';
 import { useBlockedCount, useTraffic } from '../../shared/traffic.hooks';
 
 /** One policy's decisions and headline figures, over a range the operator picks. */
-export function PolicyTraffic({ name }: { name: string }) {
+export function PolicyTraffic({ name, withCandidate }: { name: string; withCandidate: boolean }) {
   const [range, setRange] = useState<TimeRange>(LIVE_RANGE);
   const traffic = useTraffic(range, name);
   const blocked = useBlockedCount(name);
@@ -36,7 +36,7 @@ export function PolicyTraffic({ name }: { name: string }) {
           </Callout.Root>
         )}
         <PolicyCharts
-          names={[name]}
+          names={withCandidate ? [name, candidateSeries(name)] : [name]}
           points={traffic.points}
           resolution={traffic.resolution}
           description={range.description}

@@ -1,4 +1,4 @@
-import type { PolicyWriteRequest } from '@sluice/admin/api';
+import type { CandidatePromotion, CandidateProposal, PolicyWriteRequest } from '@sluice/admin/api';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import { queryKeys } from '../../api/query-keys';
@@ -46,4 +46,34 @@ export function useRestoreRevision(name: string) {
     mutationFn: (version: number) => api.policies.restore(name, version),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.policies.all }),
   });
+}
+
+/** The policy's candidate compared with it, read again every 5 s while the page is open. */
+export function useCandidate(name: string, enabled: boolean) {
+  return useQuery({
+    queryKey: queryKeys.policies.candidate(name),
+    queryFn: () => api.policies.candidate.get(name),
+    enabled,
+    refetchInterval: 5_000,
+  });
+}
+
+/** Proposing, promoting and discarding all change what the policy page shows: read it again. */
+export function useCandidateActions(name: string) {
+  const queryClient = useQueryClient();
+  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.policies.all });
+  return {
+    propose: useMutation({
+      mutationFn: (body: CandidateProposal) => api.policies.candidate.propose(name, body),
+      onSuccess: refresh,
+    }),
+    promote: useMutation({
+      mutationFn: (body: CandidatePromotion) => api.policies.candidate.promote(name, body),
+      onSuccess: refresh,
+    }),
+    discard: useMutation({
+      mutationFn: () => api.policies.candidate.discard(name),
+      onSuccess: refresh,
+    }),
+  };
 }
