@@ -52,11 +52,36 @@ describe('the admin panel in Chromium', () => {
     await target.getByTestId('session-name').filter({ hasText: who }).waitFor();
   }
 
-  const reply = (url: string) =>
+  const reply = (url: string, user = 'harry') =>
     send(`${url}/posts/${postId}/replies`, {
       json: { body: 'me too' },
-      headers: { 'x-user': 'harry' },
+      headers: { 'x-user': user },
     });
+
+  /** Every instance applies the policy version the admin last published. */
+  const bothOnLatest = () =>
+    waitFor(
+      'both instances on the latest version',
+      async () => {
+        const list = await adminCall(demos[0]!.url, 'alice', 'GET', '/instances');
+        const instances = list.body.instances as Array<{ policyVersion: number; stale: boolean }>;
+        const latest = list.body.version as number;
+        return instances.length === 2 &&
+          instances.every((each) => each.policyVersion === latest && !each.stale)
+          ? latest
+          : undefined;
+      },
+      { timeoutMs: LIVE_MS, intervalMs: 100 },
+    );
+
+  /** The statuses of replies by `user`, sent to the two instances in turn. */
+  const repliesBy = async (user: string, count: number): Promise<number[]> => {
+    const statuses: number[] = [];
+    for (let index = 0; index < count; index++) {
+      statuses.push((await reply(demos[index % 2]!.url, user)).status);
+    }
+    return statuses;
+  };
 
   beforeAll(async () => {
     [database] = await Promise.all([createTestDatabase(), ensureDemoBuilt()]);
@@ -100,11 +125,37 @@ describe('the admin panel in Chromium', () => {
     await expect.poll(() => page.getByTestId('session-role').textContent()).toBe('admin');
   });
 
-  it('changes reply from 5 to 2 a minute, and both instances report the new version on Overview', async () => {
+  it('tries reply at 3 a minute as a candidate beside the live 5, then promotes it on both instances', async () => {
+    await page.goto(panel('policies/reply'));
+    const limit = page.getByLabel('Limit', { exact: true });
+    await expect.poll(() => limit.inputValue()).toBe('5');
+    await limit.fill('3');
+    await page.getByRole('button', { name: 'Try as candidate' }).click();
+    await page.getByText(/Proposed as this policy's candidate/).waitFor();
+    await bothOnLatest();
+
+    // Live admits all four of Ron's replies; the candidate would have refused the fourth.
+    expect(await repliesBy('ron', 4)).toEqual([201, 201, 201, 201]);
+    await page.reload();
+    const candidate = page.getByLabel('Candidate', { exact: true });
+    await candidate.getByText('Candidate: 3 per minute').waitFor();
+    const ron = candidate.getByRole('row').filter({ hasText: 'ron' });
+    await ron.waitFor({ timeout: LIVE_MS });
+    await expect.poll(() => ron.getByRole('cell').first().textContent()).toBe('1');
+    await screenshot(page, 'policy-candidate');
+
+    await candidate.getByRole('button', { name: 'Promote' }).click();
+    await candidate.waitFor({ state: 'detached', timeout: LIVE_MS });
+    await expect.poll(() => limit.inputValue(), { timeout: LIVE_MS }).toBe('3');
+    await bothOnLatest();
+    expect(await repliesBy('luna', 4)).toEqual([201, 201, 201, 429]);
+  });
+
+  it('changes reply from 3 to 2 a minute, and both instances report the new version on Overview', async () => {
     await page.goto(panel('policies'));
     await page.getByRole('link', { name: 'reply', exact: true }).click();
     const limit = page.getByLabel('Limit', { exact: true });
-    await expect.poll(() => limit.inputValue()).toBe('5');
+    await expect.poll(() => limit.inputValue()).toBe('3');
     await screenshot(page, 'policy-editor');
     await limit.fill('2');
     await page.getByLabel('Block repeat offenders').check();
@@ -145,6 +196,18 @@ describe('the admin panel in Chromium', () => {
       })
       .toBeGreaterThanOrEqual(2);
     await recordDocsFile(await screenshot(page, 'overview'), README_SCREENSHOT);
+
+    // The stored ranges chart the same policies from the minute and hour roll-ups.
+    for (const [range, description] of [
+      ['1 h', 'over the last hour, per minute'],
+      ['7 d', 'over the last 7 days, per hour'],
+    ] as const) {
+      await page.getByRole('radio', { name: range }).click();
+      await page.getByText(`Decisions per policy ${description}`).waitFor();
+      await page.getByLabel(`reply, ${description}`).waitFor();
+    }
+    await screenshot(page, 'overview-7d');
+    await page.getByRole('radio', { name: '5 min' }).click();
 
     await page.getByRole('link', { name: 'Blocked' }).click();
     await page.getByRole('heading', { name: 'Blocked' }).waitFor();
@@ -193,7 +256,7 @@ describe('the admin panel in Chromium', () => {
     await expect.poll(() => page.getByText('Harry replies too often').count()).toBeGreaterThan(0);
     await expect
       .poll(() => page.locator('main').textContent())
-      .toMatch(/"limit": 5[\s\S]*"limit": 2/);
+      .toMatch(/"limit": 3[\s\S]*"limit": 2/);
     await screenshot(page, 'audit');
   });
 
@@ -257,6 +320,75 @@ describe('the admin panel in Chromium', () => {
     } finally {
       await viewer.close();
     }
+  });
+
+  it('blocks Draco by hand, and the switch turned off lets even him through until it is on again', async () => {
+    await page.goto(panel('blocked'));
+    await page.getByRole('button', { name: 'Block by hand' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Policy').selectOption('reply');
+    await dialog.getByLabel('Identifier').fill('draco');
+    await dialog.getByLabel('Duration (minutes)').fill('10');
+    await dialog.getByLabel('Reason').fill('spam');
+    await dialog.getByRole('button', { name: 'Block' }).click();
+    await page.getByRole('row').filter({ hasText: 'draco' }).waitFor({ timeout: LIVE_MS });
+    expect((await reply(demos[1]!.url, 'draco')).status).toBe(429);
+
+    await page.goto(panel());
+    await page.getByRole('switch').click();
+    const confirm = page.getByRole('alertdialog');
+    await confirm.getByLabel('Change note').fill('Sluice itself is under suspicion');
+    await confirm.getByRole('button', { name: 'Turn off' }).click();
+    await page.getByText('off: nothing is refused').waitFor();
+    await bothOnLatest();
+    expect((await reply(demos[0]!.url, 'draco')).status).toBe(201);
+    await screenshot(page, 'enforcement-off');
+    await page.getByRole('switch').click();
+    await page.getByText('on: policies refuse').waitFor();
+    await bothOnLatest();
+    expect((await reply(demos[0]!.url, 'draco')).status).toBe(429);
+  });
+
+  it('gives Neville an override that expires, and restores an earlier revision', async () => {
+    await page.goto(panel('policies/reply'));
+    await page.getByRole('button', { name: 'Add override' }).click();
+    const override = page.getByLabel('Override 1');
+    await override.getByLabel('Identifier').fill('neville');
+    await override.getByLabel('Its limit').fill('10');
+    await override.getByLabel('Expires').fill('2099-01-01T12:00');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/Saved as version/).waitFor();
+    const saved = await adminCall(demos[0]!.url, 'alice', 'GET', '/policies/reply');
+    const overrides = saved.body.overrides as Array<{ identifier: string; expiresAt: number }>;
+    expect(overrides.map((each) => each.identifier)).toEqual(['neville']);
+    expect(overrides[0]!.expiresAt).toBe(new Date('2099-01-01T12:00').getTime());
+
+    await page.goto(panel('policies/reply/revisions'));
+    const promoted = page.getByRole('row').filter({ hasText: 'policy.promote' });
+    const version = Number(await promoted.getByRole('rowheader').textContent());
+    await page.getByRole('button', { name: `Restore version ${version}` }).click();
+    await waitFor(
+      'the restored revision',
+      async () => {
+        const now = await adminCall(demos[0]!.url, 'alice', 'GET', '/policies/reply');
+        return now.body.limit === 3 && (now.body.overrides as unknown[]).length === 0
+          ? true
+          : undefined;
+      },
+      { timeoutMs: LIVE_MS, intervalMs: 100 },
+    );
+  });
+
+  it('deletes a policy the admin created', async () => {
+    const created = await adminCall(demos[0]!.url, 'alice', 'PUT', '/policies/temp', {
+      json: { algorithm: 'fixed-window', limit: 10, periodMs: 60_000, key: 'ip' },
+    });
+    expect(created.status).toBe(201);
+    await page.goto(panel('policies/temp'));
+    await page.getByRole('button', { name: 'Delete policy' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+    await page.waitForURL(/\/sluice\/policies$/);
+    expect((await adminCall(demos[0]!.url, 'alice', 'GET', '/policies/temp')).status).toBe(404);
   });
 
   it.each([
