@@ -42,13 +42,15 @@ describe('the demo with nothing configured', () => {
   afterAll(async () => {
     await stopAllDemos();
     await rm(dataDir, { recursive: true, force: true });
+    await rm(`${dataDir}-forum`, { recursive: true, force: true });
   });
 
   it('serves the panel, prints its URL and a one-time token, and keeps a policy change across a restart', async () => {
     const first = await startEmbedded();
     const output = first.demo.output();
     expect(output).toContain('Limits kept in this process (no REDIS_URL)');
-    expect(output).toContain(`an embedded PostgreSQL (PGlite) in ${dataDir}`);
+    expect(output).toContain(`an embedded PostgreSQL (PGlite) in ${dataDir}\n`);
+    expect(output).toContain(`Posts kept in an embedded PostgreSQL (PGlite) in ${dataDir}-forum`);
     // It listens on loopback unless HOST says otherwise, and its files are the owner's alone.
     expect(PANEL_URL.exec(output)?.[1]).toBe(`http://127.0.0.1:${first.demo.port}/sluice`);
     expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
@@ -92,5 +94,12 @@ describe('the demo with nothing configured', () => {
     expect(kept.body.limit).toBe(2);
     const audit = await asAdmin(second.demo, second.token, 'GET', '/audit');
     expect(JSON.stringify(audit.body)).toContain('embedded default test');
+    // The forum's posts outlive the process too, in a database of their own beside the admin's.
+    const again = await send(`${second.demo.url}/posts/${String(post.body.id)}`);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({
+      title: 'hello',
+      replies: [{ body: 'me too' }, { body: 'me too' }],
+    });
   }, 120_000);
 });

@@ -1,4 +1,5 @@
-// Three demo processes behind an imaginary load balancer keep one set of limits in one Redis.
+// Three demo processes behind an imaginary load balancer keep one set of limits in one Redis,
+// and one forum in one PostgreSQL.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   ensureDemoBuilt,
@@ -8,6 +9,7 @@ import {
   type DemoProcess,
 } from './support/demo-process.js';
 import { countStatuses, demoPolicies, send, type Answer, type DemoPolicy } from './support/http.js';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
 const INSTANCES = 3;
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
@@ -19,11 +21,15 @@ const BROWSER_ADDRESS = '127.0.0.3';
 describe('three demo instances sharing one Redis', () => {
   let demos: DemoProcess[] = [];
   let policies: Record<string, DemoPolicy>;
+  let database: TestDatabase;
 
   beforeAll(async () => {
-    await ensureDemoBuilt();
+    [database] = await Promise.all([createTestDatabase(), ensureDemoBuilt()]);
     const env = {
       REDIS_URL: inject('redisUrl'),
+      // The posts are shared; the admin is another file's subject.
+      DATABASE_URL: database.url,
+      SLUICE_ADMIN: 'off',
       SLUICE_PREFIX: uniqueDemoPrefix('multi'),
       // A late Redis answer must not pass for an admission: refused instead, it shows in the
       // 429's message. A second is far above a loaded machine's slowest decision here.
@@ -34,7 +40,10 @@ describe('three demo instances sharing one Redis', () => {
     policies = await demoPolicies(demos[0]!.url);
   });
 
-  afterAll(stopAllDemos);
+  afterAll(async () => {
+    await stopAllDemos();
+    await database?.drop();
+  });
 
   /** Sends the requests at once, the i-th to instance i mod 3. */
   function roundRobin(count: number, path: string, request: Parameters<typeof send>[1]) {
@@ -63,6 +72,27 @@ describe('three demo instances sharing one Redis', () => {
       expect(retryAfterMs).toBeLessThanOrEqual(reply.periodMs);
       expect(refused.headers['retry-after']).toBe(String(Math.ceil(retryAfterMs / 1000)));
     }
+  });
+
+  it('takes replies through every instance to a post written through one, within the limit', async () => {
+    const written = await send(`${demos[0]!.url}/posts`, {
+      headers: { 'x-user': 'Ginny' },
+      json: { title: 'Tryouts', body: 'Saturday, ten sharp.' },
+    });
+    expect(written.status).toBe(201);
+    const answers = await roundRobin(20, `/posts/${String(written.body.id)}/replies`, {
+      headers: { 'x-user': 'Ginny' },
+      json: { body: 'Bring your own broom.' },
+    });
+    const limit = policies.reply!.limit;
+    expect(countStatuses(answers)).toEqual({ 201: limit, 429: 20 - limit });
+    const read = await send(`${demos[2]!.url}/posts/${String(written.body.id)}`);
+    expect(read.status).toBe(200);
+    expect((read.body.replies as unknown[]).length).toBe(limit);
+    const liked = await send(`${demos[1]!.url}/posts/${String(written.body.id)}/likes`, {
+      method: 'POST',
+    });
+    expect(liked.body, JSON.stringify(liked.body)).toMatchObject({ likes: 1 });
   });
 
   it("does not hold Ron to Harry's limit", async () => {

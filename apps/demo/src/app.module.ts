@@ -12,6 +12,7 @@ import { loginTracker } from './auth/login.tracker.js';
 import { XUserMiddleware } from './common/x-user.middleware.js';
 import type { AdminDatabase } from './admin-database.js';
 import type { DemoConfig } from './config.js';
+import type { ForumDatabase } from './posts/forum.database.js';
 import { FeedModule } from './feed/feed.module.js';
 import { NewsModule } from './news/news.module.js';
 import { demoPolicies } from './policies.js';
@@ -31,7 +32,11 @@ function adminModule(config: DemoConfig, database: AdminDatabase | undefined): D
 
 @Module({})
 export class AppModule implements NestModule {
-  static forConfig(config: DemoConfig, database: AdminDatabase | undefined): DynamicModule {
+  static forConfig(
+    config: DemoConfig,
+    database: AdminDatabase | undefined,
+    forum: ForumDatabase,
+  ): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -50,7 +55,7 @@ export class AppModule implements NestModule {
           metrics: config.metrics,
         }),
         ...adminModule(config, database),
-        PostsModule,
+        PostsModule.forStore(forum.store),
         NewsModule,
         FeedModule,
         AuthModule,

@@ -5,6 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { setupSluiceAdminDocs } from '@sluice/admin';
 import { isIP, type AddressInfo } from 'node:net';
 import { openAdminDatabase } from './admin-database.js';
+import { openForumDatabase } from './posts/forum.database.js';
 import { AppModule } from './app.module.js';
 import { ConfigError, loadConfig, redactedUrl, type DemoConfig } from './config.js';
 
@@ -28,17 +29,18 @@ async function bootstrap(): Promise<void> {
   const config = readConfig();
   const logger = new Logger('Demo');
   const database = await openAdminDatabase(config);
+  const forum = await openForumDatabase(config);
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forConfig(config, database),
+    AppModule.forConfig(config, database, forum),
     { logger: LOG_LEVELS[config.nodeEnv] },
   );
   app.disable('x-powered-by');
-  // The embedded database closes after the app, so the admin's last writes reach it.
+  // The databases close after the app, so the last writes reach them.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       void app
         .close()
-        .then(() => database?.stop())
+        .then(() => Promise.all([database?.stop(), forum.stop()]))
         .finally(() => process.exit(0));
     });
   }
@@ -57,6 +59,7 @@ async function bootstrap(): Promise<void> {
       ? 'Limits kept in this process (no REDIS_URL)'
       : `Limits kept in Redis at ${redactedUrl(config.redisUrl)} under "${config.prefix}"`,
   );
+  logger.log(`Posts kept in ${forum.description}`);
   if (database === undefined) {
     logger.warn('The admin API and panel are off (SLUICE_ADMIN=off)');
   } else {

@@ -4,6 +4,10 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AppModule } from '../../../apps/demo/src/app.module.js';
 import { openAdminDatabase } from '../../../apps/demo/src/admin-database.js';
+import {
+  openForumDatabase,
+  type ForumDatabase,
+} from '../../../apps/demo/src/posts/forum.database.js';
 import { loadConfig } from '../../../apps/demo/src/config.js';
 import { startApp, type RunningApp } from '../../support/nest-app.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
@@ -114,6 +118,7 @@ describe('the admin API refuses whoever lacks the role a route needs', () => {
   let database: TestDatabase;
   let running: RunningApp;
   let routes: string[];
+  let forum: ForumDatabase | undefined;
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -124,14 +129,17 @@ describe('the admin API refuses whoever lacks the role a route needs', () => {
       SLUICE_PREFIX: uniqueDemoPrefix('auth-sweep'),
       NODE_ENV: 'test',
     });
+    // The forum's posts stay in memory: this file is about the admin's routes.
+    forum = await openForumDatabase({ ...config, databaseUrl: undefined, admin: false });
     running = await startApp('express', {
-      imports: [AppModule.forConfig(config, await openAdminDatabase(config))],
+      imports: [AppModule.forConfig(config, await openAdminDatabase(config), forum)],
     });
     routes = adminRoutes(running);
   }, 60_000);
 
   afterAll(async () => {
     await running?.close();
+    await forum?.stop();
     await database?.drop();
   });
 

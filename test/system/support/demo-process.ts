@@ -132,7 +132,7 @@ export async function startDemo(env: DemoEnv): Promise<DemoProcess> {
   started.add(stop);
   void exited.then(() => started.delete(stop));
   const url = `http://127.0.0.1:${port}`;
-  if (env.DATABASE_URL !== undefined) {
+  if (env.DATABASE_URL !== undefined && env.SLUICE_ADMIN !== 'off') {
     await waitForAdmin(url, firstAdminToken(env.SLUICE_ADMIN_TOKENS)).catch(async (error) => {
       await stop('SIGKILL');
       throw new Error(`demo (pid ${child.pid}) ${(error as Error).message}. Output:\n${output()}`);

@@ -14,11 +14,12 @@ export class FeedController {
    */
   @Throttle('feed')
   @Get()
-  feed(): { servedAt: number; posts: Array<{ id: number; title: string }> } {
-    const posts = this.posts
-      .list()
+  async feed(): Promise<{ servedAt: number; posts: Array<{ id: number; title: string }> }> {
+    // When the guard let the request in, before the posts are read.
+    const servedAt = Date.now();
+    const posts = (await this.posts.list())
       .slice(0, FEED_LENGTH)
       .map(({ id, title }) => ({ id, title }));
-    return { servedAt: Date.now(), posts };
+    return { servedAt, posts };
   }
 }

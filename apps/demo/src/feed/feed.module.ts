@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { PostsModule } from '../posts/posts.module.js';
 import { FeedController } from './feed.controller.js';
 
-@Module({ imports: [PostsModule], controllers: [FeedController] })
+/** The feed reads the posts PostsModule (global) serves. */
+@Module({ controllers: [FeedController] })
 export class FeedModule {}

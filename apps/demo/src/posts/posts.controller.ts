@@ -17,7 +17,7 @@ export class PostsController {
   }
 
   @Get(':id')
-  get(@Param('id') id: string): ForumPost {
+  get(@Param('id') id: string): Promise<ForumPost> {
     return this.posts.get(id);
   }
 
@@ -25,7 +25,7 @@ export class PostsController {
   create(
     @Req() request: ForumRequest,
     @Body(new ZodBodyPipe(NewPostSchema)) input: NewPost,
-  ): ForumPost {
+  ): Promise<ForumPost> {
     return this.posts.create(request.user?.id ?? ANONYMOUS, input);
   }
 
@@ -35,13 +35,13 @@ export class PostsController {
     @Req() request: ForumRequest,
     @Param('id') id: string,
     @Body(new ZodBodyPipe(NewReplySchema)) input: NewReply,
-  ): Reply {
+  ): Promise<Reply> {
     return this.posts.reply(id, request.user?.id ?? ANONYMOUS, input);
   }
 
   @Throttle('like')
   @Post(':id/likes')
-  like(@Param('id') id: string): { postId: number; likes: number } {
+  like(@Param('id') id: string): Promise<{ postId: number; likes: number }> {
     return this.posts.like(id);
   }
 }

@@ -1,85 +1,55 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import type { NewPost, NewReply } from './posts.schemas.js';
+import {
+  FORUM_STORE,
+  type ForumStore,
+  type Post,
+  type PostSummary,
+  type Reply,
+} from './forum.store.js';
 
-export interface Reply {
-  id: number;
-  author: string;
-  body: string;
-  createdAt: string;
-}
-
-export interface Post {
-  id: number;
-  author: string;
-  title: string;
-  body: string;
-  createdAt: string;
-  likes: number;
-  replies: Reply[];
-}
+export type { Post, Reply } from './forum.store.js';
 
 const POST_ID = /^[1-9]\d{0,8}$/;
 
-/**
- * The forum's posts, in this process's memory: every instance starts with the same seeded posts,
- * and what is written later stays on the instance that took it. The limits, in Redis, are shared.
- */
+/** The forum's posts, kept where FORUM_STORE says (forum.database.ts chooses). */
 @Injectable()
 export class PostsService {
-  private readonly posts = new Map<number, Post>();
-  private nextPostId = 1;
-  private nextReplyId = 1;
+  constructor(@Inject(FORUM_STORE) private readonly store: ForumStore) {}
 
-  constructor() {
-    this.create('Hermione', {
-      title: 'Welcome to the forum',
-      body: 'Be kind; replies are limited to five a minute.',
-    });
-    this.create('Ron', { title: 'Quidditch results', body: 'Gryffindor won again.' });
-    this.create('Harry', { title: 'Lost: one invisibility cloak', body: 'Seen it anywhere?' });
+  list(): Promise<PostSummary[]> {
+    return this.store.list();
   }
 
-  list(): Array<Omit<Post, 'replies'> & { replyCount: number }> {
-    return [...this.posts.values()]
-      .reverse()
-      .map(({ replies, ...post }) => ({ ...post, replyCount: replies.length }));
+  create(author: string, input: NewPost): Promise<Post> {
+    return this.store.create(author, input);
   }
 
-  create(author: string, input: NewPost): Post {
-    const post: Post = {
-      id: this.nextPostId++,
-      author,
-      title: input.title,
-      body: input.body,
-      createdAt: new Date().toISOString(),
-      likes: 0,
-      replies: [],
-    };
-    this.posts.set(post.id, post);
+  async get(id: string): Promise<Post> {
+    const post = await this.store.get(this.postId(id));
+    if (post === undefined) throw this.missing(id);
     return post;
   }
 
-  get(id: string): Post {
-    const post = POST_ID.test(id) ? this.posts.get(Number(id)) : undefined;
-    if (post === undefined) throw new NotFoundException(`There is no post ${JSON.stringify(id)}`);
-    return post;
-  }
-
-  reply(postId: string, author: string, input: NewReply): Reply {
-    const post = this.get(postId);
-    const reply: Reply = {
-      id: this.nextReplyId++,
-      author,
-      body: input.body,
-      createdAt: new Date().toISOString(),
-    };
-    post.replies.push(reply);
+  async reply(postId: string, author: string, input: NewReply): Promise<Reply> {
+    const reply = await this.store.reply(this.postId(postId), author, input);
+    if (reply === undefined) throw this.missing(postId);
     return reply;
   }
 
-  like(postId: string): { postId: number; likes: number } {
-    const post = this.get(postId);
-    post.likes++;
-    return { postId: post.id, likes: post.likes };
+  async like(postId: string): Promise<{ postId: number; likes: number }> {
+    const id = this.postId(postId);
+    const likes = await this.store.like(id);
+    if (likes === undefined) throw this.missing(postId);
+    return { postId: id, likes };
+  }
+
+  /** A post id as the path gives it; 0 (no post has it) when it is not one. */
+  private postId(text: string): number {
+    return POST_ID.test(text) ? Number(text) : 0;
+  }
+
+  private missing(id: string): NotFoundException {
+    return new NotFoundException(`There is no post ${JSON.stringify(id)}`);
   }
 }
