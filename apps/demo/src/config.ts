@@ -26,6 +26,11 @@ export interface DemoConfig {
   databaseUrl: string | undefined;
   /** Where the embedded database lives when there is no DATABASE_URL. */
   dataDir: string;
+  /**
+   * Where the forum keeps its posts: `database` (DATABASE_URL, or the embedded default's own),
+   * `memory` (this process only), or `auto`: a database when there is one.
+   */
+  posts: 'auto' | 'database' | 'memory';
   /** SLUICE_ADMIN_TOKENS as given: `name:role:token` entries, checked by the admin module. */
   adminTokens: string | undefined;
   syncIntervalMs: number;
@@ -239,6 +244,18 @@ const environment = z
     DATABASE_URL: serviceUrl(['postgres:', 'postgresql:']),
     SLUICE_ADMIN: onOff(true),
     SLUICE_DATA_DIR: dataDir,
+    DEMO_POSTS: z
+      .string()
+      .optional()
+      .transform((raw, context) => {
+        if (unset(raw)) return 'auto' as const;
+        if (raw === 'auto' || raw === 'database' || raw === 'memory') return raw;
+        context.addIssue({
+          code: 'custom',
+          message: `must be auto, database or memory, got ${shown(raw)}`,
+        });
+        return z.NEVER;
+      }),
     SLUICE_ADMIN_TOKENS: adminTokens,
     SLUICE_SYNC_INTERVAL_MS: integer(10, 300_000, 5_000),
     SLUICE_HEARTBEAT_INTERVAL_MS: integer(10, 300_000, 5_000),
@@ -261,6 +278,14 @@ const environment = z
         path: ['DATABASE_URL'],
         message:
           'required in production while SLUICE_ADMIN is on: the embedded database is for one development process (or set SLUICE_ADMIN=off)',
+      });
+    }
+    if (env.DEMO_POSTS === 'database' && env.DATABASE_URL === undefined && !env.SLUICE_ADMIN) {
+      context.addIssue({
+        code: 'custom',
+        path: ['DEMO_POSTS'],
+        message:
+          'database needs DATABASE_URL, or SLUICE_ADMIN on for the embedded database; use memory or auto',
       });
     }
     if (env.DEMO_LOGIN_MAX_BLOCK_MS < env.DEMO_LOGIN_BLOCK_MS) {
@@ -288,6 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): DemoConfig {
     admin: vars.SLUICE_ADMIN,
     databaseUrl: vars.DATABASE_URL,
     dataDir: vars.SLUICE_DATA_DIR,
+    posts: vars.DEMO_POSTS,
     adminTokens: vars.SLUICE_ADMIN_TOKENS,
     syncIntervalMs: vars.SLUICE_SYNC_INTERVAL_MS,
     heartbeatIntervalMs: vars.SLUICE_HEARTBEAT_INTERVAL_MS,

@@ -20,11 +20,12 @@ export interface ForumDatabase {
 }
 
 /**
- * DATABASE_URL when given (every instance shares the posts); the embedded default's own PGlite
- * beside the admin's (SLUICE_DATA_DIR with "-forum" appended) when the admin is on without one;
- * else this process's memory.
+ * Memory when DEMO_POSTS says so; else DATABASE_URL when given (every instance shares the
+ * posts); the embedded default's own PGlite beside the admin's (SLUICE_DATA_DIR with "-forum"
+ * appended) when the admin is on without one; else this process's memory.
  */
 export async function openForumDatabase(config: DemoConfig): Promise<ForumDatabase> {
+  if (config.posts === 'memory') return memoryForum('memory (DEMO_POSTS=memory)');
   if (config.databaseUrl !== undefined) {
     const dataSource = await openDataSource(config.databaseUrl, undefined);
     return {
@@ -50,11 +51,11 @@ export async function openForumDatabase(config: DemoConfig): Promise<ForumDataba
       },
     };
   }
-  return {
-    store: new MemoryForumStore(),
-    description: "this process's memory (no DATABASE_URL)",
-    stop: () => Promise.resolve(),
-  };
+  return memoryForum("this process's memory (no DATABASE_URL)");
+}
+
+function memoryForum(description: string): ForumDatabase {
+  return { store: new MemoryForumStore(), description, stop: () => Promise.resolve() };
 }
 
 async function openDataSource(url: string, poolSize: number | undefined): Promise<DataSource> {

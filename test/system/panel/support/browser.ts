@@ -66,16 +66,27 @@ export async function controlsNotReachedByKeyboard(page: Page): Promise<string[]
   let previous: string | null = null;
   for (let press = 0; press < 600; press++) {
     await page.keyboard.press('Tab');
-    const probe = await page.evaluate(() => {
-      const active = document.activeElement as HTMLElement | null;
-      return active?.closest<HTMLElement>('[data-keyboard-probe]')?.dataset.keyboardProbe ?? null;
+    // The focused control, then every control around it: focus on an item of a composite
+    // widget (the options of a segmented control, whose group hands focus to the checked one)
+    // reaches the widget too.
+    const probes = await page.evaluate(() => {
+      const found: string[] = [];
+      let at = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>(
+        '[data-keyboard-probe]',
+      );
+      while (at) {
+        found.push(at.dataset.keyboardProbe ?? '');
+        at = at.parentElement?.closest<HTMLElement>('[data-keyboard-probe]');
+      }
+      return found;
     });
+    const probe = probes[0] ?? null;
     // A date input takes several presses (day, month, year …) without leaving the control.
     if (probe === null || probe === previous) continue;
     if (probe === first) break;
     first ??= probe;
     previous = probe;
-    reached.add(probe);
+    for (const each of probes) reached.add(each);
   }
   return page.evaluate(
     ({ selector, reachedProbes }) => {
