@@ -236,6 +236,19 @@ const nodeEnv = z
     return z.NEVER;
   });
 
+const posts = z
+  .string()
+  .optional()
+  .transform((raw, context) => {
+    if (unset(raw)) return 'auto' as const;
+    if (raw === 'auto' || raw === 'database' || raw === 'memory') return raw;
+    context.addIssue({
+      code: 'custom',
+      message: `must be auto, database or memory, got ${shown(raw)}`,
+    });
+    return z.NEVER;
+  });
+
 const environment = z
   .object({
     PORT: integer(0, 65_535, 3000),
@@ -244,18 +257,7 @@ const environment = z
     DATABASE_URL: serviceUrl(['postgres:', 'postgresql:']),
     SLUICE_ADMIN: onOff(true),
     SLUICE_DATA_DIR: dataDir,
-    DEMO_POSTS: z
-      .string()
-      .optional()
-      .transform((raw, context) => {
-        if (unset(raw)) return 'auto' as const;
-        if (raw === 'auto' || raw === 'database' || raw === 'memory') return raw;
-        context.addIssue({
-          code: 'custom',
-          message: `must be auto, database or memory, got ${shown(raw)}`,
-        });
-        return z.NEVER;
-      }),
+    DEMO_POSTS: posts,
     SLUICE_ADMIN_TOKENS: adminTokens,
     SLUICE_SYNC_INTERVAL_MS: integer(10, 300_000, 5_000),
     SLUICE_HEARTBEAT_INTERVAL_MS: integer(10, 300_000, 5_000),
