@@ -57,8 +57,25 @@ export async function dropDatabasesStartingWith(url: string, prefix: string): Pr
   });
 }
 
+/** How long a drop waits for a session it may not end (an autovacuum worker) to leave. */
+const DROP_ATTEMPTS = 30;
+const DROP_RETRY_MS = 100;
+
+/**
+ * FORCE ends the database's other sessions. A test role without pg_signal_backend may not end
+ * an autovacuum worker that happens to be visiting the database (PostgreSQL answers 42501,
+ * insufficient privilege), and the worker leaves by itself within moments: so try again.
+ */
 export async function dropDatabase(client: Client, name: string): Promise<void> {
-  await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '42501' || attempt >= DROP_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, DROP_RETRY_MS));
+    }
+  }
 }
 
 /** The URL of database `name` on the server of `url`. */
