@@ -34,6 +34,8 @@ export interface ConsumeOptions {
   route?: string;
 }
 
+const NO_PROPOSALS: never[] = [];
+
 /**
  * The framework-free API: policies by name (or resolved from `policies`), decided by one store
  * call per request.
@@ -180,6 +182,8 @@ export class SluiceEngine {
     identifier: string,
     cost: number | undefined,
   ): Array<{ policy: Policy; spec: PolicySpec; override: AppliedOverride | undefined }> {
+    // The usual request has no candidate: no array is built for it.
+    if (!policies.some((policy) => policy.candidate)) return NO_PROPOSALS;
     const found: Array<{
       policy: Policy;
       spec: PolicySpec;
