@@ -27,7 +27,7 @@ function describe(sample: Sample): string {
     `[round ${sample.round}] ${sample.contender} ${sample.adapter} ${sample.mode}: ` +
     `${fmt(load.perSecond)} req/s, p50 ${fmt(load.p50)} ms, p99 ${fmt(load.p99)} ms, ` +
     `app ${fmt(sample.appCpuUs, 1)} µs/req, load ${fmt(sample.loadCpuUs, 1)} µs/req, Redis ${fmt(redis.scriptCalls, 3)} scripts, ` +
-    `${fmt(redis.bytesIn)} B, ${fmt(redis.cpuUs, 1)} µs/req, others ${fmt(sample.otherCores, 2)} cores (${status})`
+    `${fmt(redis.bytesIn)} B, ${fmt(redis.cpuUs, 1)} µs/req (${fmt(redis.scriptUs, 2)} in FCALL), others ${fmt(sample.otherCores, 2)} cores (${status})`
   );
 }
 

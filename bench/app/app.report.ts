@@ -120,7 +120,7 @@ function method(s: BenchSettings): string {
     "Key modes: **IP** (every request from 127.0.0.1, one identifier) and **10 000 users** (`GET /user` with `x-user: user-<n>`, n cycling over 10 000; the peers count the header, Sluice a policy with `key: 'header:x-user'`). ",
     'Figures are the **median (min–max) over the rounds**; "× bare" divides each round\'s throughput by bare\'s in the same round. ',
     'Limits are out of reach (10⁹ per hour; sliding-log 100 000 per second) except in the blocked variants, where every identifier first asks twice and is refused from then on (Sluice: a penalty blocks it and the block cache answers; rate-limiter-flexible: `inMemoryBlockOnConsumed`; @nestjs/throttler: `blockDuration`, every request still going to Redis). ',
-    "Redis figures are INFO deltas over a window, per response: script calls (EVAL, EVALSHA, FCALL: one per round trip), every command run (those inside scripts included, and the few a second of the idle Sluice instances' policy bus), `total_net_input_bytes` (bytes sent to Redis) and the Redis main thread's CPU. ",
+    "Redis figures are INFO deltas over a window, per response: script calls (EVAL, EVALSHA, FCALL: one per round trip), every command run (those inside scripts included, and the few a second of the idle Sluice instances' policy bus), `total_net_input_bytes` (bytes sent to Redis), the Redis main thread's CPU, and the part of it spent inside script calls (INFO commandstats `usec`). ",
     '"App CPU" is the app process\'s CPU time per response, "Load generator CPU" autocannon\'s process\'s (/proc); "All three" adds them to Redis\'s: the app, Redis and the load generator share the machine\'s cores, so a contender can be no faster than another by more than the ratio of these sums (the "CPU bound" of the targets).',
   ].join('');
 }
@@ -148,6 +148,7 @@ function throughputTable(set: SampleSet, cell: Cell): string[] {
       f0(sp((s) => s.redis.bytesIn).median),
       f0(sp((s) => s.redis.bytesOut).median),
       f1(sp((s) => s.redis.cpuUs).median),
+      f2(sp((s) => s.redis.scriptUs).median),
       f1(sp((s) => s.loadCpuUs).median),
       f1(set.machineCpu(c.id, cell).median),
     ];
@@ -169,6 +170,7 @@ function throughputTable(set: SampleSet, cell: Cell): string[] {
         'Bytes to Redis/req',
         'Bytes from Redis/req',
         'Redis CPU µs/req',
+        'In FCALL µs/req',
         'Load generator CPU µs/req',
         'All three, CPU µs/req',
       ],

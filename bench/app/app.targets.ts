@@ -1,4 +1,4 @@
-import type { Spread } from '../engine/measure.js';
+import { spread, type Spread } from '../engine/measure.js';
 import { KEY_MODES, type KeyMode } from './bench.constants.js';
 import { CONTENDERS } from './contenders.js';
 import type { ExactnessResult } from './exactness.scenario.js';
@@ -20,6 +20,7 @@ export const TARGET = {
   bytesPerDecision: 200,
   floodRedisShare: 0.01,
   floodP99: 1.2,
+  candidateRedisCpu: 1.1,
 };
 
 const MODE_NAMES: Record<KeyMode, string> = { ip: 'IP', users: '10 000 users' };
@@ -28,7 +29,10 @@ const pct = (value: number) => `${(value * 100).toFixed(2)} %`;
 export const range = (s: Spread, fmt: (value: number) => string) =>
   `${fmt(s.median)} (${fmt(s.min)}–${fmt(s.max)})`;
 
-const SLUICE_ALLOWED = CONTENDERS.filter((c) => c.family === 'sluice' && !c.blocked);
+const SLUICE_ALLOWED = CONTENDERS.filter(
+  (c) => c.family === 'sluice' && !c.blocked && c.candidateSample === undefined,
+);
+const SLUICE_ALL_ALLOWED = CONTENDERS.filter((c) => c.family === 'sluice' && !c.blocked);
 
 /** One row per measured Sluice algorithm; each cell of `modes` must pass. */
 function perAlgorithm(
@@ -102,8 +106,9 @@ export function targetRows(
       },
     ),
   );
+  rows.push(...candidateRows(set));
   const sluiceSamples = set.samples.filter((s) =>
-    SLUICE_ALLOWED.some((contender) => contender.id === s.contender),
+    SLUICE_ALL_ALLOWED.some((contender) => contender.id === s.contender),
   );
   if (sluiceSamples.length > 0) {
     const most = (figure: (s: (typeof sluiceSamples)[number]) => number) =>
@@ -136,6 +141,47 @@ export function targetRows(
       measured: exactness.map((r) => `${r.algorithm} ${r.admitted}`).join(', '),
       pass: exactness.every((r) => r.admitted === EXACT_LIMIT && r.other === 0),
     });
+  }
+  return rows;
+}
+
+/**
+ * A policy with a candidate against the same policy without one, in the same rounds: the Redis
+ * time inside FCALL per request (INFO commandstats) and the FCALLs per request. Measured with
+ * 10 000 users, where a sample of identifiers means what it says; one address is either in the
+ * sample or not.
+ */
+function candidateRows(set: SampleSet): TargetRow[] {
+  const rows: TargetRow[] = [];
+  for (const adapter of ['fastify', 'express'] as const) {
+    const cell: Cell = { adapter, mode: 'users' };
+    if (!set.has('sluice-fixed-window', cell)) continue;
+    const base = new Map(
+      set.of('sluice-fixed-window', cell).map((s) => [s.round, s.redis] as const),
+    );
+    for (const contender of CONTENDERS.filter((c) => c.candidateSample !== undefined)) {
+      if (!set.has(contender.id, cell)) continue;
+      const rounds = set.of(contender.id, cell).filter((s) => base.has(s.round));
+      const cpu = spread(
+        rounds.map((s) => s.redis.scriptUs / (base.get(s.round)?.scriptUs ?? NaN)),
+      );
+      const trips = spread(
+        rounds.map((s) => s.redis.scriptCalls - (base.get(s.round)?.scriptCalls ?? NaN)),
+      );
+      const us = (figure: number) => `${figure.toFixed(2)} µs`;
+      const own = set.spread(contender.id, cell, (s) => s.redis.scriptUs).median;
+      const theirs = set.spread('sluice-fixed-window', cell, (s) => s.redis.scriptUs).median;
+      const defaultSample = contender.candidateSample !== 100;
+      rows.push({
+        target: defaultSample
+          ? `${adapter === 'fastify' ? 'Fastify' : 'Express'}, a candidate at its default sample (${contender.candidateSample} %): Redis CPU per decision ≤ ${TARGET.candidateRedisCpu}× without one, no extra round trip`
+          : `${adapter === 'fastify' ? 'Fastify' : 'Express'}, a candidate for every identifier (100 %): Redis CPU per decision (reported), no extra round trip`,
+        measured: `${range(cpu, x)} (${us(own)} vs ${us(theirs)} in FCALL per request); ${trips.median >= 0 ? '+' : ''}${trips.median.toFixed(4)} FCALL per request`,
+        pass: defaultSample
+          ? cpu.median <= TARGET.candidateRedisCpu && trips.max <= 0.005
+          : trips.max <= 0.005,
+      });
+    }
   }
   return rows;
 }

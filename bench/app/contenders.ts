@@ -14,6 +14,8 @@ export interface Contender {
   algorithm?: AlgorithmName;
   /** Every request comes from an identifier already refused (only the first gets through). */
   blocked: boolean;
+  /** Both policies carry a shadow candidate decided for this percent of identifiers. */
+  candidateSample?: number;
 }
 
 export const CONTENDERS: readonly Contender[] = [
@@ -48,6 +50,24 @@ export const CONTENDERS: readonly Contender[] = [
     blocked: false,
   })),
   {
+    id: 'sluice-candidate',
+    label: 'Sluice, fixed-window with a candidate (default 10 % sample)',
+    family: 'sluice',
+    storage: 'redis',
+    algorithm: 'fixed-window',
+    blocked: false,
+    candidateSample: 10,
+  },
+  {
+    id: 'sluice-candidate-all',
+    label: 'Sluice, fixed-window with a candidate for every identifier',
+    family: 'sluice',
+    storage: 'redis',
+    algorithm: 'fixed-window',
+    blocked: false,
+    candidateSample: 100,
+  },
+  {
     id: 'throttler-redis-blocked',
     label: '@nestjs/throttler + Redis storage, blocked',
     family: 'throttler',
@@ -81,7 +101,9 @@ const MEASURING_ORDER = [
   'throttler-redis',
   'throttler-redis-blocked',
   'rlf-redis-blocked',
+  'sluice-candidate',
   'sluice-fixed-window',
+  'sluice-candidate-all',
   'sluice-sliding-log',
   'sluice-sliding-window',
   'rlf-redis',

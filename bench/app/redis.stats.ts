@@ -8,6 +8,8 @@ const HARNESS_COMMANDS = new Set(['info', 'config|resetstat', 'flushall']);
 
 export interface RedisSnapshot {
   calls: Map<string, number>;
+  /** µs Redis spent inside each command, from INFO commandstats. */
+  usec: Map<string, number>;
   netIn: number;
   netOut: number;
   cpuS: number;
@@ -24,6 +26,8 @@ export interface RedisUsage {
   bytesOut: number;
   /** Redis main-thread CPU, µs. */
   cpuUs: number;
+  /** µs inside script calls (INFO commandstats): the decisions' own work, without the network's. */
+  scriptUs: number;
   /** Calls per request of each command. */
   byCommand: Record<string, number>;
 }
@@ -31,10 +35,15 @@ export interface RedisUsage {
 export async function redisSnapshot(admin: Redis): Promise<RedisSnapshot> {
   const fields = await info(admin, 'commandstats', 'stats', 'cpu');
   const calls = new Map<string, number>();
-  for (const [name, stat] of commandStats(fields)) calls.set(name, stat.calls);
+  const usec = new Map<string, number>();
+  for (const [name, stat] of commandStats(fields)) {
+    calls.set(name, stat.calls);
+    usec.set(name, stat.usec);
+  }
   const number = (name: string) => Number(fields.get(name) ?? NaN);
   return {
     calls,
+    usec,
     netIn: number('total_net_input_bytes'),
     netOut: number('total_net_output_bytes'),
     cpuS: number('used_cpu_user_main_thread') + number('used_cpu_sys_main_thread'),
@@ -49,6 +58,7 @@ export function redisUsage(
   const per = (value: number) => value / Math.max(1, requests);
   const byCommand: Record<string, number> = {};
   let scriptCalls = 0;
+  let scriptUs = 0;
   let commands = 0;
   for (const [name, calls] of after.calls) {
     if (HARNESS_COMMANDS.has(name)) continue;
@@ -56,7 +66,10 @@ export function redisUsage(
     if (made <= 0) continue;
     byCommand[name] = per(made);
     commands += made;
-    if (SCRIPT_COMMANDS.has(name)) scriptCalls += made;
+    if (SCRIPT_COMMANDS.has(name)) {
+      scriptCalls += made;
+      scriptUs += (after.usec.get(name) ?? 0) - (before.usec.get(name) ?? 0);
+    }
   }
   return {
     scriptCalls: per(scriptCalls),
@@ -64,6 +77,7 @@ export function redisUsage(
     bytesIn: per(after.netIn - before.netIn),
     bytesOut: per(after.netOut - before.netOut),
     cpuUs: per((after.cpuS - before.cpuS) * 1e6),
+    scriptUs: per(scriptUs),
     byCommand,
   };
 }

@@ -507,6 +507,28 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
       expect((await engine.consume('reply', 'luna')).candidates).toBeUndefined();
     });
 
+    it('decides a sampled candidate for its share of identifiers, the same ones on every instance', async () => {
+      const policies = [reply({ candidate: { ...candidate({ limit: 3 }), samplePercent: 30 } })];
+      const first = make({ policies });
+      const second = make({ policies });
+      const users = Array.from({ length: 200 }, (_, index) => `user-${index}`);
+      const sampled = async (engine: SluiceEngine) => {
+        const decided: string[] = [];
+        for (const user of users) {
+          if ((await engine.consume('reply', user)).candidates !== undefined) decided.push(user);
+        }
+        return decided;
+      };
+      const onFirst = await sampled(first);
+      expect(onFirst.length).toBeGreaterThanOrEqual(40);
+      expect(onFirst.length).toBeLessThanOrEqual(80);
+      expect(await sampled(first)).toEqual(onFirst);
+      expect(await sampled(second)).toEqual(onFirst);
+      // An identifier outside the sample has no candidate state to refund or reset either.
+      const outside = users.find((user) => !onFirst.includes(user)) as string;
+      expect((await first.peek('reply', outside)).candidates).toBeUndefined();
+    });
+
     it('a candidate that fails validation names its field under candidate.rules', () => {
       const engine = make();
       let error: unknown;

@@ -1,6 +1,7 @@
 import {
   SluiceModule,
   type AlgorithmName,
+  type PolicyCandidateInput,
   type PolicyInput,
 } from '../../../libs/sluice/src/internals.js';
 import {
@@ -36,9 +37,27 @@ export function defaultRule(contender: Contender): SluiceRule {
       penalty: { afterViolations: 1, blockMs: BLOCK_MS },
     };
   }
-  return algorithm === 'sliding-log'
-    ? { algorithm, limit: SLIDING_LOG_LIMIT, periodMs: SLIDING_LOG_PERIOD_MS }
-    : { algorithm, limit: UNREACHABLE_LIMIT, periodMs: UNREACHABLE_PERIOD_MS };
+  const rule: SluiceRule =
+    algorithm === 'sliding-log'
+      ? { algorithm, limit: SLIDING_LOG_LIMIT, periodMs: SLIDING_LOG_PERIOD_MS }
+      : { algorithm, limit: UNREACHABLE_LIMIT, periodMs: UNREACHABLE_PERIOD_MS };
+  if (contender.candidateSample === undefined) return rule;
+  return { ...rule, candidate: candidateOf(rule, contender.candidateSample) };
+}
+
+/**
+ * A candidate that tightens the rule but, like it, never refuses in the bench: the common case of
+ * a proposal, where both admit and both write their state.
+ */
+function candidateOf(rule: SluiceRule, samplePercent: number): PolicyCandidateInput {
+  return {
+    rules: { ...rule, limit: Math.max(1, rule.limit - 1) },
+    expiresAt: Date.now() + 86_400_000,
+    proposedBy: 'bench',
+    proposedAt: new Date().toISOString(),
+    baseVersion: 0,
+    samplePercent,
+  };
 }
 
 /**

@@ -70,7 +70,12 @@ export type {
 } from './store/store.types.js';
 export { BlockCache, type CachedBlock } from './penalty/block.cache.js';
 export { SluiceMetrics } from './metrics/sluice.metrics.js';
-export { candidateStatsName, outcomeOf, type DecisionOutcome } from './stats/decision-outcome.js';
+export {
+  candidateStatsName,
+  outcomeOf,
+  sampledStatsName,
+  type DecisionOutcome,
+} from './stats/decision-outcome.js';
 export { SluiceConnection } from './connection/sluice.connection.js';
 export {
   SLUICE_ASYNC_OPTIONS_TYPE,

@@ -175,12 +175,17 @@ describe('the decision tally of one instance', () => {
     tally.count(withCandidate(part('reply'), part('reply', { allowed: false, reason: 'limit' })));
     tally.count(withCandidate(part('reply'), part('reply', { allowed: false, reason: 'blocked' })));
     tally.count(withCandidate(part('reply', { allowed: false, reason: 'limit' }), part('reply')));
+    // Outside the candidate's sample: counted live only.
+    tally.count(decision([part('reply')]));
     await tally.flush();
 
     const [live] = await stats.read('reply', 'second', START, 1);
     const [candidate] = await stats.read('reply~c', 'second', START, 1);
-    expect(live!.counts).toMatchObject({ allowed: 3, rejected: 1, blocked: 0 });
+    const [sampled] = await stats.read('reply~s', 'second', START, 1);
+    expect(live!.counts).toMatchObject({ allowed: 4, rejected: 1, blocked: 0 });
     expect(candidate!.counts).toMatchObject({ allowed: 2, rejected: 1, blocked: 1 });
+    // The live answers on the requests the candidate was decided for, to compare like with like.
+    expect(sampled!.counts).toMatchObject({ allowed: 3, rejected: 1, blocked: 0 });
   });
 });
 

@@ -1,45 +1,63 @@
 // Shadow candidates through the admin API: proposed against the version read, decided beside
 // the live policy by the running app, compared per identifier, promoted (with a confirmation
 // when the policy changed meanwhile), discarded and expired, each in the audit.
-import type { AuditPage, CandidateComparison, CandidateView, PolicyView } from '@sluice/admin';
+import type {
+  AuditPage,
+  CandidateComparison,
+  CandidateView,
+  PolicyView,
+  StatsSeries,
+} from '@sluice/admin';
 import { IdentifierTally, SluiceService } from '@sluice/nest/internals';
 import { describe, expect, it } from 'vitest';
 import { CandidateService } from '../../../libs/sluice-admin/src/policies/candidate.service.js';
 import { ADAPTERS } from '../../support/nest-app.js';
 import { eventually, query, type ErrorReply } from './admin.client.js';
-import { useAdminApp } from './admin.fixture.js';
+import { useAdminApp, type AdminFixture } from './admin.fixture.js';
 import { asBody } from './policy.bodies.js';
 
 const DAY_MS = 86_400_000;
 
-describe.each(ADAPTERS)('shadow candidates on %s', (adapter) => {
-  const admin = useAdminApp(adapter);
-
+/** The requests the tests make, on one admin app. */
+function helpers(admin: AdminFixture) {
   const live = async (): Promise<PolicyView> =>
     (await admin.api<PolicyView>('GET', '/policies/reply')).body;
-  const propose = async (changes: Record<string, unknown>, as?: 'operator' | 'viewer') => {
-    const current = await live();
-    return admin.api<CandidateView>('POST', '/policies/reply/candidate', {
-      body: { ...asBody(current), candidate: undefined, ...changes },
-      ...(as === undefined ? {} : { as }),
-    });
+  return {
+    live,
+    propose: async (changes: Record<string, unknown>, as?: 'operator' | 'viewer') => {
+      const current = await live();
+      return admin.api<CandidateView>('POST', '/policies/reply/candidate', {
+        body: { ...asBody(current), candidate: undefined, ...changes },
+        ...(as === undefined ? {} : { as }),
+      });
+    },
+    audited: async (action: string): Promise<string[]> =>
+      (await admin.api<AuditPage>('GET', `/audit?action=${action}`)).body.entries.map(
+        (entry) => `${entry.target} ${entry.actor}`,
+      ),
+    reply: (user: string) =>
+      fetch(`${admin.app.url}/posts/reply`, { method: 'POST', headers: { 'x-user': user } }),
+    applied: (limit: number | null) => () => {
+      const policy = admin.app.app.get(SluiceService).engine.policies.get('reply');
+      return (policy?.candidate?.policy.limit ?? null) === limit;
+    },
   };
-  const audited = async (action: string): Promise<string[]> =>
-    (await admin.api<AuditPage>('GET', `/audit?action=${action}`)).body.entries.map(
-      (entry) => `${entry.target} ${entry.actor}`,
-    );
-  const reply = (user: string) =>
-    fetch(`${admin.app.url}/posts/reply`, { method: 'POST', headers: { 'x-user': user } });
-  const applied = (limit: number | null) => () => {
-    const policy = admin.app.app.get(SluiceService).engine.policies.get('reply');
-    return (policy?.candidate?.policy.limit ?? null) === limit;
-  };
+}
+
+describe.each(ADAPTERS)('shadow candidates on %s', (adapter) => {
+  const admin = useAdminApp(adapter);
+  const { live, propose, audited, reply, applied } = helpers(admin);
 
   it('refuses bad proposals, naming the field, and unknown policies with 404', async () => {
-    const bad = await propose({ limit: 0, expiresInMs: 5 });
+    const bad = await propose({ limit: 0, expiresInMs: 5, samplePercent: 0 });
     expect(bad.status).toBe(400);
     const fields = (bad.body as unknown as ErrorReply).issues?.map((issue) => issue.field);
-    expect(fields).toEqual(expect.arrayContaining(['expiresInMs']));
+    expect(fields).toEqual(expect.arrayContaining(['expiresInMs', 'samplePercent']));
+    const fraction = await propose({ limit: 1, samplePercent: 12.5 });
+    expect(fraction.status).toBe(400);
+    expect((fraction.body as unknown as ErrorReply).issues).toEqual([
+      { field: 'samplePercent', message: 'must be a whole number of percent from 1 to 100' },
+    ]);
     const badRule = await propose({ limit: 0 });
     expect(badRule.status).toBe(400);
     expect((badRule.body as unknown as ErrorReply).issues?.map((issue) => issue.field)).toEqual([
@@ -59,13 +77,14 @@ describe.each(ADAPTERS)('shadow candidates on %s', (adapter) => {
 
   it('is decided beside the live policy, which alone answers; differences are kept per user', async () => {
     const before = await live();
-    const proposed = await propose({ limit: 1, comment: 'one reply a minute' });
+    const proposed = await propose({ limit: 1, comment: 'one reply a minute', samplePercent: 100 });
     expect(proposed.status).toBe(201);
     expect(proposed.body).toMatchObject({
       policy: 'reply',
       baseVersion: before.version,
       proposedBy: 'alice',
       rules: { limit: 1 },
+      samplePercent: 100,
     });
     const lifetime = Date.parse(proposed.body.expiresAt) - Date.parse(proposed.body.proposedAt);
     expect(lifetime).toBe(DAY_MS);
@@ -136,5 +155,51 @@ describe.each(ADAPTERS)('shadow candidates on %s', (adapter) => {
     expect((await admin.api('GET', '/policies/reply/candidate')).status).toBe(404);
     expect(await audited('candidate.expire')).toContain('reply system');
     await eventually(applied(null), 2_000);
+  });
+});
+
+// An app of its own, so the stats it reads hold this test's requests alone.
+describe.each(ADAPTERS)('a sampled shadow candidate on %s', (adapter) => {
+  const admin = useAdminApp(adapter);
+  const { live, propose, reply, applied } = helpers(admin);
+
+  it('is decided for a tenth of identifiers unless asked, and counted beside live on the same requests', async () => {
+    const proposed = await propose({ limit: 1 });
+    expect(proposed.status).toBe(201);
+    expect(proposed.body.samplePercent).toBe(10);
+    expect((await live()).candidate).toMatchObject({ samplePercent: 10 });
+    await eventually(applied(1), 2_000);
+
+    const readers = Array.from({ length: 60 }, (_, index) => `reader-${index}`);
+    for (const reader of readers) {
+      expect([(await reply(reader)).status, (await reply(reader)).status]).toEqual([201, 201]);
+    }
+    await admin.app.app.get(IdentifierTally).flush();
+    const comparison = await admin.api<CandidateComparison>('GET', '/policies/reply/candidate');
+    // The candidate (one a minute) refuses each sampled reader's second reply; live admits it.
+    const sampled = comparison.body.differences.map((row) => row.identifier);
+    expect(sampled.length).toBeGreaterThan(0);
+    expect(sampled.length).toBeLessThan(20);
+    expect(comparison.body.differences.every((row) => row.candidateRefuses === 1)).toBe(true);
+
+    const totals = async () => {
+      const series = await admin.api<StatsSeries>('GET', '/stats?seconds=60&policy=reply');
+      const sum = (name: string, outcome: 'allowed' | 'rejected') =>
+        series.body.points.reduce(
+          (total, point) => total + (point.policies[name]?.[outcome] ?? 0),
+          0,
+        );
+      return {
+        live: sum('reply', 'allowed'),
+        sampledLive: sum('reply~s', 'allowed'),
+        candidate: [sum('reply~c', 'allowed'), sum('reply~c', 'rejected')],
+      };
+    };
+    await eventually(async () => (await totals()).live >= 120, 5_000);
+    expect(await totals()).toEqual({
+      live: 120,
+      sampledLive: 2 * sampled.length,
+      candidate: [sampled.length, sampled.length],
+    });
   });
 });

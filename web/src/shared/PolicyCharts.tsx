@@ -33,16 +33,25 @@ const TICK: Record<Resolution, Intl.DateTimeFormat> = {
   hour: new Intl.DateTimeFormat(undefined, { weekday: 'short', hour: '2-digit' }),
 };
 
-/** Where the stats keep a policy's candidate: its name and a suffix no policy name can have. */
+/**
+ * Where the stats keep a policy's candidate, and the live policy's answers on the requests its
+ * candidate was decided for: its name and a suffix no policy name can have.
+ */
 const CANDIDATE_SUFFIX = '~c';
+const SAMPLED_SUFFIX = '~s';
 
 export const candidateSeries = (policy: string): string => `${policy}${CANDIDATE_SUFFIX}`;
+export const sampledSeries = (policy: string): string => `${policy}${SAMPLED_SUFFIX}`;
 
 /** "reply — candidate" for a candidate's series, the policy's name otherwise. */
 export function seriesTitle(name: string): string {
-  return name.endsWith(CANDIDATE_SUFFIX)
-    ? `${name.slice(0, -CANDIDATE_SUFFIX.length)} — candidate`
-    : name;
+  if (name.endsWith(CANDIDATE_SUFFIX)) {
+    return `${name.slice(0, -CANDIDATE_SUFFIX.length)} — candidate`;
+  }
+  if (name.endsWith(SAMPLED_SUFFIX)) {
+    return `${name.slice(0, -SAMPLED_SUFFIX.length)} — live, on the candidate's sample`;
+  }
+  return name;
 }
 
 /** Refusals by the rate and by a block count alike as rejected. */

@@ -43,6 +43,8 @@ export interface CandidateSummary {
   proposedAt: string;
   expiresAt: string;
   baseVersion: number;
+  /** The share of identifiers, 1–100 percent, the candidate is decided for. */
+  samplePercent: number;
 }
 
 /** GET /policies */
@@ -63,6 +65,11 @@ export interface PolicyWriteRequest extends Omit<PolicyInput, 'name' | 'version'
 export interface CandidateProposal extends PolicyWriteRequest {
   /** Milliseconds from now until it is no longer decided; default a day, at most 7 days. */
   expiresInMs?: number;
+  /**
+   * The share of identifiers, 1–100 percent, it is decided for: default 10, which keeps its
+   * Redis work within a tenth of the live policy's (docs/operations.md).
+   */
+  samplePercent?: number;
 }
 
 /** POST /policies/:name/candidate/promote. */
@@ -83,6 +90,8 @@ export interface CandidateView {
   proposedAt: string;
   expiresAt: string;
   comment: string | null;
+  /** The share of identifiers, 1–100 percent, it is decided for. */
+  samplePercent: number;
 }
 
 /** An identifier on which a candidate and its live policy answered differently. */

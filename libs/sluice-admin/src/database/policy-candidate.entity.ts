@@ -27,4 +27,8 @@ export class PolicyCandidateEntity {
 
   @Column({ type: 'text', nullable: true })
   comment!: string | null;
+
+  /** The share of identifiers, 1–100 percent, it is decided for. */
+  @Column({ name: 'sample_percent', type: 'smallint' })
+  samplePercent!: number;
 }

@@ -46,5 +46,6 @@ export function candidateInput(row: PolicyCandidateEntity): PolicyCandidateInput
     proposedBy: row.proposedBy,
     proposedAt: row.proposedAt.toISOString(),
     baseVersion: row.baseVersion,
+    samplePercent: row.samplePercent,
   };
 }

@@ -3,6 +3,7 @@ import {
   candidateStatsName,
   DECISION_STATS,
   RESOLUTION_MS,
+  sampledStatsName,
   SluiceService,
   type DecisionStatsStore,
   type StatsResolution,
@@ -83,14 +84,19 @@ export class StatsService {
     });
   }
 
-  /** Each policy in force, and its candidate's counts (`<name>~c`) beside it when it has one. */
+  /**
+   * Each policy in force and, when it has a candidate, the candidate's counts (`<name>~c`) and
+   * the live policy's on the same sampled requests (`<name>~s`) beside it.
+   */
   private policiesInForce(): string[] {
     return this.withCandidate(this.sluice.engine.policies.all().map((policy) => policy.name));
   }
 
   private withCandidate(names: string[]): string[] {
     return names.flatMap((name) =>
-      this.sluice.engine.policies.get(name)?.candidate ? [name, candidateStatsName(name)] : [name],
+      this.sluice.engine.policies.get(name)?.candidate
+        ? [name, sampledStatsName(name), candidateStatsName(name)]
+        : [name],
     );
   }
 

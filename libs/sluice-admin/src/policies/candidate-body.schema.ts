@@ -25,18 +25,48 @@ export const candidatePromotionSchema = z.strictObject({
 export type CandidatePromotionBody = z.output<typeof candidatePromotionSchema>;
 
 /**
- * Splits a proposal into its lifetime (checked here, 400 naming `expiresInMs`) and the policy
- * body PUT /policies would take (checked by parsePolicyWrite).
+ * The share of identifiers a candidate is decided for when the proposal does not say: a tenth,
+ * which keeps its Redis work within a tenth of the live policy's (docs/operations.md).
  */
-export function proposalParts(body: unknown): { policyBody: unknown; lifetimeMs: number } {
+export const DEFAULT_SAMPLE_PERCENT = 10;
+
+const SAMPLE_RULE = 'must be a whole number of percent from 1 to 100';
+
+const samplePercent = z
+  .number({ error: SAMPLE_RULE })
+  .int({ error: SAMPLE_RULE })
+  .min(1, { error: SAMPLE_RULE })
+  .max(100, { error: SAMPLE_RULE });
+
+/** What a proposal says beside its rules. */
+export interface ProposalParts {
+  policyBody: unknown;
+  lifetimeMs: number;
+  samplePercent: number;
+}
+
+/**
+ * Splits a proposal into its lifetime and sample (checked here, 400 naming `expiresInMs` or
+ * `samplePercent`) and the policy body PUT /policies would take (checked by parsePolicyWrite).
+ */
+export function proposalParts(body: unknown): ProposalParts {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { policyBody: body, lifetimeMs: DEFAULT_CANDIDATE_MS };
+    return {
+      policyBody: body,
+      lifetimeMs: DEFAULT_CANDIDATE_MS,
+      samplePercent: DEFAULT_SAMPLE_PERCENT,
+    };
   }
-  const { expiresInMs: given, ...policyBody } = body as Record<string, unknown>;
-  if (given === undefined) return { policyBody, lifetimeMs: DEFAULT_CANDIDATE_MS };
-  const parsed = expiresInMs.safeParse(given);
-  if (!parsed.success) {
-    throw new InvalidRequestException([{ field: 'expiresInMs', message: EXPIRES_RULE }]);
-  }
-  return { policyBody, lifetimeMs: parsed.data };
+  const {
+    expiresInMs: givenLifetime,
+    samplePercent: givenSample,
+    ...policyBody
+  } = body as Record<string, unknown>;
+  const issues: Array<{ field: string; message: string }> = [];
+  const lifetime = expiresInMs.safeParse(givenLifetime ?? DEFAULT_CANDIDATE_MS);
+  if (!lifetime.success) issues.push({ field: 'expiresInMs', message: EXPIRES_RULE });
+  const sample = samplePercent.safeParse(givenSample ?? DEFAULT_SAMPLE_PERCENT);
+  if (!sample.success) issues.push({ field: 'samplePercent', message: SAMPLE_RULE });
+  if (!lifetime.success || !sample.success) throw new InvalidRequestException(issues);
+  return { policyBody, lifetimeMs: lifetime.data, samplePercent: sample.data };
 }

@@ -59,6 +59,7 @@ function view(row: PolicyCandidateEntity): CandidateView {
     proposedAt: row.proposedAt.toISOString(),
     expiresAt: row.expiresAt.toISOString(),
     comment: row.comment,
+    samplePercent: row.samplePercent,
   };
 }
 
@@ -91,7 +92,7 @@ export class CandidateService implements OnApplicationBootstrap, OnApplicationSh
 
   /** Replaces any candidate the policy has; `version` in the body is the live version read. */
   propose(name: string, body: unknown, actor: Actor, now = Date.now()): Promise<CandidateView> {
-    const { policyBody, lifetimeMs } = proposalParts(body);
+    const { policyBody, lifetimeMs, samplePercent } = proposalParts(body);
     const request = parsePolicyWrite(name, policyBody, (key) => this.trackers.knows(key));
     return this.commit(name, actor, async (manager, version) => {
       const row = await findPolicyRow(manager, name);
@@ -109,6 +110,7 @@ export class CandidateService implements OnApplicationBootstrap, OnApplicationSh
         proposedAt: new Date(now),
         expiresAt: new Date(now + lifetimeMs),
         comment: request.comment,
+        samplePercent,
       });
       await manager.save(candidate);
       await recordAudit(manager, {

@@ -16,7 +16,7 @@ export function describeRoute(route: ThrottledRoute): string {
 /** What a policy view says of a candidate, from the snapshot's or the stored one. */
 type CandidateFacts = Pick<
   PolicyCandidateInput,
-  'proposedBy' | 'proposedAt' | 'expiresAt' | 'baseVersion'
+  'proposedBy' | 'proposedAt' | 'expiresAt' | 'baseVersion' | 'samplePercent'
 >;
 
 export function policyView(
@@ -37,6 +37,7 @@ export function policyView(
             proposedAt: candidate.proposedAt,
             expiresAt: new Date(candidate.expiresAt).toISOString(),
             baseVersion: candidate.baseVersion,
+            samplePercent: candidate.samplePercent ?? 100,
           },
   };
 }

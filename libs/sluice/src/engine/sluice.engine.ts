@@ -5,6 +5,7 @@ import type { Policy } from '../policy/policy.types.js';
 import type { Operation, PolicyOutcome, PolicySpec, SluiceStore } from '../store/store.types.js';
 import { actionPolicy } from './action.policy.js';
 import { callTarget, type CallTarget, type PolicySelection } from './call.target.js';
+import { inCandidateSample } from './candidate.sample.js';
 import { PolicySpecCache, toCandidateSpec } from './policy-spec.js';
 import {
   delayInMs,
@@ -173,8 +174,8 @@ export class SluiceEngine {
   }
 
   /**
-   * The candidates in force of `policies`, as specs for this identifier. A candidate that cannot
-   * be decided for it (its override is unlimited or a deny-list entry, its mode is off, the cost
+   * The candidates in force of `policies`, as specs for this identifier when it is in their
+   * sample. A candidate that cannot be decided for it (its override is unlimited or a deny-list entry, its mode is off, the cost
    * does not fit it) is left out: a candidate never changes what the live policies answer.
    */
   private proposals(
@@ -192,6 +193,7 @@ export class SluiceEngine {
     for (const live of policies) {
       const candidate = live.candidate;
       if (!candidate || candidate.expiresAt <= this.now()) continue;
+      if (!inCandidateSample(identifier, candidate.samplePercent)) continue;
       const policy = candidate.policy;
       const override = this.override(policy, identifier);
       if (policy.mode === 'off' || override?.unlimited || override?.limit === 0) continue;

@@ -405,6 +405,26 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
     });
   });
 
+  it("a candidate's sample: every identifier when the snapshot does not say, 1–100 when it does", () => {
+    const candidate = {
+      rules: { algorithm: 'fixed-window', limit: 3, periodMs: 60_000 },
+      expiresAt: 1_800_000_000_000,
+      proposedBy: 'olga',
+      proposedAt: '2026-11-26T12:00:00.000Z',
+      baseVersion: 4,
+    };
+    expect(parsePolicy({ ...base, candidate }).candidate?.samplePercent).toBe(100);
+    expect(
+      parsePolicy({ ...base, candidate: { ...candidate, samplePercent: 10 } }).candidate
+        ?.samplePercent,
+    ).toBe(10);
+    for (const samplePercent of [0, 101, 12.5, '10']) {
+      expect(fieldsOf({ ...base, candidate: { ...candidate, samplePercent } })).toEqual([
+        'candidate.samplePercent',
+      ]);
+    }
+  });
+
   it('the design document example', () => {
     const policy = parsePolicy({
       name: 'reply',

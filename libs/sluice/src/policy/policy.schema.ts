@@ -110,6 +110,7 @@ const candidateSchema = z.strictObject({
   proposedBy: z.string({ error: 'must be a string' }).max(256).nullable(),
   proposedAt: z.string({ error: 'must be a string' }).max(64),
   baseVersion: integer(0, Number.MAX_SAFE_INTEGER),
+  samplePercent: integer(1, 100).optional(),
 });
 
 /** A policy as code, the database or a request states it; `parsePolicy` checks it and fills defaults. */
@@ -297,9 +298,13 @@ export function parsePolicy(input: unknown): Policy {
     });
   });
   if (raw.candidate) {
-    const { rules, ...about } = raw.candidate;
+    const { rules, samplePercent, ...about } = raw.candidate;
     try {
-      policy.candidate = { policy: parsePolicy({ ...rules, name: raw.name }), ...about };
+      policy.candidate = {
+        policy: parsePolicy({ ...rules, name: raw.name }),
+        ...about,
+        samplePercent: samplePercent ?? 100,
+      };
     } catch (error) {
       if (!(error instanceof PolicyValidationError)) throw error;
       issues.push(

@@ -68,6 +68,11 @@ export interface PolicyCandidateInput {
   proposedAt: string;
   /** The policy's version it was proposed against. */
   baseVersion: number;
+  /**
+   * The share of identifiers, 1 to 100 percent, the candidate is decided for (100 when absent);
+   * docs/architecture.md, "Shadow candidates", says why a sample.
+   */
+  samplePercent?: number;
 }
 
 /** A validated candidate: its rules as a policy of the same name, with defaults filled in. */
@@ -77,6 +82,7 @@ export interface PolicyCandidate {
   proposedBy: string | null;
   proposedAt: string;
   baseVersion: number;
+  samplePercent: number;
 }
 
 /** A validated policy with every default filled in. */

@@ -1,6 +1,9 @@
 import type { Decision, PolicyDecision } from '../engine/decision.js';
 import { CANDIDATE_SUFFIX } from '../store/operations.js';
 
+/** Like the candidate suffix, a suffix no policy name can have. */
+const SAMPLED_SUFFIX = '~s';
+
 /** What one policy's part of a decision came to; each part counts under exactly one outcome. */
 export type DecisionOutcome =
   | 'allowed'
@@ -17,6 +20,14 @@ export type DecisionOutcome =
  */
 export function candidateStatsName(policy: string): string {
   return `${policy}${CANDIDATE_SUFFIX}`;
+}
+
+/**
+ * Where a policy's live outcomes are counted for the requests its candidate was decided on (its
+ * sample of identifiers), so the two compare over the same requests.
+ */
+export function sampledStatsName(policy: string): string {
+  return `${policy}${SAMPLED_SUFFIX}`;
 }
 
 /** What a candidate would have answered, by its own verdict: it never refuses the request. */

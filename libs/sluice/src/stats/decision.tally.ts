@@ -9,7 +9,12 @@ import type { Clock } from '../clock/clock.js';
 import { ThrottledLogger } from '../logging/throttled.logger.js';
 import type { Decision } from '../engine/decision.js';
 import { DECISION_STATS, SLUICE_CLOCK } from '../config/sluice.tokens.js';
-import { candidateOutcomeOf, candidateStatsName, outcomeOf } from './decision-outcome.js';
+import {
+  candidateOutcomeOf,
+  candidateStatsName,
+  outcomeOf,
+  sampledStatsName,
+} from './decision-outcome.js';
 import {
   COUNT_OF_OUTCOME,
   noCounts,
@@ -65,6 +70,11 @@ export class DecisionTally implements OnModuleInit, OnApplicationShutdown {
     for (const part of decision.candidates) {
       const counts = this.countsOf(candidateStatsName(part.policy), second);
       counts[COUNT_OF_OUTCOME[candidateOutcomeOf(part)]]++;
+      const live = decision.policies.find((each) => each.policy === part.policy);
+      if (live === undefined) continue;
+      this.countsOf(sampledStatsName(part.policy), second)[
+        COUNT_OF_OUTCOME[outcomeOf(decision, live)]
+      ]++;
     }
   }
 

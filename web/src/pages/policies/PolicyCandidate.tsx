@@ -60,8 +60,11 @@ function CandidateCard({ name, candidate }: { name: string; candidate: Candidate
           </Flex>
         </Flex>
         <Text size="2">
-          Every instance decides it beside the live policy and never refuses a request with it. It
-          changes {candidate.changedFields.join(', ') || 'nothing'}.
+          Every instance decides it beside the live policy and never refuses a request with it, for{' '}
+          {candidate.samplePercent === 100
+            ? 'every identifier'
+            : `${candidate.samplePercent} % of identifiers (the same ones on every instance)`}
+          . It changes {candidate.changedFields.join(', ') || 'nothing'}.
         </Text>
         {failure !== null && (
           <Callout.Root color="red" role="alert">

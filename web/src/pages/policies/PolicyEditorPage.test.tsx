@@ -211,6 +211,7 @@ describe('the policy editor', () => {
         proposedAt: '2026-11-26T12:00:00.000Z',
         expiresAt: '2026-11-27T12:00:00.000Z',
         baseVersion: 4,
+        samplePercent: 25,
       },
     };
     let promotions = 0;
@@ -228,6 +229,7 @@ describe('the policy editor', () => {
           proposedAt: '2026-11-26T12:00:00.000Z',
           expiresAt: '2026-11-27T12:00:00.000Z',
           comment: null,
+          samplePercent: 25,
           changedFields: ['limit'],
           differences: [
             {
@@ -254,15 +256,28 @@ describe('the policy editor', () => {
     const limit = await screen.findByLabelText('Limit');
     await user.clear(limit);
     await user.type(limit, '3');
+    const sample = screen.getByLabelText('Candidate sample, % of identifiers');
+    await user.clear(sample);
+    await user.type(sample, '0');
+    await user.click(screen.getByRole('button', { name: 'Try as candidate' }));
+    expect(await screen.findByText('must be a whole number of percent from 1 to 100')).toBeTruthy();
+    expect(requests.some((request) => request.method === 'POST')).toBe(false);
+
+    await user.clear(sample);
+    await user.type(sample, '25');
     await user.click(screen.getByRole('button', { name: 'Try as candidate' }));
     await screen.findByText(/Proposed as this policy's candidate/);
     const proposal = requests.find((request) => request.method === 'POST')?.body;
-    expect(proposal).toMatchObject({ limit: 3, version: 4 });
+    expect(proposal).toMatchObject({ limit: 3, version: 4, samplePercent: 25 });
     expect(requests.some((request) => request.method === 'PUT')).toBe(false);
 
     const candidate = await screen.findByLabelText('Candidate');
     await waitFor(() => expect(candidate.textContent).toContain('Candidate: 3 per minute'));
     expect(candidate.textContent).toContain('the policy changed since');
+    expect(candidate.textContent).toContain('25 % of identifiers');
+    expect(
+      screen.getByLabelText(/Decisions for reply — live, on the candidate's sample/),
+    ).toBeTruthy();
     const harry = screen.getByRole('rowheader', { name: /harry/ }).closest('tr');
     expect(harry?.textContent).toMatch(/harry.*2.*0/);
 

@@ -1,4 +1,4 @@
-import type { PolicyView, PolicyWriteRequest } from '@sluice/admin/api';
+import type { CandidateProposal, PolicyView, PolicyWriteRequest } from '@sluice/admin/api';
 import { Badge, Flex, Grid, Heading, Link as ThemeLink, Text } from '@radix-ui/themes';
 import { useCallback, useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -84,7 +84,7 @@ function PolicyEditor({ policy }: { policy: PolicyView | null }) {
             {...(policy === null
               ? {}
               : {
-                  propose: (body: PolicyWriteRequest) => candidateActions.propose.mutateAsync(body),
+                  propose: (body: CandidateProposal) => candidateActions.propose.mutateAsync(body),
                 })}
             onValuesChange={onValuesChange}
           />
@@ -97,7 +97,10 @@ function PolicyEditor({ policy }: { policy: PolicyView | null }) {
       </Grid>
       {policy?.candidate != null && <PolicyCandidate name={policy.name} />}
       {policy !== null && (
-        <PolicyTraffic name={policy.name} withCandidate={policy.candidate !== null} />
+        <PolicyTraffic
+          name={policy.name}
+          candidateSample={policy.candidate?.samplePercent ?? null}
+        />
       )}
     </Flex>
   );

@@ -1,4 +1,4 @@
-import type { PolicyWriteRequest } from '@sluice/admin/api';
+import type { CandidateProposal, PolicyWriteRequest } from '@sluice/admin/api';
 import { Button, Callout, Card, Flex, Heading, Text, TextArea, TextField } from '@radix-ui/themes';
 import { useEffect, useState } from 'react';
 import { useForm, type FieldPath } from 'react-hook-form';
@@ -16,6 +16,18 @@ import {
   type PolicyFormValues,
 } from './policy-form';
 
+/** As the server takes it when a proposal does not say (docs/operations.md). */
+const DEFAULT_SAMPLE_PERCENT = 10;
+const SAMPLE_RULE = 'must be a whole number of percent from 1 to 100';
+
+/** The sample as typed, when it is a whole number from 1 to 100. */
+function samplePercentOf(text: string): number | undefined {
+  const value = Number(text.trim());
+  return text.trim() !== '' && Number.isInteger(value) && value >= 1 && value <= 100
+    ? value
+    : undefined;
+}
+
 interface PolicyFormProps {
   initial: PolicyFormValues;
   /** The version the form was read at; 0 creates. */
@@ -25,7 +37,7 @@ interface PolicyFormProps {
   canEditRules: boolean;
   save: (body: PolicyWriteRequest) => Promise<{ version: number }>;
   /** Proposes the edited policy as its shadow candidate instead of saving it. */
-  propose?: (body: PolicyWriteRequest) => Promise<unknown>;
+  propose?: (body: CandidateProposal) => Promise<unknown>;
   onValuesChange: (values: PolicyFormValues) => void;
 }
 
@@ -39,6 +51,8 @@ export function PolicyForm(props: PolicyFormProps) {
   const ruleLocked = !canEditRules;
   const [savedVersion, setSavedVersion] = useState<number | null>(null);
   const [proposed, setProposed] = useState(false);
+  const [sample, setSample] = useState(String(DEFAULT_SAMPLE_PERCENT));
+  const [sampleError, setSampleError] = useState<string | undefined>(undefined);
 
   useEffect(() => reset(initial), [initial, reset]);
   useEffect(() => {
@@ -59,10 +73,16 @@ export function PolicyForm(props: PolicyFormProps) {
           };
       setSavedVersion(null);
       setProposed(false);
+      setSampleError(undefined);
       try {
         const body = toWriteRequest(sent, version);
         if (intent === 'propose' && propose !== undefined) {
-          await propose(body);
+          const samplePercent = samplePercentOf(sample);
+          if (samplePercent === undefined) {
+            setSampleError(SAMPLE_RULE);
+            return;
+          }
+          await propose({ ...body, samplePercent });
           setProposed(true);
         } else {
           setSavedVersion((await save(body)).version);
@@ -77,6 +97,10 @@ export function PolicyForm(props: PolicyFormProps) {
   function showRefusal(error: unknown): void {
     const issues = error instanceof ApiError ? error.fieldErrors : {};
     let placed = false;
+    if (issues.samplePercent !== undefined) {
+      setSampleError(issues.samplePercent);
+      placed = true;
+    }
     for (const [path, message] of Object.entries(issues)) {
       const field = formFieldOf(path);
       if (field === undefined) continue;
@@ -113,7 +137,7 @@ export function PolicyForm(props: PolicyFormProps) {
           <Callout.Root color="green" role="status">
             <Callout.Text>
               Proposed as this policy&apos;s candidate. Every instance decides it beside the live
-              policy within a second, without refusing anything.
+              policy within a second, for {sample} % of identifiers, without refusing anything.
             </Callout.Text>
           </Callout.Root>
         )}
@@ -266,6 +290,25 @@ export function PolicyForm(props: PolicyFormProps) {
             </Button>
           )}
         </Flex>
+        {propose !== undefined && (
+          <Field
+            label="Candidate sample, % of identifiers"
+            hint="A candidate is decided only for this share of identifiers, the same ones on every instance; each one decided costs Redis about as much as the live policy."
+            error={sampleError}
+          >
+            <TextField.Root
+              inputMode="numeric"
+              value={sample}
+              onChange={(event) => setSample(event.target.value)}
+              onKeyDown={(event) => {
+                // Enter here proposes, as the field belongs to the candidate, not to Save.
+                if (event.key !== 'Enter') return;
+                event.preventDefault();
+                void submitAs('propose')();
+              }}
+            />
+          </Field>
+        )}
       </Flex>
     </form>
   );

@@ -1,13 +1,33 @@
 import { Callout, Card, Flex, Heading } from '@radix-ui/themes';
 import { useState } from 'react';
 import { Headline } from '../../shared/Headline';
-import { candidateSeries, PolicyCharts } from '../../shared/PolicyCharts';
+import { candidateSeries, PolicyCharts, sampledSeries } from '../../shared/PolicyCharts';
 import { LIVE_RANGE, type TimeRange } from '../../shared/time-range';
 import { TimeRangePicker } from '../../shared/TimeRangePicker';
 import { useBlockedCount, useTraffic } from '../../shared/traffic.hooks';
 
-/** One policy's decisions and headline figures, over a range the operator picks. */
-export function PolicyTraffic({ name, withCandidate }: { name: string; withCandidate: boolean }) {
+/**
+ * The series a policy's page charts: the policy, and with a candidate the candidate beside the
+ * live policy's answers on the same sampled requests; with every identifier sampled, those are
+ * the policy's own.
+ */
+function chartedSeries(name: string, samplePercent: number | null): string[] {
+  if (samplePercent === null) return [name];
+  if (samplePercent >= 100) return [name, candidateSeries(name)];
+  return [name, sampledSeries(name), candidateSeries(name)];
+}
+
+/**
+ * One policy's decisions and headline figures, over a range the operator picks.
+ * `candidateSample`: the percent of identifiers its candidate is decided for; null without one.
+ */
+export function PolicyTraffic({
+  name,
+  candidateSample,
+}: {
+  name: string;
+  candidateSample: number | null;
+}) {
   const [range, setRange] = useState<TimeRange>(LIVE_RANGE);
   const traffic = useTraffic(range, name);
   const blocked = useBlockedCount(name);
@@ -36,7 +56,7 @@ export function PolicyTraffic({ name, withCandidate }: { name: string; withCandi
           </Callout.Root>
         )}
         <PolicyCharts
-          names={withCandidate ? [name, candidateSeries(name)] : [name]}
+          names={chartedSeries(name, candidateSample)}
           points={traffic.points}
           resolution={traffic.resolution}
           description={range.description}
