@@ -51,12 +51,12 @@ export const CONTENDERS: readonly Contender[] = [
   })),
   {
     id: 'sluice-candidate',
-    label: 'Sluice, fixed-window with a candidate (default 10 % sample)',
+    label: 'Sluice, fixed-window with a candidate (default 5 % sample)',
     family: 'sluice',
     storage: 'redis',
     algorithm: 'fixed-window',
     blocked: false,
-    candidateSample: 10,
+    candidateSample: 5,
   },
   {
     id: 'sluice-candidate-all',

@@ -163,11 +163,11 @@ describe.each(ADAPTERS)('a sampled shadow candidate on %s', (adapter) => {
   const admin = useAdminApp(adapter);
   const { live, propose, reply, applied } = helpers(admin);
 
-  it('is decided for a tenth of identifiers unless asked, and counted beside live on the same requests', async () => {
+  it('is decided for 5 % of identifiers unless asked, and counted beside live on the same requests', async () => {
     const proposed = await propose({ limit: 1 });
     expect(proposed.status).toBe(201);
-    expect(proposed.body.samplePercent).toBe(10);
-    expect((await live()).candidate).toMatchObject({ samplePercent: 10 });
+    expect(proposed.body.samplePercent).toBe(5);
+    expect((await live()).candidate).toMatchObject({ samplePercent: 5 });
     await eventually(applied(1), 2_000);
 
     const readers = Array.from({ length: 60 }, (_, index) => `reader-${index}`);

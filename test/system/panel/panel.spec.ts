@@ -130,7 +130,7 @@ describe('the admin panel in Chromium', () => {
     const limit = page.getByLabel('Limit', { exact: true });
     await expect.poll(() => limit.inputValue()).toBe('5');
     await limit.fill('3');
-    // Every identifier, so Ron's replies are decided by it too (the default is a 10 % sample).
+    // Every identifier, so Ron's replies are decided by it too (the default is a 5 % sample).
     await page.getByLabel('Candidate sample, % of identifiers').fill('100');
     await page.getByRole('button', { name: 'Try as candidate' }).click();
     await page.getByText(/Proposed as this policy's candidate/).waitFor();

@@ -66,8 +66,8 @@ export interface CandidateProposal extends PolicyWriteRequest {
   /** Milliseconds from now until it is no longer decided; default a day, at most 7 days. */
   expiresInMs?: number;
   /**
-   * The share of identifiers, 1–100 percent, it is decided for: default 10, which keeps its
-   * Redis work within a tenth of the live policy's (docs/operations.md).
+   * The share of identifiers, 1–100 percent, it is decided for: default 5, which keeps a policy
+   * with a candidate within 1.1× of its Redis cost without one (docs/operations.md).
    */
   samplePercent?: number;
 }

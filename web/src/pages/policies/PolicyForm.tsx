@@ -17,7 +17,7 @@ import {
 } from './policy-form';
 
 /** As the server takes it when a proposal does not say (docs/operations.md). */
-const DEFAULT_SAMPLE_PERCENT = 10;
+const DEFAULT_SAMPLE_PERCENT = 5;
 const SAMPLE_RULE = 'must be a whole number of percent from 1 to 100';
 
 /** The sample as typed, when it is a whole number from 1 to 100. */
