@@ -384,11 +384,12 @@ async function batchConforms(
   policies: Policy[],
   batches: Array<{ gap: number; calls: BatchCall[] }>,
   sameIdentifier: boolean,
+  scripting: 'function' | 'eval' = 'function',
 ): Promise<void> {
   const prefix = `batch${process.pid}-${run++}`;
   let now = 1_700_000_000_000_000 + run * 86_400_000_000;
-  const store = new RedisStore(client, { clock: () => now });
-  const fcalls = countFcalls(client);
+  const store = new RedisStore(client, { clock: () => now, scripting });
+  const fcalls = countCalls(client, scripting === 'function' ? 'fcall' : 'evalsha');
   const states = new Map<string, unknown>();
   const twinStore = {
     get: <T>(key: string) => states.get(key) as T | undefined,
@@ -467,16 +468,21 @@ async function operateManyOnOneSlot(
   return replies.map((reply, i) => decodeReply(reply, calls[i]!.specs.length));
 }
 
-const fcallCounters = new WeakMap<Redis | Cluster, { count: number }>();
+const callCounters = new WeakMap<Redis | Cluster, Map<string, { count: number }>>();
 
-/** Counts the FCALLs sent on `client` (wrapping its fcall once). */
-function countFcalls(client: Redis | Cluster): { readonly count: number } {
-  const known = fcallCounters.get(client);
+/** Counts the FCALLs or EVALSHAs sent on `client` (wrapping its method once). */
+function countCalls(
+  client: Redis | Cluster,
+  method: 'fcall' | 'evalsha',
+): { readonly count: number } {
+  const counters = callCounters.get(client) ?? new Map<string, { count: number }>();
+  callCounters.set(client, counters);
+  const known = counters.get(method);
   if (known !== undefined) return known;
   const counter = { count: 0 };
-  fcallCounters.set(client, counter);
-  const original = client.fcall.bind(client) as (...args: unknown[]) => Promise<unknown>;
-  Object.defineProperty(client, 'fcall', {
+  counters.set(method, counter);
+  const original = client[method].bind(client) as (...args: unknown[]) => Promise<unknown>;
+  Object.defineProperty(client, method, {
     configurable: true,
     value: (...args: unknown[]) => {
       counter.count++;
@@ -496,6 +502,18 @@ describe('the batched path (operateMany) against the twins one call at a time', 
         batchConforms(client, policies, batches, false),
       ),
       { numRuns: 150 },
+    );
+  });
+
+  it('a single Redis through EVALSHA: mixed identifiers, policies and operations in one call', async () => {
+    const client = connectRedis();
+    // Loaded first, so that no batch's count includes a NOSCRIPT.
+    await new RedisStore(client, { scripting: 'eval' }).prepare();
+    await fc.assert(
+      fc.asyncProperty(batchedCase, ({ policies, batches }) =>
+        batchConforms(client, policies, batches, false, 'eval'),
+      ),
+      { numRuns: 60 },
     );
   });
 

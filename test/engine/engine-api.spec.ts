@@ -41,6 +41,16 @@ const STORES: Array<[string, Make]> = [
       }),
   ],
   [
+    'RedisStore (single server, EVALSHA)',
+    ({ clock, now, policies } = {}) =>
+      new SluiceEngine({
+        store: new RedisStore(redis, { ...(clock ? { clock: clock.now } : {}), scripting: 'eval' }),
+        prefix: prefixes.next(),
+        ...(now ? { now } : {}),
+        ...(policies ? { policies } : {}),
+      }),
+  ],
+  [
     'MemoryStore',
     ({ clock, now, policies } = {}) =>
       new SluiceEngine({

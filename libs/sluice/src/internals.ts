@@ -13,6 +13,7 @@ export {
   type ConsumeOptions,
   type MemoryStoreOptions,
   type RedisStoreOptions,
+  type ScriptingMode,
   type SluiceEngineOptions,
   type SluiceStore,
 } from './engine/index.js';

@@ -74,6 +74,7 @@ describe.each(ADAPTERS)('SluiceModule set-up on %s', (adapter) => {
     ['headers', { headers: 'nope' as unknown as HeaderStyle }],
     ['prefix', { prefix: 'has space' }],
     ['timeoutMs', { timeoutMs: 0 }],
+    ['scripting', { scripting: 'evalsha' as unknown as 'eval' }],
     [
       'policies',
       {

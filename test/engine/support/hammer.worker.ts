@@ -12,6 +12,8 @@ export interface HammerRun {
   prefix: string;
   policy: PolicyInput;
   identifiers: string[];
+  /** How the store runs its Lua; the store's default ('auto': functions here) when absent. */
+  scripting?: 'function' | 'eval';
   concurrency: number;
   /**
    * How long to call. Should the limit not be reached by then (a very slow machine), calls go on
@@ -76,7 +78,7 @@ async function connect(target: HammerTarget): Promise<Redis | Cluster> {
 async function prepare(run: HammerRun): Promise<void> {
   const client = await connect(run.target);
   const engine = new SluiceEngine({
-    store: new RedisStore(client),
+    store: new RedisStore(client, run.scripting ? { scripting: run.scripting } : {}),
     prefix: run.prefix,
     policies: [run.policy],
   });

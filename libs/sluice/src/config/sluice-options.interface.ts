@@ -22,6 +22,12 @@ export interface SluiceModuleOptions {
   trustProxy?: TrustProxy;
   /** How long a Redis command may take, ms. Default 100. */
   timeoutMs?: number;
+  /**
+   * How the Lua runs in Redis: 'function' (FUNCTION LOAD, FCALL), 'eval' (EVALSHA, for managed
+   * services that forbid functions), or 'auto' (default): functions unless the server refuses
+   * them, then EVALSHA.
+   */
+  scripting?: 'auto' | 'function' | 'eval';
   /** When to stop sending calls to a failing Redis, and when to try again. */
   breaker?: Pick<CircuitBreakerOptions, 'failureThreshold' | 'cooldownMs'>;
   /** How many blocked identifiers each instance remembers. Default 10000. */

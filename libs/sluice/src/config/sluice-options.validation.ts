@@ -4,6 +4,7 @@ import type { SluiceModuleOptions } from './sluice-options.interface.js';
 
 const HEADER_STYLES = ['draft', 'legacy', 'both', false] as const;
 const BUILT_IN_KEYS = new Set(['ip', 'user']);
+const SCRIPTING = ['auto', 'function', 'eval'] as const;
 
 /** Refuses module options that cannot work, naming the option. */
 export function assertOptions(options: SluiceModuleOptions): void {
@@ -26,6 +27,9 @@ export function assertOptions(options: SluiceModuleOptions): void {
     (!Number.isSafeInteger(timeout) || timeout < 1 || timeout > 60_000)
   ) {
     fail('timeoutMs', `must be an integer from 1 to 60000, got ${String(timeout)}`);
+  }
+  if (!SCRIPTING.includes(options.scripting ?? 'auto')) {
+    fail('scripting', `must be 'auto', 'function' or 'eval', got ${String(options.scripting)}`);
   }
   const size = options.blockCacheSize;
   if (size !== undefined && (!Number.isSafeInteger(size) || size < 0 || size > 10_000_000)) {

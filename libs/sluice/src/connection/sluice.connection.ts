@@ -87,8 +87,13 @@ export class SluiceConnection implements OnApplicationShutdown {
       },
     });
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const store = new RedisStore(decisionClient, {
+      timeoutMs,
+      scripting: options.scripting ?? 'auto',
+    });
+    void prepareScripts(store);
     return new SluiceConnection(
-      new BreakerStore(new RedisStore(decisionClient, { timeoutMs }), breaker),
+      new BreakerStore(store, breaker),
       client,
       decisionClient,
       owned,
@@ -105,6 +110,23 @@ export class SluiceConnection implements OnApplicationShutdown {
         }
       }),
     );
+  }
+}
+
+/**
+ * Loads the Lua at start, so the first requests do not wait for it, and says how it runs. A
+ * failure is not the start's: the first call loads it again (RedisStore).
+ */
+async function prepareScripts(store: RedisStore): Promise<void> {
+  try {
+    const mode = await store.prepare();
+    if (mode === 'eval') {
+      new Logger('Sluice').log(
+        'Redis runs no functions for this connection: decisions go through EVALSHA',
+      );
+    }
+  } catch {
+    // Redis is away or refuses the load; the first decision tries again and reports it.
   }
 }
 

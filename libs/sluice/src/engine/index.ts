@@ -2,7 +2,7 @@
 export { SluiceEngine, type ConsumeOptions, type SluiceEngineOptions } from './sluice.engine.js';
 export type { PolicySelection } from './call.target.js';
 export { MemoryStore, type MemoryStoreOptions } from '../store/memory.store.js';
-export { RedisStore, type RedisStoreOptions } from '../store/redis.store.js';
+export { RedisStore, type RedisStoreOptions, type ScriptingMode } from '../store/redis.store.js';
 export type { SluiceStore } from '../store/store.types.js';
 export { CircuitOpenError } from '../store/circuit.breaker.js';
 export { StoreTimeoutError } from '../store/reply.deadline.js';

@@ -25,6 +25,21 @@ export interface LuaLibrary {
   manyName: string;
   /** The Redis function library: the definitions run once at FUNCTION LOAD. */
   functionSource: string;
+  /**
+   * The same Lua as two EVAL scripts, for servers without functions: the definitions run on
+   * every call, then operate or operateMany.
+   */
+  evalScripts: { one: EvalScript; many: EvalScript };
+}
+
+/** An EVAL script and its SHA1, as EVALSHA and SCRIPT LOAD know it. */
+export interface EvalScript {
+  source: string;
+  sha: string;
+}
+
+function evalScript(source: string): EvalScript {
+  return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
 export function loadLuaLibrary(): LuaLibrary {
@@ -37,5 +52,9 @@ export function loadLuaLibrary(): LuaLibrary {
     `#!lua name=${name}\n${definitions}\n` +
     `redis.register_function('${name}', operate)\n` +
     `redis.register_function('${manyName}', operateMany)\n`;
-  return { definitions, name, manyName, functionSource };
+  const evalScripts = {
+    one: evalScript(`${definitions}\nreturn operate(KEYS, ARGV)\n`),
+    many: evalScript(`${definitions}\nreturn operateMany(KEYS, ARGV)\n`),
+  };
+  return { definitions, name, manyName, functionSource, evalScripts };
 }
