@@ -337,12 +337,17 @@ describe('the demo started with a bad environment', () => {
       env: { DEMO_LOGIN_BLOCK_MS: '5000', DEMO_LOGIN_MAX_BLOCK_MS: '1000' },
       named: ['DEMO_LOGIN_MAX_BLOCK_MS'],
     },
-  ])('refuses to start with $name, naming the variable', async ({ env, named }, { expect }) => {
-    const exit = await runDemoUntilExit(env);
+  ])(
+    'refuses to start with $name, naming the variable',
+    // As long as a start may take (runDemoUntilExit), and then some.
+    { timeout: 70_000 },
+    async ({ env, named }, { expect }) => {
+      const exit = await runDemoUntilExit(env);
 
-    expect(exit.code).toBe(1);
-    for (const name of named) expect(exit.stderr).toMatch(new RegExp(`^  ${name}: `, 'm'));
-    expect(exit.stdout).not.toMatch(/listening/);
-    expect(exit.stderr).not.toContain('hunter2');
-  });
+      expect(exit.code).toBe(1);
+      for (const name of named) expect(exit.stderr).toMatch(new RegExp(`^  ${name}: `, 'm'));
+      expect(exit.stdout).not.toMatch(/listening/);
+      expect(exit.stderr).not.toContain('hunter2');
+    },
+  );
 });
