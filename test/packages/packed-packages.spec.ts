@@ -196,6 +196,19 @@ describe.each(FIXTURE_LIST.filter((fixture) => fixture.packages.includes('admin'
       expect(authorized.status).toBe(200);
     });
 
+    it("ships the panel as React's production build, though packed with NODE_ENV=test", () => {
+      // Vite takes NODE_ENV from the shell; React's development build redraws the live charts
+      // at several times the cost (docs/testing.md, the panel).
+      expect(process.env.NODE_ENV).toBe('test');
+      const assets = join(work, fixture.name, 'node_modules/@sluice/admin/dist/panel/assets');
+      const scripts = readdirSync(assets).filter((file) => file.endsWith('.js'));
+      expect(scripts.length).toBeGreaterThan(0);
+      const development = scripts.filter((file) =>
+        readFileSync(join(assets, file), 'utf8').includes('outdated JSX transform'),
+      );
+      expect(development).toEqual([]);
+    });
+
     it('refuses a bad query or body with a 400 naming the field, on Nest 11 and 12 alike', async () => {
       const { url } = appOf(fixture);
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };

@@ -104,6 +104,8 @@ describe('the admin panel in Chromium', () => {
       acceptDownloads: true,
       viewport: { width: 1400, height: 900 },
     });
+    // A step that never happens fails within LIVE_MS naming its locator, not at the test's end.
+    context.setDefaultTimeout(LIVE_MS);
     page = await context.newPage();
     page.on('console', (message) => {
       if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
@@ -287,6 +289,7 @@ describe('the admin panel in Chromium', () => {
 
   it('shows a viewer no editing controls, and refuses a forced write with 403', async () => {
     const viewer = await browser.newContext();
+    viewer.setDefaultTimeout(LIVE_MS);
     const victor = await viewer.newPage();
     try {
       await signIn(victor, 'victor');
