@@ -96,6 +96,8 @@ const step = fc.record({
     'reset',
     'block',
     'unblock',
+    'sync',
+    'sync',
   ),
   identifier: fc.constantFrom(...IDENTIFIERS),
   /** Fraction of the first policy's period to let pass before this step. */
@@ -339,6 +341,7 @@ const batchCall = (policyCount: number) =>
       'reset',
       'block',
       'unblock',
+      'sync',
     ),
     identifier: fc.constantFrom(...IDENTIFIERS),
     /** Which of the case's policies this call is under (at least one), in their order. */

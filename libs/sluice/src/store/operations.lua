@@ -269,6 +269,29 @@ local function perform(base, op, now, durationMs, specs)
     return reply(entries, admitted, false, now)
   end
 
+  if op == 'sync' then
+    -- Each spec's cost is what an instance admitted on its own (store/eventual.store.ts):
+    -- charged as far as the state has room, never as a violation, then the state as it now is.
+    local entries = {}
+    for i, spec in ipairs(specs) do
+      local entry = { spec = spec, started = false }
+      entry.penalty, entry.state = readBoth(base, spec)
+      local room = spec.algorithm.decide(entry.state, now, spec.rate, 0).remaining
+      local units = math.min(spec.cost, room)
+      if units > 0 then
+        local charged = spec.algorithm.decide(entry.state, now, spec.rate, units)
+        if charged.allowed then
+          spec.algorithm.write(stateKey(base, spec), charged.state, charged.ttl)
+          entry.state = readState(base, spec)
+        end
+      end
+      entry.verdict = spec.algorithm.decide(entry.state, now, spec.rate, 0)
+      entry.reason = penalty.isBlocked(entry.penalty, now) and 'blocked' or 'ok'
+      entries[i] = entry
+    end
+    return reply(entries, true, true, now)
+  end
+
   local out = { '1' }
   for _, spec in ipairs(specs) do
     local state = readPenalty(base, spec)

@@ -111,6 +111,31 @@ export function runOperation(access: StateAccess, call: StoreCall, now: number):
     started: false,
   }));
 
+  if (call.op === 'sync') {
+    // Each spec's cost is what an instance admitted on its own: charged as far as the state has
+    // room (what did not fit was admitted over the limit, and is not held against the
+    // identifier), then the state as it now is.
+    return {
+      admitted: true,
+      outcomes: entries.map((entry) => {
+        const key = stateKey(entry.spec);
+        entry.state = access.get(key);
+        const room = entry.twin.decide(entry.state, now, entry.rate, 0).remaining;
+        const units = Math.min(entry.spec.cost, room);
+        if (units > 0) {
+          const charged = entry.twin.decide(entry.state, now, entry.rate, units);
+          if (charged.allowed) {
+            access.set(key, charged.state, charged.ttl);
+            entry.state = access.get(key);
+          }
+        }
+        entry.verdict = entry.twin.decide(entry.state, now, entry.rate, 0);
+        entry.reason = penalty.isBlocked(entry.penalty, now) ? 'blocked' : 'ok';
+        return outcome(entry, now, true);
+      }),
+    };
+  }
+
   if (call.op === 'consume' || call.op === 'peek') {
     let admitted = true;
     for (const entry of entries) {

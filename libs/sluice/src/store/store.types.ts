@@ -1,6 +1,11 @@
 import type { Policy } from '../policy/policy.types.js';
 
-export type Operation = 'consume' | 'peek' | 'refund' | 'reset' | 'block' | 'unblock';
+/**
+ * `sync` charges an instance's locally admitted units (each spec's cost) as far as the state has
+ * room, never as a violation, and answers with the state after it: how eventual consistency
+ * (store/eventual.store.ts) hands its hits to Redis and learns the global count back.
+ */
+export type Operation = 'consume' | 'peek' | 'refund' | 'reset' | 'block' | 'unblock' | 'sync';
 
 /** A penalty rule in milliseconds, as a validated policy states it. */
 export type PenaltyRule = NonNullable<Policy['penalty']>;
@@ -23,6 +28,11 @@ export interface PolicySpec extends Pick<
 > {
   /** 'candidate': a proposed revision decided beside its policy, never refusing the request. */
   mode: 'enforce' | 'shadow' | 'candidate';
+  /**
+   * Set for a policy of `consistency: 'eventual'`: how often, ms, an instance sends the hits it
+   * admitted on its own. Absent: every call is decided in Redis.
+   */
+  syncMs?: number;
 }
 
 export interface StoreCall {
