@@ -31,6 +31,7 @@ export type {
 export { ALGORITHMS, type AlgorithmName } from './algorithms/algorithm.types.js';
 export type {
   CandidateRulesInput,
+  Consistency,
   PenaltyOptions,
   Policy,
   PolicyCandidate,

@@ -5,6 +5,7 @@
 export * from './index.js';
 export {
   CircuitOpenError,
+  EventualStore,
   MemoryStore,
   RedisStore,
   SluiceEngine,

@@ -17,6 +17,8 @@ export const RULE_FIELDS = [
   'penalty',
   'mode',
   'onStoreError',
+  'consistency',
+  'syncMs',
   'overrides',
   'description',
 ] as const satisfies ReadonlyArray<keyof Policy>;

@@ -3,6 +3,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BreakerStore } from '../store/breaker.store.js';
 import { CircuitBreaker, type BreakerState } from '../store/circuit.breaker.js';
+import { EventualStore } from '../store/eventual.store.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { RedisStore } from '../store/redis.store.js';
 import type { SluiceStore } from '../store/store.types.js';
@@ -28,6 +29,8 @@ export class SluiceConnection implements OnApplicationShutdown {
     private readonly owned: boolean,
     /** Absent with the in-memory store. */
     readonly breaker?: CircuitBreaker,
+    /** Decides the policies of `consistency: 'eventual'`; absent with the in-memory store. */
+    readonly eventual?: EventualStore,
   ) {}
 
   static async open(options: SluiceModuleOptions): Promise<SluiceConnection> {
@@ -92,16 +95,13 @@ export class SluiceConnection implements OnApplicationShutdown {
       scripting: options.scripting ?? 'auto',
     });
     void prepareScripts(store);
-    return new SluiceConnection(
-      new BreakerStore(store, breaker),
-      client,
-      decisionClient,
-      owned,
-      breaker,
-    );
+    const eventual = new EventualStore(new BreakerStore(store, breaker));
+    return new SluiceConnection(eventual, client, decisionClient, owned, breaker, eventual);
   }
 
   async onApplicationShutdown(): Promise<void> {
+    // What eventual policies admitted here since the last sync is counted before Redis goes.
+    await this.eventual?.close().catch(() => undefined);
     if (!this.owned) return;
     await Promise.all(
       [this.redis, this.decisionRedis].map(async (client) => {

@@ -2,6 +2,12 @@
 export { SluiceEngine, type ConsumeOptions, type SluiceEngineOptions } from './sluice.engine.js';
 export type { PolicySelection } from './call.target.js';
 export { MemoryStore, type MemoryStoreOptions } from '../store/memory.store.js';
+export {
+  EventualStore,
+  type EventualCounts,
+  type EventualStoreOptions,
+  type Scheduler,
+} from '../store/eventual.store.js';
 export { RedisStore, type RedisStoreOptions, type ScriptingMode } from '../store/redis.store.js';
 export type { SluiceStore } from '../store/store.types.js';
 export { CircuitOpenError } from '../store/circuit.breaker.js';
@@ -15,6 +21,7 @@ export { ALGORITHMS, type AlgorithmName } from '../algorithms/algorithm.types.js
 export type { AppliedOverride, Decision, DecisionReason, PolicyDecision } from './decision.js';
 export type {
   CandidateRulesInput,
+  Consistency,
   PenaltyOptions,
   Policy,
   PolicyCandidate,

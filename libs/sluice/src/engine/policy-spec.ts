@@ -7,7 +7,7 @@ const SPECS_PER_POLICY = 64;
 
 /** What a store needs of a policy for one request: the limit in force and the request's cost. */
 export function toPolicySpec(policy: Policy, limit: number, cost: number): PolicySpec {
-  return {
+  const spec: PolicySpec = {
     name: policy.name,
     algorithm: policy.algorithm,
     limit,
@@ -19,6 +19,8 @@ export function toPolicySpec(policy: Policy, limit: number, cost: number): Polic
     cost,
     penalty: policy.penalty,
   };
+  if (policy.consistency === 'eventual') spec.syncMs = policy.syncMs;
+  return spec;
 }
 
 /**

@@ -17,6 +17,10 @@ export const MAX_LIMIT = 1_000_000_000;
 export const MAX_SLIDING_LOG_LIMIT = 100_000;
 const MAX_SEGMENTS = 1000;
 const DAY_MS = 24 * 3_600_000;
+/** docs/algorithms.md, eventual consistency: why 50 ms, and what a longer interval costs. */
+export const DEFAULT_SYNC_MS = 50;
+const MIN_SYNC_MS = 5;
+const MAX_SYNC_MS = 60_000;
 
 const integer = (min: number, max: number) =>
   z
@@ -89,6 +93,8 @@ const basePolicySchema = z.strictObject({
   onStoreError: z
     .enum(['allow', 'deny', 'local'], { error: "must be 'allow', 'deny' or 'local'" })
     .optional(),
+  consistency: z.enum(['exact', 'eventual'], { error: "must be 'exact' or 'eventual'" }).optional(),
+  syncMs: integer(MIN_SYNC_MS, MAX_SYNC_MS).optional(),
   overrides: z.array(overrideSchema, { error: 'must be an array' }).max(10_000).optional(),
   description: z.string({ error: 'must be a string' }).max(1000).nullable().optional(),
   version: integer(0, Number.MAX_SAFE_INTEGER).optional(),
@@ -171,6 +177,13 @@ function applicabilityIssues(input: Record<string, unknown>): PolicyIssue[] {
   }
   if (algorithm !== 'sliding-window' && set('segments')) {
     issues.push({ field: 'segments', message: 'applies only to sliding-window; leave it null' });
+  }
+  if (algorithm === 'leaky-bucket' && input.consistency === 'eventual') {
+    issues.push({
+      field: 'consistency',
+      message:
+        "leaky-bucket delays each request by the queue all instances share, so it is always 'exact'",
+    });
   }
   if (algorithm !== 'leaky-bucket' && set('maxDelayMs') && input.maxDelayMs !== 0) {
     issues.push({
@@ -262,6 +275,8 @@ export function parsePolicy(input: unknown): Policy {
     penalty,
     mode: raw.mode ?? 'enforce',
     onStoreError: raw.onStoreError ?? 'allow',
+    consistency: raw.consistency ?? 'exact',
+    syncMs: raw.syncMs ?? DEFAULT_SYNC_MS,
     overrides: [],
     description: raw.description ?? null,
     version: raw.version ?? 0,

@@ -2,6 +2,7 @@ import type { AlgorithmName } from '../algorithms/algorithm.types.js';
 
 export type PolicyMode = 'enforce' | 'shadow' | 'off';
 export type StoreErrorMode = 'allow' | 'deny' | 'local';
+export type Consistency = 'exact' | 'eventual';
 
 export interface PenaltyOptions {
   afterViolations: number;
@@ -42,6 +43,13 @@ export interface PolicyInput {
   penalty?: PenaltyOptions | null;
   mode?: PolicyMode;
   onStoreError?: StoreErrorMode;
+  /**
+   * 'exact' (default): every request is decided in Redis. 'eventual': each instance decides from
+   * its own view and sends its hits every syncMs (docs/algorithms.md, eventual consistency).
+   */
+  consistency?: Consistency;
+  /** How often an instance sends the hits of an eventual policy, ms. Default 50. */
+  syncMs?: number;
   overrides?: PolicyOverride[];
   description?: string | null;
   version?: number;
@@ -101,6 +109,8 @@ export interface Policy {
   penalty: Required<PenaltyOptions> | null;
   mode: PolicyMode;
   onStoreError: StoreErrorMode;
+  consistency: Consistency;
+  syncMs: number;
   overrides: Array<{
     identifier: string;
     limit: number | null;

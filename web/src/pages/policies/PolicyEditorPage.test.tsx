@@ -20,6 +20,8 @@ const REPLY: PolicyView = {
   penalty: null,
   mode: 'enforce',
   onStoreError: 'allow',
+  consistency: 'exact',
+  syncMs: 50,
   overrides: [],
   description: 'Harry may reply five times a minute',
   version: 4,

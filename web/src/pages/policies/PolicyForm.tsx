@@ -260,6 +260,25 @@ export function PolicyForm(props: PolicyFormProps) {
                   <option value="local">limit in each process</option>
                 </select>
               </Field>
+              <Field
+                label="Consistency"
+                hint="Eventual decides in each instance and sends the hits to Redis every interval"
+                error={message('consistency')}
+              >
+                <select
+                  className="native-select"
+                  disabled={ruleLocked}
+                  {...register('consistency')}
+                >
+                  <option value="exact">exact: every request in Redis</option>
+                  <option value="eventual">eventual: decided here, synced</option>
+                </select>
+              </Field>
+              {values.consistency === 'eventual' && (
+                <Field label="Sync every" hint="5 ms to 1 min" error={message('syncMs')}>
+                  <TextField.Root disabled={ruleLocked} {...register('syncMs', durationRules)} />
+                </Field>
+              )}
             </div>
             <Field label="Description" error={message('description')}>
               <TextArea disabled={ruleLocked} {...register('description')} />

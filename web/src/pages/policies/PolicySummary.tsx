@@ -19,6 +19,12 @@ export function PolicySummary({ policy }: { policy: PolicyView }) {
     ['Mode', policy.mode],
     ['When Redis fails', policy.onStoreError],
     [
+      'Consistency',
+      policy.consistency === 'eventual'
+        ? `eventual, synced every ${formatDuration(policy.syncMs)}`
+        : 'exact',
+    ],
+    [
       'Penalty',
       policy.penalty === null
         ? 'none'

@@ -1,5 +1,5 @@
 import type { PolicyView, PolicyWriteRequest } from '@sluice/admin/api';
-import type { AlgorithmName, PolicyMode, StoreErrorMode } from '@sluice/nest';
+import type { AlgorithmName, Consistency, PolicyMode, StoreErrorMode } from '@sluice/nest';
 import { isWindowAlgorithm, type SimulatedPolicy } from '@sluice/nest/simulator';
 import { durationText, parseDuration } from '../../shared/duration';
 import { isoToLocalInput, localInputToIso } from '../../shared/format';
@@ -52,6 +52,9 @@ export interface PolicyFormValues {
   count: 'all' | 'failures';
   mode: PolicyMode;
   onStoreError: StoreErrorMode;
+  consistency: Consistency;
+  /** How often an eventual policy's hits go to Redis, as written ("50 ms"). */
+  syncMs: string;
   penaltyOn: boolean;
   afterViolations: string;
   blockMs: string;
@@ -88,6 +91,8 @@ export const NEW_POLICY: PolicyFormValues = {
   count: 'all',
   mode: 'enforce',
   onStoreError: 'allow',
+  consistency: 'exact',
+  syncMs: '50 ms',
   penaltyOn: false,
   afterViolations: '3',
   blockMs: '1 min',
@@ -115,6 +120,8 @@ export function toFormValues(policy: PolicyView): PolicyFormValues {
     count: policy.count,
     mode: policy.mode,
     onStoreError: policy.onStoreError,
+    consistency: policy.consistency,
+    syncMs: duration(policy.syncMs),
     penaltyOn: penalty !== null,
     afterViolations: text(penalty?.afterViolations ?? 3),
     blockMs: duration(penalty?.blockMs ?? 60_000),
@@ -182,6 +189,10 @@ export function toWriteRequest(values: PolicyFormValues, version: number): Polic
     count: values.count,
     mode: values.mode,
     onStoreError: values.onStoreError,
+    consistency: values.consistency,
+    ...(values.consistency === 'eventual' && ms(values.syncMs) !== undefined
+      ? { syncMs: ms(values.syncMs) }
+      : {}),
     penalty,
     overrides: values.overrides.map((override) => ({
       identifier: override.identifier,

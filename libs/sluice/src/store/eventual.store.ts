@@ -1,0 +1,370 @@
+import { isWindowAlgorithm } from '../algorithms/algorithm.types.js';
+import { systemClock, type Clock } from '../clock/clock.js';
+import type {
+  OutcomeReason,
+  PolicyOutcome,
+  PolicySpec,
+  SluiceStore,
+  StoreCall,
+  StoreResult,
+} from './store.types.js';
+
+/** Runs `task` after `ms`; returns how to cancel it. */
+export type Scheduler = (task: () => void, ms: number) => () => void;
+
+export interface EventualStoreOptions {
+  /** µs. Default: the system clock. */
+  clock?: Clock;
+  /** Default: an unreferenced setTimeout, so a pending sync never keeps a process alive. */
+  schedule?: Scheduler;
+  /** Most views kept (one per policy and identifier); past it the oldest idle ones go. Default 100 000. */
+  maxViews?: number;
+}
+
+/** How often each kind of call was made: what a test or a benchmark reads. */
+export interface EventualCounts {
+  /** Consume calls decided here, from a view. */
+  local: number;
+  /** Consume calls sent to Redis: no usable view, or a refusal Redis must count. */
+  exact: number;
+  /** Sync calls sent (one per identifier with hits or refusals in an interval). */
+  syncs: number;
+  /** Sync calls that failed: their units were dropped, never sent twice. */
+  failedSyncs: number;
+}
+
+/**
+ * A view is used for at most this many intervals after Redis last answered for it. An instance
+ * that keeps seeing an identifier syncs it every interval, so only an identifier it sees rarely
+ * reaches this age (docs/algorithms.md, eventual consistency).
+ */
+const VIEW_LIFE_SYNCS = 20;
+const EVICTION_SCAN = 64;
+
+/** What this instance knows of one policy's state for one identifier. */
+interface View {
+  /** `<identifier key> <policy> <algorithm>`: one Redis state. */
+  readonly id: string;
+  spec: PolicySpec;
+  /** Units this instance may still admit on its own. */
+  remaining: number;
+  /** µs, this clock: when Redis's state is fresh again; from then on the view is not used. */
+  freshAt: number;
+  /** µs, this clock: after this the view is too old to use. */
+  staleAt: number;
+  /** µs; 0: not blocked. */
+  blockedUntil: number;
+  offence: number;
+  /** Whether Redis has answered for it since it was last forgotten. */
+  known: boolean;
+  /** Units admitted here and not sent yet. */
+  unsent: number;
+  /** Units sent in a sync whose answer has not come back. */
+  sending: number;
+}
+
+const viewKey = (key: string, spec: PolicySpec) => `${key} ${spec.name} ${spec.algorithm}`;
+
+const REFUNDED: PolicyOutcome = {
+  allowed: true,
+  reason: 'ok',
+  remaining: 0,
+  reset: 0,
+  retry: 0,
+  delay: 0,
+  blockedUntil: 0,
+  offence: 0,
+  blockStarted: false,
+};
+
+/**
+ * `consistency: 'eventual'` (docs/algorithms.md): a consume whose policies are all eventual is
+ * decided from this instance's view of each policy's state, and the units it admits are sent to
+ * Redis every syncMs in one `sync` call per identifier, whose answer is the view from then on.
+ * No view yet, or one too old, and a refusal that counts toward a penalty go to Redis as in exact
+ * mode; blocks come back with every sync. Every other call passes through.
+ */
+export class EventualStore implements SluiceStore {
+  private readonly views = new Map<string, View>();
+  /** Identifier key → the views with something to send. */
+  private dirty = new Map<string, Map<string, View>>();
+  private readonly clock: Clock;
+  private readonly schedule: Scheduler;
+  private readonly maxViews: number;
+  private cancelTimer: (() => void) | undefined;
+  private dueAt = Infinity;
+  private closed = false;
+  readonly counts: EventualCounts = { local: 0, exact: 0, syncs: 0, failedSyncs: 0 };
+
+  constructor(
+    private readonly inner: SluiceStore,
+    options: EventualStoreOptions = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.schedule = options.schedule ?? unrefTimeout;
+    this.maxViews = options.maxViews ?? 100_000;
+    if (!Number.isSafeInteger(this.maxViews) || this.maxViews < 1) {
+      throw new RangeError(
+        `EventualStore: maxViews must be a positive integer, got ${this.maxViews}`,
+      );
+    }
+  }
+
+  run(call: StoreCall): Promise<StoreResult> {
+    if (!isEventual(call)) return this.inner.run(call);
+    switch (call.op) {
+      case 'consume':
+        return this.consume(call);
+      case 'refund':
+        return this.refund(call);
+      case 'reset':
+      case 'block':
+      case 'unblock':
+        // Whatever this instance knew no longer holds: the next request asks Redis.
+        this.forget(call);
+        return this.inner.run(call);
+      default:
+        return this.inner.run(call);
+    }
+  }
+
+  /** Sends every unsent unit now; resolves once Redis has answered. */
+  flush(): Promise<void> {
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    this.dueAt = Infinity;
+    const due = this.dirty;
+    if (due.size === 0) return Promise.resolve();
+    this.dirty = new Map();
+    // Sent in one turn: a single server's calls share one FCALL (store/turn.batch.ts).
+    const sends: Array<Promise<void>> = [];
+    for (const [key, views] of due) sends.push(this.sync(key, [...views.values()]));
+    return Promise.all(sends).then(() => undefined);
+  }
+
+  /** The last sync, at shutdown: nothing admitted here is left unsent. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flush();
+  }
+
+  private async consume(call: StoreCall): Promise<StoreResult> {
+    const local = this.decideHere(call);
+    if (local !== undefined) {
+      this.counts.local++;
+      return local;
+    }
+    this.counts.exact++;
+    // What was admitted here goes first, in the same turn (so in the same FCALL on a single
+    // server, and on the same connection anyway): Redis decides on every unit this instance knows.
+    const unsent = this.dirty.get(call.key);
+    if (unsent !== undefined) {
+      this.dirty.delete(call.key);
+      void this.sync(call.key, [...unsent.values()]);
+    }
+    const result = await this.inner.run(call);
+    const now = this.clock();
+    call.specs.forEach((spec, index) => {
+      this.learn(this.viewOf(call.key, spec), result.outcomes[index] as PolicyOutcome, now);
+    });
+    return result;
+  }
+
+  /** The decision from this instance's views, or undefined when Redis must make it. */
+  private decideHere(call: StoreCall): StoreResult | undefined {
+    const now = this.clock();
+    const views: View[] = [];
+    for (const spec of call.specs) {
+      const view = this.views.get(viewKey(call.key, spec));
+      if (view === undefined || !view.known || now >= view.freshAt || now >= view.staleAt) {
+        return undefined;
+      }
+      view.spec = spec;
+      views.push(view);
+    }
+    const reasons: OutcomeReason[] = [];
+    let admitted = true;
+    for (const view of views) {
+      let reason: OutcomeReason =
+        view.blockedUntil > now ? 'blocked' : view.remaining >= view.spec.cost ? 'ok' : 'limit';
+      if (reason !== 'ok' && view.spec.mode === 'shadow') reason = 'shadow';
+      if (reason === 'limit' || reason === 'blocked') admitted = false;
+      reasons.push(reason);
+    }
+    // A violation is counted, and a block started, by Redis alone: blocks stay global.
+    if (
+      !admitted &&
+      views.some((view, i) => reasons[i] === 'limit' && view.spec.penalty !== null)
+    ) {
+      return undefined;
+    }
+    const outcomes = views.map((view, index) => {
+      const reason = reasons[index] as OutcomeReason;
+      if (admitted && reason === 'ok') {
+        view.remaining -= view.spec.cost;
+        view.unsent += view.spec.cost;
+      }
+      // A refused identifier is synced too: its next answer may say it has room again.
+      this.markDirty(call.key, view, now);
+      return this.outcome(view, reason, now);
+    });
+    return { admitted, outcomes };
+  }
+
+  private outcome(view: View, reason: OutcomeReason, now: number): PolicyOutcome {
+    const blocked = view.blockedUntil > now;
+    const reset = blocked ? view.blockedUntil - now : Math.max(0, view.freshAt - now);
+    let retry = 0;
+    if (blocked) retry = reset;
+    else if (reason !== 'ok') retry = retryEstimate(view, reset);
+    return {
+      allowed: reason === 'ok' || reason === 'shadow',
+      reason,
+      remaining: view.remaining,
+      reset,
+      retry,
+      delay: 0,
+      blockedUntil: blocked ? view.blockedUntil : 0,
+      offence: view.offence,
+      blockStarted: false,
+    };
+  }
+
+  /** Gives back units not sent yet here; anything already sent is Redis's to give back. */
+  private refund(call: StoreCall): Promise<StoreResult> {
+    const views = call.specs.map((spec) => this.views.get(viewKey(call.key, spec)));
+    const here = views.every(
+      (view, index) => view !== undefined && view.unsent >= (call.specs[index] as PolicySpec).cost,
+    );
+    if (!here) return this.inner.run(call);
+    views.forEach((view, index) => {
+      const cost = (call.specs[index] as PolicySpec).cost;
+      (view as View).unsent -= cost;
+      (view as View).remaining += cost;
+    });
+    return Promise.resolve({ admitted: true, outcomes: call.specs.map(() => REFUNDED) });
+  }
+
+  private async sync(key: string, views: View[]): Promise<void> {
+    const specs = views.map((view) => ({ ...view.spec, cost: view.unsent }));
+    for (const view of views) {
+      view.sending += view.unsent;
+      view.unsent = 0;
+    }
+    this.counts.syncs++;
+    try {
+      const result = await this.inner.run({ op: 'sync', key, specs });
+      const now = this.clock();
+      views.forEach((view, index) => {
+        view.sending -= (specs[index] as PolicySpec).cost;
+        this.learn(view, result.outcomes[index] as PolicyOutcome, now);
+      });
+    } catch {
+      // The call may or may not have counted; sending it again could count it twice. Its units
+      // are dropped and the views forgotten, so the next request asks Redis, and meets the
+      // policy's onStoreError if Redis is still away.
+      this.counts.failedSyncs++;
+      for (const view of views) {
+        view.sending = 0;
+        view.known = false;
+      }
+    }
+  }
+
+  /** Redis's answer becomes the view, less what was admitted here since and is not in it yet. */
+  private learn(view: View, outcome: PolicyOutcome, now: number): void {
+    view.remaining = Math.max(0, outcome.remaining - view.unsent - view.sending);
+    view.freshAt = now + outcome.reset;
+    view.staleAt = now + VIEW_LIFE_SYNCS * (view.spec.syncMs ?? 0) * 1000;
+    view.blockedUntil = outcome.blockedUntil;
+    view.offence = outcome.offence;
+    view.known = true;
+  }
+
+  private viewOf(key: string, spec: PolicySpec): View {
+    const id = viewKey(key, spec);
+    let view = this.views.get(id);
+    if (view === undefined) {
+      if (this.views.size >= this.maxViews) this.evict();
+      view = {
+        id,
+        spec,
+        remaining: 0,
+        freshAt: 0,
+        staleAt: 0,
+        blockedUntil: 0,
+        offence: 0,
+        known: false,
+        unsent: 0,
+        sending: 0,
+      };
+      this.views.set(id, view);
+    }
+    view.spec = spec;
+    return view;
+  }
+
+  /** Drops the oldest views with nothing in flight: a dropped view only costs one exact call. */
+  private evict(): void {
+    let scanned = 0;
+    for (const [id, view] of this.views) {
+      if (++scanned > EVICTION_SCAN) return;
+      if (view.unsent === 0 && view.sending === 0) {
+        this.views.delete(id);
+        if (this.views.size < this.maxViews) return;
+      }
+    }
+  }
+
+  private forget(call: StoreCall): void {
+    for (const spec of call.specs) {
+      const view = this.views.get(viewKey(call.key, spec));
+      if (view !== undefined) view.known = false;
+    }
+  }
+
+  private markDirty(key: string, view: View, now: number): void {
+    let views = this.dirty.get(key);
+    if (views === undefined) {
+      views = new Map();
+      this.dirty.set(key, views);
+    }
+    views.set(view.id, view);
+    const due = now + (view.spec.syncMs ?? 0) * 1000;
+    if (due >= this.dueAt || this.closed) return;
+    this.cancelTimer?.();
+    this.dueAt = due;
+    this.cancelTimer = this.schedule(
+      () => {
+        this.cancelTimer = undefined;
+        void this.flush();
+      },
+      Math.ceil((due - now) / 1000),
+    );
+  }
+}
+
+/** Whether every policy of a call is eventual and none is a candidate (candidates are exact). */
+function isEventual(call: StoreCall): boolean {
+  if (call.specs.length === 0) return false;
+  for (const spec of call.specs) {
+    if (spec.syncMs === undefined || spec.mode === 'candidate') return false;
+  }
+  return true;
+}
+
+/**
+ * How long until a refused request could pass, from the view alone: a window's end, or the time
+ * a bucket takes to refill what the request lacks, whichever comes first.
+ */
+function retryEstimate(view: View, reset: number): number {
+  if (isWindowAlgorithm(view.spec.algorithm)) return reset;
+  const interval = Math.ceil((view.spec.periodMs * 1000) / view.spec.limit);
+  return Math.min(reset, interval * Math.max(1, view.spec.cost - view.remaining));
+}
+
+const unrefTimeout: Scheduler = (task, ms) => {
+  const timer = setTimeout(task, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
+};
