@@ -10,6 +10,7 @@ import type { BenchContext } from './bench.context.js';
 import { readSettings } from './bench.settings.js';
 import { buildContenders } from './contender.build.js';
 import { runExactness } from './exactness.scenario.js';
+import { runEventual } from './eventual.scenario.js';
 import { runFlood } from './flood.scenario.js';
 import { describeMachine, waitForQuiet } from './machine.js';
 import { writeAppReport, type AppResults } from './app.report.js';
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
     samples: [],
     flood: [],
     exactness: [],
+    eventual: [],
     elapsedS: 0,
   };
   try {
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
     }
     if (settings.scenarios.includes('exactness')) results.exactness = await runExactness(context);
     if (settings.scenarios.includes('flood')) results.flood = await runFlood(context);
+    if (settings.scenarios.includes('eventual')) results.eventual = await runEventual(context);
   } finally {
     admin.disconnect();
     await Promise.all([load.stop(), secondLoad.stop()]);

@@ -3,7 +3,7 @@ import { KEY_MODES, type KeyMode } from './bench.constants.js';
 import { ADAPTERS, type AdapterName } from './contender.env.js';
 import { CONTENDERS, contenderById, type Contender } from './contenders.js';
 
-export const SCENARIOS = ['throughput', 'flood', 'exactness'] as const;
+export const SCENARIOS = ['throughput', 'flood', 'exactness', 'eventual'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface BenchSettings {

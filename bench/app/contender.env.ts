@@ -16,6 +16,8 @@ const ruleSchema = z.object({
     .object({ afterViolations: z.number().int().positive(), blockMs: z.number().int().positive() })
     .nullable()
     .optional(),
+  consistency: z.enum(['exact', 'eventual']).optional(),
+  syncMs: z.number().int().positive().optional(),
 });
 
 const envSchema = z.object({

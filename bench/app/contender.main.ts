@@ -24,7 +24,12 @@ function limiterFor({ contender, redisUrl, rule }: ContenderEnv): Limiter {
     case 'rate-limiter-flexible':
       return rateLimiterFlexibleLimiter(contender, redisUrl);
     case 'sluice':
-      return sluiceLimiter(redisUrl, rule ?? defaultRule(contender), contender.id);
+      return sluiceLimiter(
+        redisUrl,
+        rule ?? defaultRule(contender),
+        contender.id,
+        contender.evalsha === true ? 'eval' : 'auto',
+      );
   }
 }
 

@@ -16,6 +16,10 @@ export interface Contender {
   blocked: boolean;
   /** Both policies carry a shadow candidate decided for this percent of identifiers. */
   candidateSample?: number;
+  /** Both policies are `consistency: 'eventual'` (decided locally, synced every 50 ms). */
+  eventual?: boolean;
+  /** The Lua runs through EVALSHA instead of FCALL (SluiceModule's `scripting: 'eval'`). */
+  evalsha?: boolean;
 }
 
 export const CONTENDERS: readonly Contender[] = [
@@ -49,6 +53,24 @@ export const CONTENDERS: readonly Contender[] = [
     algorithm,
     blocked: false,
   })),
+  ...(['fixed-window', 'gcra'] as const).map((algorithm): Contender => ({
+    id: `sluice-${algorithm}-eventual`,
+    label: `Sluice, ${algorithm}, consistency eventual`,
+    family: 'sluice',
+    storage: 'redis',
+    algorithm,
+    blocked: false,
+    eventual: true,
+  })),
+  {
+    id: 'sluice-gcra-evalsha',
+    label: 'Sluice, gcra, through EVALSHA',
+    family: 'sluice',
+    storage: 'redis',
+    algorithm: 'gcra',
+    blocked: false,
+    evalsha: true,
+  },
   {
     id: 'sluice-candidate',
     label: 'Sluice, fixed-window with a candidate (default 5 % sample)',
@@ -110,7 +132,10 @@ const MEASURING_ORDER = [
   'sluice-token-bucket',
   'sluice-leaky-bucket',
   'sluice-gcra',
+  'sluice-gcra-evalsha',
+  'sluice-gcra-eventual',
   'bare',
+  'sluice-fixed-window-eventual',
   'sluice-blocked',
 ];
 

@@ -41,6 +41,7 @@ export function defaultRule(contender: Contender): SluiceRule {
     algorithm === 'sliding-log'
       ? { algorithm, limit: SLIDING_LOG_LIMIT, periodMs: SLIDING_LOG_PERIOD_MS }
       : { algorithm, limit: UNREACHABLE_LIMIT, periodMs: UNREACHABLE_PERIOD_MS };
+  if (contender.eventual === true) rule.consistency = 'eventual';
   if (contender.candidateSample === undefined) return rule;
   return { ...rule, candidate: candidateOf(rule, contender.candidateSample) };
 }
@@ -64,13 +65,19 @@ function candidateOf(rule: SluiceRule, samplePercent: number): PolicyCandidateIn
  * SluiceModule with its guard global, deciding the app's @Throttle marks; its keys start with
  * `prefix`, so contenders running side by side never share state.
  */
-export function sluiceLimiter(redisUrl: string, rule: SluiceRule, prefix: string): Limiter {
+export function sluiceLimiter(
+  redisUrl: string,
+  rule: SluiceRule,
+  prefix: string,
+  scripting: 'auto' | 'eval' = 'auto',
+): Limiter {
   return {
     metadata: {
       imports: [
         SluiceModule.forRoot({
           redis: redisUrl,
           prefix,
+          scripting,
           global: true,
           blockCacheSize: BLOCK_CACHE_SIZE,
           policies: [
