@@ -89,6 +89,13 @@ export const BAD_REQUESTS: BadRequest[] = [
   reply('unknown count', 'count', { count: 'some' }),
   reply('unknown mode', 'mode', { mode: 'on' }),
   reply('unknown store error behaviour', 'onStoreError', { onStoreError: 'retry' }),
+  reply('unknown consistency', 'consistency', { consistency: 'strong' }),
+  reply('eventual leaky-bucket', 'consistency', {
+    algorithm: 'leaky-bucket',
+    consistency: 'eventual',
+  }),
+  reply('sync interval of zero', 'syncMs', { consistency: 'eventual', syncMs: 0 }),
+  reply('sync interval as text', 'syncMs', { consistency: 'eventual', syncMs: '50 ms' }),
   reply('penalty after zero violations', 'penalty.afterViolations', {
     penalty: { ...penalty, afterViolations: 0 },
   }),
