@@ -176,6 +176,49 @@ describe('EventualStore: consistency eventual', () => {
     expect(await admittedOf(store, [policy], 5)).toBe(2);
   });
 
+  it('keeps its count of units in flight when one sync fails while another is on its way', async () => {
+    const { clock, scheduler, shared, instance } = setup();
+    const store = instance();
+    const policy = spec();
+    await admittedOf(store, [policy], 4);
+    shared.held = [];
+    await scheduler.advance(clock, 50);
+    await admittedOf(store, [policy], 2);
+    shared.failing = true;
+    await scheduler.advance(clock, 50);
+    shared.failing = false;
+    await shared.release();
+    // Redis counted 4 (the failed sync's 2 were dropped): 6 are left, not more.
+    expect(await sharedRemaining(shared, policy)).toBe(6);
+    expect(await admittedOf(store, [policy], 10)).toBe(6);
+  });
+
+  it('wipes the units admitted before a reset, as Redis wipes what it counted', async () => {
+    const { clock, scheduler, shared, instance } = setup();
+    const store = instance();
+    const policy = spec();
+    await admittedOf(store, [policy], 5);
+    await store.run({ op: 'reset', key: KEY, specs: [policy] });
+    await scheduler.advance(clock, 50);
+    expect(await sharedRemaining(shared, policy)).toBe(10);
+  });
+
+  it('does not take an answer sent before an unblock for the state after it', async () => {
+    const { clock, scheduler, shared, instance } = setup();
+    const store = instance();
+    const policy = spec();
+    await consume(store, [policy]);
+    await store.run({ op: 'block', key: KEY, specs: [policy], durationMs: 600_000 });
+    expect((await consume(store, [policy])).outcomes[0]!.reason).toBe('blocked');
+    expect((await consume(store, [policy])).outcomes[0]!.reason).toBe('blocked');
+    shared.held = [];
+    await scheduler.advance(clock, 50);
+    const unblocked = store.run({ op: 'unblock', key: KEY, specs: [policy] });
+    await shared.release();
+    await unblocked;
+    expect((await consume(store, [policy])).admitted).toBe(true);
+  });
+
   it('says when to retry: the window’s end for a window, what the bucket lacks for a bucket', async () => {
     const { clock, instance } = setup();
     const window = spec();
@@ -270,13 +313,28 @@ describe('EventualStore: consistency eventual', () => {
     expect(await sharedRemaining(shared, policy)).toBe(1);
   });
 
-  it('sends what is unsent when it closes', async () => {
+  it('keeps a refund of a unit dropped with a failed sync here: Redis never counted it', async () => {
+    const { clock, scheduler, shared, instance } = setup();
+    const store = instance();
+    const policy = spec();
+    await admittedOf(store, [policy], 3);
+    shared.failing = true;
+    await scheduler.advance(clock, 50);
+    shared.failing = false;
+    await store.run({ op: 'refund', key: KEY, specs: [policy] });
+    expect(shared.count('refund')).toBe(0);
+    expect(await sharedRemaining(shared, policy)).toBe(9);
+  });
+
+  it('sends what is unsent when it closes, and leaves every later call to the store', async () => {
     const { shared, instance } = setup();
     const store = instance();
     const policy = spec();
     await admittedOf(store, [policy], 5);
     await store.close();
     expect(await sharedRemaining(shared, policy)).toBe(5);
+    await admittedOf(store, [policy], 1);
+    expect(shared.count('consume')).toBe(2);
   });
 
   it('forgets its view on block, unblock and reset, so the next request asks Redis', async () => {

@@ -61,6 +61,10 @@ interface View {
   unsent: number;
   /** Units sent in a sync whose answer has not come back. */
   sending: number;
+  /** Units of failed syncs: Redis may never have counted them, so a refund of them stays here. */
+  dropped: number;
+  /** Moves on at every reset, block and unblock: an answer to a call sent before is not used. */
+  generation: number;
 }
 
 const viewKey = (key: string, spec: PolicySpec) => `${key} ${spec.name} ${spec.algorithm}`;
@@ -111,7 +115,8 @@ export class EventualStore implements SluiceStore {
   }
 
   run(call: StoreCall): Promise<StoreResult> {
-    if (!isEventual(call)) return this.inner.run(call);
+    // Closed, nothing would be sent again: every call is Redis's.
+    if (this.closed || !isEventual(call)) return this.inner.run(call);
     switch (call.op) {
       case 'consume':
         return this.consume(call);
@@ -162,10 +167,13 @@ export class EventualStore implements SluiceStore {
       this.dirty.delete(call.key);
       void this.sync(call.key, [...unsent.values()]);
     }
+    const views = call.specs.map((spec) => this.viewOf(call.key, spec));
+    const generations = views.map((view) => view.generation);
     const result = await this.inner.run(call);
     const now = this.clock();
-    call.specs.forEach((spec, index) => {
-      this.learn(this.viewOf(call.key, spec), result.outcomes[index] as PolicyOutcome, now);
+    views.forEach((view, index) => {
+      if (view.generation !== generations[index]) return;
+      this.learn(view, result.outcomes[index] as PolicyOutcome, now);
     });
     return result;
   }
@@ -230,23 +238,33 @@ export class EventualStore implements SluiceStore {
     };
   }
 
-  /** Gives back units not sent yet here; anything already sent is Redis's to give back. */
+  /**
+   * Gives back units not sent yet here, or dropped with a failed sync (Redis may never have
+   * counted them); anything Redis counted is Redis's to give back.
+   */
   private refund(call: StoreCall): Promise<StoreResult> {
     const views = call.specs.map((spec) => this.views.get(viewKey(call.key, spec)));
-    const here = views.every(
-      (view, index) => view !== undefined && view.unsent >= (call.specs[index] as PolicySpec).cost,
-    );
+    const here = views.every((view, index) => {
+      const cost = (call.specs[index] as PolicySpec).cost;
+      return view !== undefined && (view.unsent >= cost || view.dropped >= cost);
+    });
     if (!here) return this.inner.run(call);
     views.forEach((view, index) => {
       const cost = (call.specs[index] as PolicySpec).cost;
-      (view as View).unsent -= cost;
-      (view as View).remaining += cost;
+      const local = view as View;
+      if (local.unsent >= cost) {
+        local.unsent -= cost;
+        local.remaining += cost;
+      } else {
+        local.dropped -= cost;
+      }
     });
     return Promise.resolve({ admitted: true, outcomes: call.specs.map(() => REFUNDED) });
   }
 
   private async sync(key: string, views: View[]): Promise<void> {
     const specs = views.map((view) => ({ ...view.spec, cost: view.unsent }));
+    const generations = views.map((view) => view.generation);
     for (const view of views) {
       view.sending += view.unsent;
       view.unsent = 0;
@@ -257,6 +275,7 @@ export class EventualStore implements SluiceStore {
       const now = this.clock();
       views.forEach((view, index) => {
         view.sending -= (specs[index] as PolicySpec).cost;
+        if (view.generation !== generations[index]) return;
         this.learn(view, result.outcomes[index] as PolicyOutcome, now);
       });
     } catch {
@@ -264,10 +283,12 @@ export class EventualStore implements SluiceStore {
       // are dropped and the views forgotten, so the next request asks Redis, and meets the
       // policy's onStoreError if Redis is still away.
       this.counts.failedSyncs++;
-      for (const view of views) {
-        view.sending = 0;
+      views.forEach((view, index) => {
+        const units = (specs[index] as PolicySpec).cost;
+        view.sending -= units;
+        view.dropped += units;
         view.known = false;
-      }
+      });
     }
   }
 
@@ -297,6 +318,8 @@ export class EventualStore implements SluiceStore {
         known: false,
         unsent: 0,
         sending: 0,
+        dropped: 0,
+        generation: 0,
       };
       this.views.set(id, view);
     }
@@ -304,23 +327,37 @@ export class EventualStore implements SluiceStore {
     return view;
   }
 
-  /** Drops the oldest views with nothing in flight: a dropped view only costs one exact call. */
+  /**
+   * Drops the oldest views with nothing in flight (a dropped view costs one exact call); one with
+   * units in flight goes to the back instead, so a busy front never stops the eviction.
+   */
   private evict(): void {
     let scanned = 0;
     for (const [id, view] of this.views) {
       if (++scanned > EVICTION_SCAN) return;
+      this.views.delete(id);
       if (view.unsent === 0 && view.sending === 0) {
-        this.views.delete(id);
         if (this.views.size < this.maxViews) return;
+      } else {
+        this.views.set(id, view);
       }
     }
   }
 
+  /** After a reset the units admitted before it are wiped, as Redis wipes what it counted. */
   private forget(call: StoreCall): void {
+    const dirty = this.dirty.get(call.key);
     for (const spec of call.specs) {
       const view = this.views.get(viewKey(call.key, spec));
-      if (view !== undefined) view.known = false;
+      if (view === undefined) continue;
+      view.known = false;
+      view.generation++;
+      if (call.op === 'reset') {
+        view.unsent = 0;
+        dirty?.delete(view.id);
+      }
     }
+    if (dirty?.size === 0) this.dirty.delete(call.key);
   }
 
   private markDirty(key: string, view: View, now: number): void {
