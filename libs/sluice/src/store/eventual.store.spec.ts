@@ -269,7 +269,7 @@ describe('EventualStore: consistency eventual', () => {
     expect(over.outcomes[0]).toMatchObject({ allowed: true, reason: 'shadow' });
   });
 
-  it('charges every policy of a request or none, and asks Redis at a window’s end', async () => {
+  it('charges every policy of a request or none, and takes a window’s end for a fresh window', async () => {
     const { clock, scheduler, shared, instance } = setup();
     const store = instance();
     const short = spec({ name: 'short', limit: 2, periodMs: 1_000 });
@@ -278,9 +278,26 @@ describe('EventualStore: consistency eventual', () => {
     await scheduler.advance(clock, 50);
     const held = shared.calls.find((call) => call.op === 'sync')!;
     expect(held.specs.map((each) => each.cost)).toEqual([1, 1]);
-    await scheduler.advance(clock, 1_000);
-    expect(await admittedOf(store, [short, long], 1)).toBe(1);
-    // The short window ended: that request asked Redis.
+    // The short window has ended: its view holds the whole limit again, without asking Redis.
+    await scheduler.advance(clock, 960);
+    expect(await admittedOf(store, [short, long], 3)).toBe(2);
+    expect(shared.count('consume')).toBe(1);
+    await scheduler.advance(clock, 50);
+    expect(await sharedRemaining(shared, long)).toBe(96);
+  });
+
+  it('asks Redis again once its view is 20 intervals old', async () => {
+    const { clock, scheduler, shared, instance } = setup();
+    const store = instance();
+    const policy = spec();
+    await admittedOf(store, [policy], 2);
+    await scheduler.advance(clock, 50);
+    await scheduler.advance(clock, 999);
+    await admittedOf(store, [policy], 1);
+    expect(shared.count('consume')).toBe(1);
+    await scheduler.advance(clock, 50);
+    await scheduler.advance(clock, 1_001);
+    await admittedOf(store, [policy], 1);
     expect(shared.count('consume')).toBe(2);
   });
 

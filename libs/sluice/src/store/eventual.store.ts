@@ -48,7 +48,10 @@ interface View {
   spec: PolicySpec;
   /** Units this instance may still admit on its own. */
   remaining: number;
-  /** µs, this clock: when Redis's state is fresh again; from then on the view is not used. */
+  /**
+   * µs, this clock: when Redis's state is fresh again (a window's end, a full bucket), had no
+   * one charged it since; from then on the view holds the full capacity until Redis answers.
+   */
   freshAt: number;
   /** µs, this clock: after this the view is too old to use. */
   staleAt: number;
@@ -184,9 +187,8 @@ export class EventualStore implements SluiceStore {
     const views: View[] = [];
     for (const spec of call.specs) {
       const view = this.views.get(viewKey(call.key, spec));
-      if (view === undefined || !view.known || now >= view.freshAt || now >= view.staleAt) {
-        return undefined;
-      }
+      if (view === undefined || !view.known || now >= view.staleAt) return undefined;
+      if (now >= view.freshAt) refill(view);
       view.spec = spec;
       views.push(view);
     }
@@ -221,7 +223,11 @@ export class EventualStore implements SluiceStore {
 
   private outcome(view: View, reason: OutcomeReason, now: number): PolicyOutcome {
     const blocked = view.blockedUntil > now;
-    const reset = blocked ? view.blockedUntil - now : Math.max(0, view.freshAt - now);
+    const reset = blocked
+      ? view.blockedUntil - now
+      : view.freshAt === Infinity
+        ? 0
+        : Math.max(0, view.freshAt - now);
     let retry = 0;
     if (blocked) retry = reset;
     else if (reason !== 'ok') retry = retryEstimate(view, reset);
@@ -388,6 +394,19 @@ function isEventual(call: StoreCall): boolean {
     if (spec.syncMs === undefined || spec.mode === 'candidate') return false;
   }
   return true;
+}
+
+/**
+ * The state is fresh by now unless another instance charged it, which the next sync tells: the
+ * capacity less what was admitted here since the last answer. A bucket refills before it is
+ * full, so until then a view can only be short of room (docs/algorithms.md).
+ */
+function refill(view: View): void {
+  const { algorithm, limit, burst } = view.spec;
+  const capacity = isWindowAlgorithm(algorithm) ? limit : (burst ?? limit);
+  view.remaining = Math.max(0, capacity - view.unsent - view.sending);
+  view.blockedUntil = 0;
+  view.freshAt = Infinity;
 }
 
 /**
