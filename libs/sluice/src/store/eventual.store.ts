@@ -1,5 +1,7 @@
 import { isWindowAlgorithm } from '../algorithms/algorithm.types.js';
+import { rateParams } from '../algorithms/rate-params.js';
 import { systemClock, type Clock } from '../clock/clock.js';
+import { capacity } from '../policy/policy.schema.js';
 import type {
   OutcomeReason,
   PolicyOutcome,
@@ -403,8 +405,7 @@ function isEventual(call: StoreCall): boolean {
  */
 function refill(view: View): void {
   const { algorithm, limit, burst } = view.spec;
-  const capacity = isWindowAlgorithm(algorithm) ? limit : (burst ?? limit);
-  view.remaining = Math.max(0, capacity - view.unsent - view.sending);
+  view.remaining = Math.max(0, capacity(algorithm, limit, burst) - view.unsent - view.sending);
   view.blockedUntil = 0;
   view.freshAt = Infinity;
 }
@@ -415,7 +416,7 @@ function refill(view: View): void {
  */
 function retryEstimate(view: View, reset: number): number {
   if (isWindowAlgorithm(view.spec.algorithm)) return reset;
-  const interval = Math.ceil((view.spec.periodMs * 1000) / view.spec.limit);
+  const { interval } = rateParams(view.spec);
   return Math.min(reset, interval * Math.max(1, view.spec.cost - view.remaining));
 }
 
