@@ -73,6 +73,43 @@ describe('calls on one identifier sent in one FCALL', () => {
     },
   );
 
+  it('a policy with a shadow candidate costs no extra command: one FCALL, as without', async () => {
+    const prefix = prefixes.next();
+    const rules = { algorithm: 'fixed-window', periodMs: 3_600_000 } as const;
+    const engine = engineWith(prefix, [
+      {
+        name: 'api',
+        ...rules,
+        limit: 30,
+        candidate: {
+          rules: { ...rules, limit: 20 },
+          expiresAt: Date.now() + 3_600_000,
+          proposedBy: 'olga',
+          proposedAt: new Date().toISOString(),
+          baseVersion: 0,
+          samplePercent: 100, // every identifier: the candidate is decided on each request
+        },
+      },
+    ]);
+    await engine.consume('api', 'warm-up');
+
+    const decisions = await Promise.all(
+      Array.from({ length: 25 }, () => engine.consume('api', 'shadowed')),
+    );
+
+    expect(decisions.every((decision) => decision.allowed)).toBe(true);
+    const refusedByCandidate = decisions.filter((d) => d.candidates?.[0]?.reason === 'limit');
+    expect(refusedByCandidate).toHaveLength(5);
+    const key = `${prefix}:{user:shadowed}`;
+    // One FCALL carries the turn; inside it the live state and the candidate's own, each on its
+    // own key, are read and written once.
+    const commands = await commandsOn(key, (seen) => named(seen, 'SET').length >= 2);
+    expect(named(commands, 'FCALL')).toHaveLength(1);
+    const written = named(commands, 'SET').map((args) => args[1]);
+    expect(new Set(written).size).toBe(2);
+    expect(named(commands, 'MGET')).toHaveLength(2);
+  });
+
   it('an FCALL that fails part-way writes none of its calls’ states', async () => {
     const prefix = prefixes.next();
     const engine = engineWith(prefix, [
