@@ -10,6 +10,7 @@ import type { AddressInfo, Server } from 'node:net';
 import { READY_MARK } from './bench.constants.js';
 import { BenchController } from './bench.controller.js';
 import { readContenderEnv, type ContenderEnv } from './contender.env.js';
+import { calibrationLimiter } from './limiters/calibration.limiter.js';
 import type { Limiter } from './limiters/limiter.types.js';
 import { rateLimiterFlexibleLimiter } from './limiters/rate-limiter-flexible.limiter.js';
 import { defaultRule, sluiceLimiter } from './limiters/sluice.limiter.js';
@@ -19,6 +20,8 @@ function limiterFor({ contender, redisUrl, rule }: ContenderEnv): Limiter {
   switch (contender.family) {
     case 'bare':
       return { metadata: {} };
+    case 'calibration':
+      return calibrationLimiter(contender.spendUs ?? 0);
     case 'throttler':
       return throttlerLimiter(contender, redisUrl);
     case 'rate-limiter-flexible':

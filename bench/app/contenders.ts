@@ -1,6 +1,6 @@
 import { ALGORITHMS, type AlgorithmName } from '../../libs/sluice/src/internals.js';
 
-export type Family = 'bare' | 'throttler' | 'rate-limiter-flexible' | 'sluice';
+export type Family = 'bare' | 'calibration' | 'throttler' | 'rate-limiter-flexible' | 'sluice';
 
 /** One limiter set-up of the tiny app, run as its own process. */
 export interface Contender {
@@ -20,10 +20,23 @@ export interface Contender {
   eventual?: boolean;
   /** The Lua runs through EVALSHA instead of FCALL (SluiceModule's `scripting: 'eval'`). */
   evalsha?: boolean;
+  /** A calibration guard's CPU per request, µs (bench/app/limiters/calibration.limiter.ts). */
+  spendUs?: number;
 }
 
 export const CONTENDERS: readonly Contender[] = [
   { id: 'bare', label: 'bare (no limiter)', family: 'bare', storage: 'none', blocked: false },
+  ...[0, 3].map((spendUs): Contender => ({
+    id: `guard-${spendUs}us`,
+    label:
+      spendUs === 0
+        ? 'calibration: an async guard doing nothing'
+        : `calibration: an async guard spending ${spendUs} µs of CPU`,
+    family: 'calibration',
+    storage: 'none',
+    blocked: false,
+    spendUs,
+  })),
   {
     id: 'throttler-memory',
     label: '@nestjs/throttler, in-memory storage',
@@ -137,6 +150,8 @@ const MEASURING_ORDER = [
   'bare',
   'sluice-fixed-window-eventual',
   'sluice-blocked',
+  'guard-0us',
+  'guard-3us',
 ];
 
 export function inMeasuringOrder(contenders: readonly Contender[]): Contender[] {
