@@ -185,9 +185,12 @@ function candidateRows(set: SampleSet): TargetRow[] {
           ? `${adapter === 'fastify' ? 'Fastify' : 'Express'}, a candidate at its default sample (${contender.candidateSample} %): Redis CPU per decision ≤ ${TARGET.candidateRedisCpu}× without one, no extra round trip`
           : `${adapter === 'fastify' ? 'Fastify' : 'Express'}, a candidate for every identifier (100 %): Redis CPU per decision (reported), no extra round trip`,
         measured: `${range(cpu, x)} (${us(own)} vs ${us(theirs)} in FCALL per request); ${trips.median >= 0 ? '+' : ''}${trips.median.toFixed(4)} FCALL per request`,
+        // Medians, as every other verdict here: a round's FCALLs per request follow how many
+        // decisions its turns happened to coalesce (Express: 0.027-0.041 for the same contender),
+        // while an extra call per decision would double them.
         pass: defaultSample
-          ? cpu.median <= TARGET.candidateRedisCpu && trips.max <= 0.005
-          : trips.max <= 0.005,
+          ? cpu.median <= TARGET.candidateRedisCpu && trips.median <= 0.005
+          : trips.median <= 0.005,
       });
     }
   }
