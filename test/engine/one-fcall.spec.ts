@@ -73,7 +73,7 @@ describe('calls on one identifier sent in one FCALL', () => {
     },
   );
 
-  it('a policy with a shadow candidate costs no extra command: one FCALL, as without', async () => {
+  it('a policy with a shadow candidate costs no extra round trip: one FCALL, as without', async () => {
     const prefix = prefixes.next();
     const rules = { algorithm: 'fixed-window', periodMs: 3_600_000 } as const;
     const engine = engineWith(prefix, [
