@@ -29,6 +29,8 @@ const IDENTIFIERS = 24;
 const BEFORE_MS = 1_500;
 const AFTER_MS = 3_000;
 const FAILOVER_BOUND_MS = 10_000;
+/** Replies of a node that ran nothing of the call: its slot is served elsewhere, or moving. */
+const REDIRECTED = /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /;
 
 describe('a Redis Cluster master failing over to its replica under load', () => {
   let cluster: RedisCluster;
@@ -44,6 +46,13 @@ describe('a Redis Cluster master failing over to its replica under load', () => 
    * instead of failing, and is in doubt as much as one that failed.
    */
   const lateReplies: string[] = [];
+  /**
+   * The same for the FCALLs Sluice sent in a pipeline (a master's calls of one turn, one FCALL per
+   * slot): the keys of those that failed, or whose reply came late, but not those a node refused
+   * without running them (a redirection), which Sluice sends again through fcall.
+   */
+  const pipelinedInDoubt: string[] = [];
+  const pipelineErrors: string[] = [];
 
   /** As docs/guide.md tells users to build their Cluster client. */
   function clusterClient(): Cluster {
@@ -69,8 +78,49 @@ describe('a Redis Cluster master failing over to its replica under load', () => 
       );
       return reply;
     }) as typeof client.fcall;
+    watchPipelines(client);
     clients.push(client);
     return client;
+  }
+
+  /** Records what pipelineErrors and pipelinedInDoubt hold, for each pipeline of `client`. */
+  function watchPipelines(client: Cluster): void {
+    const pipelineOf = client.pipeline.bind(client);
+    client.pipeline = (...args: Parameters<typeof client.pipeline>) => {
+      const pipeline = pipelineOf(...args);
+      const keysOf: string[][] = [];
+      const fcall = pipeline.fcall.bind(pipeline);
+      pipeline.fcall = ((...fcallArgs: Parameters<typeof pipeline.fcall>) => {
+        const [, keyCount, ...rest] = fcallArgs as unknown as [string, number, ...unknown[]];
+        keysOf.push(rest.slice(0, Number(keyCount)).map(String));
+        return fcall(...fcallArgs);
+      }) as typeof pipeline.fcall;
+      const exec = pipeline.exec.bind(pipeline);
+      pipeline.exec = () => {
+        const sentAt = performance.now();
+        const results = exec();
+        void results.then(
+          (replies) => {
+            const late = performance.now() - sentAt > TIMEOUT_MS - 5;
+            (replies ?? []).forEach(([error], index) => {
+              if (error) pipelineErrors.push(error.message);
+              const ranNothing =
+                error && (NEVER_RAN.test(error.message) || REDIRECTED.test(error.message));
+              if ((error && !ranNothing) || (!error && late))
+                pipelinedInDoubt.push(...keysOf[index]!);
+            });
+          },
+          (error: unknown) => {
+            for (const keys of keysOf) {
+              pipelineErrors.push(String(error));
+              if (!NEVER_RAN.test(String(error))) pipelinedInDoubt.push(...keys);
+            }
+          },
+        );
+        return results;
+      };
+      return pipeline;
+    };
   }
 
   /** The replica of the master that holds the keys of identifier id-0. */
@@ -149,6 +199,7 @@ describe('a Redis Cluster master failing over to its replica under load', () => 
         result.type === 'rejected' ? [String((result.value as Error).message)] : [],
       ),
     );
+    errors.push(...pipelineErrors);
     expect(errors.filter((message) => message.includes('CROSSSLOT'))).toEqual([]);
 
     const failed = answers.filter((answer) => !decidedByRedis(answer));
@@ -186,7 +237,7 @@ describe('a Redis Cluster master failing over to its replica under load', () => 
         return [String(call[2])];
       }),
     );
-    const inDoubt = [...failedCalls, ...lateReplies];
+    const inDoubt = [...failedCalls, ...lateReplies, ...pipelinedInDoubt];
     const service = instances[0]!.running.app.get(SluiceService);
     let surplus = 0;
     for (let id = 0; id < IDENTIFIERS; id++) {
@@ -248,12 +299,12 @@ Method (\`test/system/faults/cluster-failover.spec.ts\`, run with
 masters with one replica each. An Express and a Fastify instance, each with its own ioredis
 \`Cluster\` client built as docs/guide.md shows (offline queue off, \`commandTimeout\`
 ${COMMAND_TIMEOUT_MS} ms as a backstop behind Sluice's \`timeoutMs\` of ${TIMEOUT_MS} ms, \`maxRetriesPerRequest\` 0, \`autoResendUnfulfilledCommands\` false,
-\`retryDelayOnFailover\` 0: no command is ever sent twice, so a call the test saw fail is the
+\`retryDelayOnFailover\` 0: no command that may have run is ever sent twice, so a call the test saw fail is the
 only kind in doubt), take one client loop per route (\`/allow\`, \`/deny\`, \`/local\`) over
 ${IDENTIFIERS} identifiers spread across the slots. After
 ${BEFORE_MS / 1000} s, \`CLUSTER FAILOVER\` is sent to the replica of the master holding the
 busiest identifier; the load goes on ${AFTER_MS / 1000} s after the replica reports
-\`role:master\`. Store errors are the FCALLs the clients saw fail; every one was answered by the
+\`role:master\`. Store errors are the FCALLs the clients saw fail, alone or in a pipeline; every one was answered by the
 route's \`onStoreError\`. Afterwards each identifier's count, read with \`peek\`, was compared with
 the admissions Redis answered.`;
 }

@@ -1,5 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Clock } from '../clock/clock.js';
+import { getOrAdd } from '../collections/get-or-add.js';
+import { clusterSlot } from './cluster.slot.js';
 import { withinDeadline } from './reply.deadline.js';
 import { loadLuaLibrary, type LuaLibrary } from './script.source.js';
 import { decodeReply, encodeSpec } from './spec.codec.js';
@@ -55,13 +57,20 @@ const MAX_HOLD_MS = 1;
 const ARGS_BEFORE_SPECS = 3;
 
 /**
+ * Replies that say a Cluster node ran nothing of the call: the slot is served elsewhere, is
+ * moving, or the cluster cannot serve it now. The call may be sent again.
+ */
+const NOT_RUN_ON_THIS_NODE = /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /;
+
+/**
  * Decides in Redis 7 or later (a single server or a Cluster). The Lua is a Redis function
- * library, so its definitions run once when loaded rather than on every call. On a single
- * server, calls are coalesced (TurnBatch): those made in the same turn of the event loop, and
- * those made while the previous FCALL is out (for at most MAX_HOLD_MS), go together in one FCALL
- * (operateMany), decided one after the other: one write, one read and one script start for all
- * of them. Each call is still in exactly one FCALL. On a Cluster each call has its own FCALL,
- * as its keys have their own slot.
+ * library, so its definitions run once when loaded rather than on every call. Calls are
+ * coalesced (TurnBatch) per connection: those made in the same turn of the event loop, and those
+ * made while the previous send is out (for at most MAX_HOLD_MS), go together, decided one after
+ * the other in operateMany. On a single server they are one FCALL: one write, one read and one
+ * script start for all of them. On a Cluster a script's keys must share a slot, so each master
+ * gets one pipeline per send, holding one FCALL per slot its calls fall in (an identifier's keys
+ * share one slot). Each call is still in exactly one FCALL.
  */
 export class RedisStore implements SluiceStore {
   private readonly library = (library ??= loadLuaLibrary());
@@ -69,7 +78,10 @@ export class RedisStore implements SluiceStore {
   private readonly loading = new Map<ScriptingMode, Promise<void>>();
   /** Engines reuse their spec objects, so each is encoded once. */
   private readonly encodedSpecs = new WeakMap<PolicySpec, string>();
+  /** The single server's batch; undefined on a Cluster, whose batches are per master. */
   private readonly batch: TurnBatch<Prepared, unknown> | undefined;
+  /** A Cluster's batches, by the node serving the call's slot when the call was made. */
+  private readonly masterBatches = new Map<string, TurnBatch<Prepared, unknown>>();
   private mode: ScriptingMode;
 
   constructor(
@@ -77,12 +89,11 @@ export class RedisStore implements SluiceStore {
     private readonly options: RedisStoreOptions = {},
   ) {
     this.mode = options.scripting === 'eval' ? 'eval' : 'function';
-    if (!('nodes' in client)) {
-      this.batch = new TurnBatch((calls) => this.sendMany(calls), {
-        maxItems: MAX_CALLS_PER_FCALL,
-        maxHoldMs: MAX_HOLD_MS,
-      });
-    }
+    if (!('nodes' in client)) this.batch = this.newBatch((calls) => this.sendMany(calls));
+  }
+
+  private newBatch(send: (calls: Prepared[]) => Promise<unknown[]>): TurnBatch<Prepared, unknown> {
+    return new TurnBatch(send, { maxItems: MAX_CALLS_PER_FCALL, maxHoldMs: MAX_HOLD_MS });
   }
 
   async run(call: StoreCall): Promise<StoreResult> {
@@ -93,10 +104,20 @@ export class RedisStore implements SluiceStore {
     ];
     for (const spec of call.specs) args.push(this.encoded(spec));
     const prepared: Prepared = { key: call.key, args };
-    const reply = this.batch
-      ? await this.batch.add(prepared)
-      : await this.evaluate('one', 1, [prepared.key, ...args]);
+    const reply = await (this.batch ?? this.batchOfMaster(prepared.key)).add(prepared);
     return decodeReply(reply, call.specs.length);
+  }
+
+  /**
+   * The batch of the master serving `key`'s slot, by the slot map the client holds now. A map
+   * not yet loaded puts the call in a batch of its own name; the pipeline then finds the nodes.
+   */
+  private batchOfMaster(key: string): TurnBatch<Prepared, unknown> {
+    const cluster = this.client as Cluster;
+    const master = cluster.slots[clusterSlot(key)]?.[0] ?? '';
+    return getOrAdd(this.masterBatches, master, () =>
+      this.newBatch((calls) => this.sendToMaster(calls)),
+    );
   }
 
   private encoded(spec: PolicySpec): string {
@@ -108,24 +129,65 @@ export class RedisStore implements SluiceStore {
     return text;
   }
 
-  /** One call alone as operate(); more as operateMany(), each call's error its own. */
+  /** Calls whose keys share a slot, in one FCALL; each call's error is its own. */
   private async sendMany(calls: Prepared[]): Promise<unknown[]> {
-    const only = calls.length === 1 ? calls[0] : undefined;
-    if (only !== undefined) {
-      return [await this.evaluate('one', 1, [only.key, ...only.args])];
+    const { script, keys, keysAndArgs } = scriptCall(calls);
+    return repliesOf(calls, await this.evaluate(script, keys, keysAndArgs));
+  }
+
+  /**
+   * One master's calls: one FCALL per slot, all in one pipeline (one write, one read). A slot
+   * whose FCALL ran nowhere (its slot moved, the Lua not loaded there) is sent again on its own,
+   * through the client's redirections and this store's loading; the others are never re-sent.
+   */
+  private async sendToMaster(calls: Prepared[]): Promise<unknown[]> {
+    const groups = [...groupBy(calls, (call) => clusterSlot(call.key)).values()];
+    if (groups.length === 1) return this.sendMany(calls);
+    const mode = this.mode;
+    const pipeline = (this.client as Cluster).pipeline();
+    for (const group of groups) {
+      const { script, keys, keysAndArgs } = scriptCall(group);
+      if (mode === 'function') {
+        pipeline.fcall(this.functionName(script), keys, ...keysAndArgs);
+      } else {
+        pipeline.evalsha(this.library.evalScripts[script].sha, keys, ...keysAndArgs);
+      }
     }
-    const keysAndArgs = calls.map((call) => call.key);
-    for (const call of calls) {
-      keysAndArgs.push(String(call.args.length - ARGS_BEFORE_SPECS));
-      for (const arg of call.args) keysAndArgs.push(arg);
+    let results: Array<[Error | null, unknown]>;
+    try {
+      const exec = pipeline.exec() as Promise<Array<[Error | null, unknown]>>;
+      const { timeoutMs } = this.options;
+      results = await (timeoutMs === undefined ? exec : withinDeadline(exec, timeoutMs));
+    } catch (error) {
+      // The client refuses, before sending anything, a pipeline whose slots its map no longer
+      // puts on one node: the slot map changed since the calls were batched.
+      if (!String(error).includes('same slots allocation group')) throw error;
+      results = groups.map(() => [new Error('MOVED (slot map changed)'), undefined]);
     }
-    const replies = await this.evaluate('many', calls.length, keysAndArgs);
-    if (!Array.isArray(replies) || replies.length !== calls.length) {
-      throw new Error(`sluice: unexpected reply from Redis: ${JSON.stringify(replies)}`);
-    }
-    return replies.map((reply: unknown) =>
-      typeof reply === 'string' && reply.startsWith('!') ? new Error(reply.slice(1)) : reply,
+    const replies = new Map<Prepared, unknown>();
+    await Promise.all(
+      groups.map(async (group, index) => {
+        const [error, reply] = results[index] ?? [new Error('sluice: no reply'), undefined];
+        let groupReplies: unknown[];
+        if (error === null) groupReplies = repliesOf(group, reply);
+        else if (NOT_RUN_ON_THIS_NODE.test(error.message) || this.ranNothing(error, mode)) {
+          groupReplies = await this.sendMany(group).catch((again: unknown) =>
+            group.map(() => toError(again)),
+          );
+        } else groupReplies = group.map(() => error);
+        group.forEach((call, at) => replies.set(call, groupReplies[at]));
+      }),
     );
+    return calls.map((call) => replies.get(call));
+  }
+
+  private functionName(script: 'one' | 'many'): string {
+    return script === 'one' ? this.library.name : this.library.manyName;
+  }
+
+  /** Whether `error`, a reply to a call made in `mode`, says the call ran nothing. */
+  private ranNothing(error: Error, mode: ScriptingMode): boolean {
+    return nothingRan(error, mode) || (mode === 'function' && this.mayFallBack(error));
   }
 
   /** How the Lua runs now: 'auto' settles on the first call that needs to know. */
@@ -157,11 +219,7 @@ export class RedisStore implements SluiceStore {
       try {
         const reply =
           mode === 'function'
-            ? this.client.fcall(
-                script === 'one' ? this.library.name : this.library.manyName,
-                keys,
-                ...keysAndArgs,
-              )
+            ? this.client.fcall(this.functionName(script), keys, ...keysAndArgs)
             : this.client.evalsha(this.library.evalScripts[script].sha, keys, ...keysAndArgs);
         const { timeoutMs } = this.options;
         return await (timeoutMs === undefined ? reply : withinDeadline(reply, timeoutMs));
@@ -213,6 +271,43 @@ export class RedisStore implements SluiceStore {
       ),
     );
   }
+}
+
+/** One call as operate(); more, whose keys share a slot, as operateMany(). */
+function scriptCall(calls: Prepared[]): {
+  script: 'one' | 'many';
+  keys: number;
+  keysAndArgs: string[];
+} {
+  const only = calls.length === 1 ? calls[0] : undefined;
+  if (only !== undefined) return { script: 'one', keys: 1, keysAndArgs: [only.key, ...only.args] };
+  const keysAndArgs = calls.map((call) => call.key);
+  for (const call of calls) {
+    keysAndArgs.push(String(call.args.length - ARGS_BEFORE_SPECS));
+    for (const arg of call.args) keysAndArgs.push(arg);
+  }
+  return { script: 'many', keys: calls.length, keysAndArgs };
+}
+
+/** Each call's reply in `reply`, operateMany's error for one call as an Error of its own. */
+function repliesOf(calls: Prepared[], reply: unknown): unknown[] {
+  if (calls.length === 1) return [reply];
+  if (!Array.isArray(reply) || reply.length !== calls.length) {
+    throw new Error(`sluice: unexpected reply from Redis: ${JSON.stringify(reply)}`);
+  }
+  return reply.map((each: unknown) =>
+    typeof each === 'string' && each.startsWith('!') ? new Error(each.slice(1)) : each,
+  );
+}
+
+function groupBy<T, K>(items: T[], keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) getOrAdd(groups, keyOf(item), () => []).push(item);
+  return groups;
+}
+
+function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
 }
 
 /** A reply that means the call never ran: the Lua is not loaded on that server. */
