@@ -72,7 +72,7 @@ export interface LoadShape {
 }
 
 /** Keeps `inFlight` calls outstanding until the time or the count is up. */
-async function closedLoop(
+export async function closedLoop(
   call: Call,
   shape: LoadShape,
 ): Promise<Pick<Run, 'calls' | 'ms' | 'perSec' | 'rejected'>> {
