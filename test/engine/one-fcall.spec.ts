@@ -2,7 +2,12 @@
 // FCALL, as MONITOR on the real server shows, and the calls decide as if made one at a time.
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisStore, SluiceEngine, type PolicyInput } from '../../libs/sluice/src/internals.js';
+import {
+  RedisStore,
+  SluiceEngine,
+  type PolicyInput,
+  type RedisStoreOptions,
+} from '../../libs/sluice/src/internals.js';
 import { closeAll, connectRedis, filePrefixes } from '../support/redis.clients.js';
 import { startRedisServer, type RedisServer } from '../support/redis-servers.js';
 
@@ -27,8 +32,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function engineWith(prefix: string, policies: PolicyInput[]) {
-  return new SluiceEngine({ store: new RedisStore(redis), prefix, policies });
+function engineWith(prefix: string, policies: PolicyInput[], options: RedisStoreOptions = {}) {
+  return new SluiceEngine({ store: new RedisStore(redis, options), prefix, policies });
 }
 
 /** The commands MONITOR has shown on keys under `prefix`, once `done` holds for them. */
@@ -72,6 +77,34 @@ describe('calls on one identifier sent in one FCALL', () => {
       expect(await engine.peek('api', 'busy')).toMatchObject({ allowed: false, remaining: 0 });
     },
   );
+
+  it('batch.maxCalls 10: 25 calls at once go in 3 FCALLs, and admit exactly 20', async () => {
+    const prefix = prefixes.next();
+    const engine = engineWith(
+      prefix,
+      [{ name: 'api', algorithm: 'gcra', limit: 20, periodMs: 3_600_000 }],
+      { batch: { maxCalls: 10 } },
+    );
+    await engine.consume('api', 'warm-up');
+
+    const decisions = await Promise.all(
+      Array.from({ length: 25 }, () => engine.consume('api', 'capped')),
+    );
+
+    expect(decisions.filter((decision) => decision.allowed)).toHaveLength(20);
+    const key = `${prefix}:{user:capped}`;
+    const commands = await commandsOn(key, (seen) => named(seen, 'FCALL').length >= 3);
+    expect(named(commands, 'FCALL').map((args) => args[2])).toEqual(['10', '10', '5']);
+  });
+
+  it('refuses batch limits it cannot keep, naming the field', () => {
+    expect(() => new RedisStore(redis, { batch: { maxCalls: 0 } })).toThrow(
+      'RedisStore options.batch.maxCalls: must be an integer from 1 to 1000, got 0',
+    );
+    expect(() => new RedisStore(redis, { batch: { holdMs: -1 } })).toThrow(
+      'RedisStore options.batch.holdMs: must be an integer from 0 to 100, got -1',
+    );
+  });
 
   it('a policy with a shadow candidate costs no extra round trip: one FCALL, as without', async () => {
     const prefix = prefixes.next();

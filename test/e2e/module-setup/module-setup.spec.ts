@@ -75,6 +75,8 @@ describe.each(ADAPTERS)('SluiceModule set-up on %s', (adapter) => {
     ['prefix', { prefix: 'has space' }],
     ['timeoutMs', { timeoutMs: 0 }],
     ['scripting', { scripting: 'evalsha' as unknown as 'eval' }],
+    ['batch.maxCalls', { batch: { maxCalls: 0 } }],
+    ['batch.holdMs', { batch: { holdMs: 1.5 } }],
     [
       'policies',
       {

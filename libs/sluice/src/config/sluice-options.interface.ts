@@ -28,6 +28,18 @@ export interface SluiceModuleOptions {
    * them, then EVALSHA.
    */
   scripting?: 'auto' | 'function' | 'eval';
+  /**
+   * How decisions share a round trip to Redis (docs/benchmarks.md, "Batch size and hold"): at
+   * most `maxCalls` decisions per FCALL (default 64), and how long, in ms, decisions made while an
+   * FCALL is out wait for its reply before going anyway (default 1; 0: each turn of the event loop
+   * sends its own at once).
+   */
+  batch?: {
+    /** Decisions per FCALL at most, 1 to 1000. Default 64. */
+    maxCalls?: number;
+    /** ms, 0 to 100: how long decisions wait for the FCALL already out. Default 1. */
+    holdMs?: number;
+  };
   /** When to stop sending calls to a failing Redis, and when to try again. */
   breaker?: Pick<CircuitBreakerOptions, 'failureThreshold' | 'cooldownMs'>;
   /** How many blocked identifiers each instance remembers. Default 10000. */

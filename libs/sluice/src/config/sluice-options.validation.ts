@@ -1,5 +1,6 @@
 import { assertPrefix, KEY_KIND } from '../keys/key.builder.js';
 import { compileTrustProxy } from '../trackers/client-address.js';
+import { assertBatchLimits } from '../store/redis.store.js';
 import type { SluiceModuleOptions } from './sluice-options.interface.js';
 
 const HEADER_STYLES = ['draft', 'legacy', 'both', false] as const;
@@ -39,6 +40,7 @@ export function assertOptions(options: SluiceModuleOptions): void {
   if (early !== undefined && typeof early !== 'boolean') {
     fail('refuseBlockedEarly', `must be true or false, got ${JSON.stringify(early)}`);
   }
+  assertBatchLimits(options.batch, 'SluiceModule options.batch');
   const { failureThreshold, cooldownMs } = options.breaker ?? {};
   if (
     failureThreshold !== undefined &&

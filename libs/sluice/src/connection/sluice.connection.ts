@@ -93,6 +93,7 @@ export class SluiceConnection implements OnApplicationShutdown {
     const store = new RedisStore(decisionClient, {
       timeoutMs,
       scripting: options.scripting ?? 'auto',
+      ...(options.batch !== undefined ? { batch: options.batch } : {}),
     });
     void prepareScripts(store);
     const eventual = new EventualStore(new BreakerStore(store, breaker));

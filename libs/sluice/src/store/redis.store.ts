@@ -26,6 +26,30 @@ export interface RedisStoreOptions {
    * them, and EVALSHA from then on. docs/architecture.md, "Choices worth knowing", compares them.
    */
   scripting?: 'auto' | ScriptingMode;
+  /**
+   * Decisions per FCALL at most (default 64), and how long, ms, those made while an FCALL is out
+   * wait for it (default 1; 0: each turn's are sent at once). docs/benchmarks.md says how the
+   * defaults were measured.
+   */
+  batch?: { maxCalls?: number; holdMs?: number };
+}
+
+/** Refuses batch limits the store cannot keep, naming the field under `owner` (`… options.batch`). */
+export function assertBatchLimits(batch: RedisStoreOptions['batch'], owner: string): void {
+  const { maxCalls, holdMs } = batch ?? {};
+  if (
+    maxCalls !== undefined &&
+    (!Number.isSafeInteger(maxCalls) || maxCalls < 1 || maxCalls > 1000)
+  ) {
+    throw new RangeError(
+      `${owner}.maxCalls: must be an integer from 1 to 1000, got ${String(maxCalls)}`,
+    );
+  }
+  if (holdMs !== undefined && (!Number.isSafeInteger(holdMs) || holdMs < 0 || holdMs > 100)) {
+    throw new RangeError(
+      `${owner}.holdMs: must be an integer from 0 to 100, got ${String(holdMs)}`,
+    );
+  }
 }
 
 /** How a RedisStore runs its Lua: as a function library or as EVAL scripts. */
@@ -49,7 +73,10 @@ interface Prepared {
 let library: LuaLibrary | undefined;
 /** A flush can land between a load and the call after it; each "not found" means nothing ran. */
 const LOAD_ATTEMPTS = 3;
-/** Calls per FCALL at most: bounds how long one FCALL holds the server. */
+/**
+ * Calls per FCALL at most, by default: bounds how long one FCALL holds the server. It and the hold
+ * are measured in docs/benchmarks.md ("Batch size and hold").
+ */
 const MAX_CALLS_PER_FCALL = 64;
 /** How long a call may wait for the FCALL already out to come back before it is sent anyway. */
 const MAX_HOLD_MS = 1;
@@ -88,12 +115,16 @@ export class RedisStore implements SluiceStore {
     private readonly client: Redis | Cluster,
     private readonly options: RedisStoreOptions = {},
   ) {
+    assertBatchLimits(options.batch, 'RedisStore options.batch');
     this.mode = options.scripting === 'eval' ? 'eval' : 'function';
     if (!('nodes' in client)) this.batch = this.newBatch((calls) => this.sendMany(calls));
   }
 
   private newBatch(send: (calls: Prepared[]) => Promise<unknown[]>): TurnBatch<Prepared, unknown> {
-    return new TurnBatch(send, { maxItems: MAX_CALLS_PER_FCALL, maxHoldMs: MAX_HOLD_MS });
+    return new TurnBatch(send, {
+      maxItems: this.options.batch?.maxCalls ?? MAX_CALLS_PER_FCALL,
+      maxHoldMs: this.options.batch?.holdMs ?? MAX_HOLD_MS,
+    });
   }
 
   async run(call: StoreCall): Promise<StoreResult> {

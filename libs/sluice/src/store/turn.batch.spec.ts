@@ -69,6 +69,18 @@ describe('TurnBatch', () => {
     expect(await later).toBe(20);
   });
 
+  it('with maxHoldMs 0, sends the calls of a turn at its end although a send is out', async () => {
+    const { sends, send, answerAll } = recorder();
+    const batch = new TurnBatch(send, { maxItems: 64, maxHoldMs: 0 });
+    const first = batch.add(1);
+    await sleep(0);
+    const later = [batch.add(2), batch.add(3)];
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sends).toEqual([[1], [2, 3]]);
+    answerAll();
+    expect(await Promise.all([first, ...later])).toEqual([10, 20, 30]);
+  });
+
   it('fails every call of a send that fails', async () => {
     const batch = new TurnBatch<number, number>(() => Promise.reject(new Error('down')), {
       maxItems: 64,

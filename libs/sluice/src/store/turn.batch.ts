@@ -7,7 +7,10 @@ interface Waiting<T, R> {
 export interface TurnBatchOptions {
   /** Calls per send at most. */
   maxItems: number;
-  /** While a send is out, new calls wait for it to come back, but at most this long, ms. */
+  /**
+   * While a send is out, new calls wait for it to come back, but at most this long, ms. 0: they
+   * do not wait, each turn's calls go at the turn's end.
+   */
   maxHoldMs: number;
 }
 
@@ -39,7 +42,7 @@ export class TurnBatch<T, R> {
 
   private schedule(): void {
     if (this.scheduled || this.waiting.length === 0) return;
-    if (this.sending === 0) {
+    if (this.sending === 0 || this.options.maxHoldMs === 0) {
       this.scheduled = true;
       setImmediate(this.flush);
     } else {
