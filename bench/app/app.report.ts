@@ -4,7 +4,7 @@ import { format, resolveConfig } from 'prettier';
 import { KEY_MODES } from './bench.constants.js';
 import type { BenchSettings } from './bench.settings.js';
 import { ADAPTERS } from './contender.env.js';
-import { CONTENDERS } from './contenders.js';
+import { CONTENDERS, TUNING_CONTENDERS } from './contenders.js';
 import { EXACT_LIMIT, type ExactnessResult } from './exactness.scenario.js';
 import {
   EVENTUAL_INSTANCES,
@@ -145,7 +145,7 @@ function method(s: BenchSettings): string {
 }
 
 function throughputTable(set: SampleSet, cell: Cell): string[] {
-  const present = CONTENDERS.filter((c) => set.has(c.id, cell));
+  const present = [...CONTENDERS, ...TUNING_CONTENDERS].filter((c) => set.has(c.id, cell));
   if (present.length === 0) return [];
   const title = `${cell.adapter === 'fastify' ? 'Fastify' : 'Express'}, ${cell.mode === 'ip' ? 'IP' : '10 000 users'}`;
   const rows = present.map((c) => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { KEY_MODES, type KeyMode } from './bench.constants.js';
 import { ADAPTERS, type AdapterName } from './contender.env.js';
-import { CONTENDERS, contenderById, type Contender } from './contenders.js';
+import { CONTENDERS, TUNING_CONTENDERS, contenderById, type Contender } from './contenders.js';
 
 export const SCENARIOS = ['throughput', 'flood', 'exactness', 'eventual'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
@@ -40,7 +40,9 @@ const envSchema = z.object({
   BENCH_WARMUP_S: count(1, 60).optional(),
   BENCH_DURATION_S: count(1, 120).optional(),
   BENCH_CONNECTIONS: count(1, 1000).optional(),
-  BENCH_CONTENDERS: list(CONTENDERS.map((contender) => contender.id)).optional(),
+  BENCH_CONTENDERS: list(
+    [...CONTENDERS, ...TUNING_CONTENDERS].map((contender) => contender.id),
+  ).optional(),
   BENCH_ADAPTERS: list(ADAPTERS).optional(),
   BENCH_MODES: list(KEY_MODES).optional(),
   BENCH_SCENARIOS: list(SCENARIOS).optional(),

@@ -32,6 +32,7 @@ function limiterFor({ contender, redisUrl, rule }: ContenderEnv): Limiter {
         rule ?? defaultRule(contender),
         contender.id,
         contender.evalsha === true ? 'eval' : 'auto',
+        contender.batch,
       );
   }
 }

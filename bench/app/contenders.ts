@@ -22,6 +22,8 @@ export interface Contender {
   evalsha?: boolean;
   /** A calibration guard's CPU per request, µs (bench/app/limiters/calibration.limiter.ts). */
   spendUs?: number;
+  /** SluiceModule's `batch` option, where it is not the default. */
+  batch?: { maxCalls?: number; holdMs?: number };
 }
 
 export const CONTENDERS: readonly Contender[] = [
@@ -127,6 +129,24 @@ export const CONTENDERS: readonly Contender[] = [
 ];
 
 /**
+ * Sluice gcra with another batch size or hold than the default (64 calls, 1 ms): not in the
+ * default run, measured by naming them in BENCH_CONTENDERS beside `sluice-gcra`
+ * (docs/benchmarks.md, "Batch size and hold").
+ */
+export const TUNING_CONTENDERS: readonly Contender[] = [
+  ...[16, 32, 128].map((maxCalls) => ({ maxCalls })),
+  ...[0, 3].map((holdMs) => ({ holdMs })),
+].map((batch): Contender => ({
+  id: `sluice-gcra-${'maxCalls' in batch ? `calls${batch.maxCalls}` : `hold${batch.holdMs}`}`,
+  label: `Sluice, gcra, ${'maxCalls' in batch ? `at most ${batch.maxCalls} calls per FCALL` : `held at most ${batch.holdMs} ms`}`,
+  family: 'sluice',
+  storage: 'redis',
+  algorithm: 'gcra',
+  blocked: false,
+  batch,
+}));
+
+/**
  * The order in which a round measures the contenders: each beside the one its target compares it
  * with (Sluice's allowed algorithms around the rate-limiter-flexible guard, Sluice's blocked path
  * next to bare), so the machine's drift between the two windows of a pair stays small.
@@ -145,6 +165,7 @@ const MEASURING_ORDER = [
   'sluice-token-bucket',
   'sluice-leaky-bucket',
   'sluice-gcra',
+  ...TUNING_CONTENDERS.map((contender) => contender.id),
   'sluice-gcra-evalsha',
   'sluice-gcra-eventual',
   'bare',
@@ -160,11 +181,10 @@ export function inMeasuringOrder(contenders: readonly Contender[]): Contender[] 
 }
 
 export function contenderById(id: string): Contender {
-  const contender = CONTENDERS.find((each) => each.id === id);
+  const all = [...CONTENDERS, ...TUNING_CONTENDERS];
+  const contender = all.find((each) => each.id === id);
   if (contender === undefined) {
-    throw new Error(
-      `unknown contender "${id}"; one of: ${CONTENDERS.map((each) => each.id).join(', ')}`,
-    );
+    throw new Error(`unknown contender "${id}"; one of: ${all.map((each) => each.id).join(', ')}`);
   }
   return contender;
 }

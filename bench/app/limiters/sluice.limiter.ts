@@ -70,6 +70,7 @@ export function sluiceLimiter(
   rule: SluiceRule,
   prefix: string,
   scripting: 'auto' | 'eval' = 'auto',
+  batch?: { maxCalls?: number; holdMs?: number },
 ): Limiter {
   return {
     metadata: {
@@ -78,6 +79,7 @@ export function sluiceLimiter(
           redis: redisUrl,
           prefix,
           scripting,
+          ...(batch !== undefined ? { batch } : {}),
           global: true,
           blockCacheSize: BLOCK_CACHE_SIZE,
           policies: [
