@@ -6,21 +6,19 @@
  *
  * Knobs (environment): BENCH_ROUNDS (default 5), BENCH_RUN_MS (500), BENCH_IDLE_WAIT_S (10).
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
-import { dirname } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Cluster, Redis } from 'ioredis';
-import { format, resolveConfig } from 'prettier';
 import { RedisStore, SluiceEngine } from '../../libs/sluice/src/internals.js';
 import { startRedisCluster } from '../../test/support/redis-servers.js';
 import { PLAIN_SCRIPT } from './lua-variants.js';
+import { writeMarkedSection } from './report.js';
 import {
   closedLoop,
   commandStats,
   info,
   machineBusySeconds,
+  waitForQuiet,
   spread,
   type Call,
   type Spread,
@@ -199,27 +197,13 @@ async function main(): Promise<void> {
     });
     console.log(section);
     const docPath = fileURLToPath(new URL('../../docs/benchmarks.md', import.meta.url));
-    await writeSection(section, docPath);
+    await writeMarkedSection(docPath, START, END, section);
     console.log(`\nwritten to ${docPath}`);
   } finally {
     clearTimeout(abort);
     for (const master of masters) master.disconnect();
     client.disconnect();
     await redisCluster.stop();
-  }
-}
-
-/** Waits, at most maxS seconds, until the rest of the machine uses under half a core. */
-async function waitForQuiet(maxS: number): Promise<{ waitedS: number; otherCores: number }> {
-  const start = performance.now();
-  for (;;) {
-    const busy = machineBusySeconds();
-    const cpu = process.cpuUsage();
-    await sleep(1000);
-    const own = process.cpuUsage(cpu);
-    const otherCores = Math.max(0, machineBusySeconds() - busy - (own.user + own.system) / 1e6);
-    const waitedS = (performance.now() - start) / 1000;
-    if (!(otherCores > 0.5) || waitedS >= maxS) return { waitedS, otherCores };
   }
 }
 
@@ -292,20 +276,6 @@ function render(
   }
   lines.push('', END);
   return lines.join('\n');
-}
-
-async function writeSection(section: string, docPath: string): Promise<void> {
-  const existing = await readFile(docPath, 'utf8').catch(() => '# Benchmarks\n\n');
-  const start = existing.indexOf(START);
-  const end = existing.indexOf(END);
-  const next =
-    start >= 0 && end > start
-      ? existing.slice(0, start) + section + existing.slice(end + END.length)
-      : `${existing.trimEnd()}\n\n${section}\n`;
-  await mkdir(dirname(docPath), { recursive: true });
-  // Formatted as `npm run lint` (prettier --check) expects it.
-  const options = (await resolveConfig(docPath)) ?? {};
-  await writeFile(docPath, await format(next, { ...options, filepath: docPath }));
 }
 
 main().catch((error: unknown) => {

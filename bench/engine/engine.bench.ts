@@ -9,7 +9,6 @@
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import {
@@ -26,7 +25,7 @@ import {
   leanVariants,
   type Variant,
 } from './lua-variants.js';
-import { info, machineBusySeconds, measure, respBytes, type Call, type Run } from './measure.js';
+import { info, measure, respBytes, waitForQuiet, type Call, type Run } from './measure.js';
 import { startRedisServer } from '../../test/support/redis-servers.js';
 import { writeReport, type Results } from './report.js';
 
@@ -70,20 +69,6 @@ const MEMORY_POLICIES = ALGORITHMS.map((algorithm) => ({
   key: 'ip',
 }));
 const PLAIN_TTL_MS = '60000';
-
-/** Waits, at most maxS seconds, until the rest of the machine uses under half a core; returns what it used. */
-async function waitForQuiet(maxS: number): Promise<{ waitedS: number; otherCores: number }> {
-  const start = performance.now();
-  for (;;) {
-    const busy = machineBusySeconds();
-    const cpu = process.cpuUsage();
-    await sleep(1000);
-    const own = process.cpuUsage(cpu);
-    const otherCores = Math.max(0, machineBusySeconds() - busy - (own.user + own.system) / 1e6);
-    const waitedS = (performance.now() - start) / 1000;
-    if (!(otherCores > 0.5) || waitedS >= maxS) return { waitedS, otherCores };
-  }
-}
 
 const ipv4 = (prefix: string, i: number) => `${prefix}.${(i >> 8) & 255}.${i & 255}`;
 const ids = Array.from({ length: SETTINGS.identifiers }, (_, i) =>

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 
 /** One INFO reply as name → value, every section flattened. */
@@ -175,4 +176,18 @@ export function respBytes(args: readonly (string | number)[]): number {
     bytes += Buffer.byteLength(`$${length}\r\n`) + length + 2;
   }
   return bytes;
+}
+
+/** Waits, at most maxS seconds, until the rest of the machine uses under half a core; returns what it used. */
+export async function waitForQuiet(maxS: number): Promise<{ waitedS: number; otherCores: number }> {
+  const start = performance.now();
+  for (;;) {
+    const busy = machineBusySeconds();
+    const cpu = process.cpuUsage();
+    await sleep(1000);
+    const own = process.cpuUsage(cpu);
+    const otherCores = Math.max(0, machineBusySeconds() - busy - (own.user + own.system) / 1e6);
+    const waitedS = (performance.now() - start) / 1000;
+    if (!(otherCores > 0.5) || waitedS >= maxS) return { waitedS, otherCores };
+  }
 }

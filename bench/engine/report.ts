@@ -96,18 +96,28 @@ const range = (s: Spread, fmt: Fmt) => `${fmt(s.median)} (${fmt(s.min)}–${fmt(
 
 export async function writeReport(results: Results, docPath: string): Promise<string> {
   const section = render(results);
+  await writeMarkedSection(docPath, START, END, section);
+  return section;
+}
+
+/** Puts `section` between the `start` and `end` markers of docPath, or at its end if absent. */
+export async function writeMarkedSection(
+  docPath: string,
+  start: string,
+  end: string,
+  section: string,
+): Promise<void> {
   const existing = await readFile(docPath, 'utf8').catch(() => '# Benchmarks\n\n');
-  const start = existing.indexOf(START);
-  const end = existing.indexOf(END);
+  const from = existing.indexOf(start);
+  const to = existing.indexOf(end);
   const next =
-    start >= 0 && end > start
-      ? existing.slice(0, start) + section + existing.slice(end + END.length)
+    from >= 0 && to > from
+      ? existing.slice(0, from) + section + existing.slice(to + end.length)
       : `${existing.trimEnd()}\n\n${section}\n`;
   await mkdir(dirname(docPath), { recursive: true });
   // Formatted as `npm run lint` (prettier --check) expects it.
   const options = (await resolveConfig(docPath)) ?? {};
   await writeFile(docPath, await format(next, { ...options, filepath: docPath }));
-  return section;
 }
 
 function render(r: Results): string {
