@@ -40,16 +40,19 @@ interface MasterCounts {
   fcalls: number;
   /** Read events on the server's sockets: a pipeline is one, unless split by the kernel. */
   reads: number;
+  /** Calls refused with MOVED: sent to a master that no longer serves their slot. */
+  moved: number;
 }
 
 async function countsByMaster(): Promise<Map<string, MasterCounts>> {
   const counts = new Map<string, MasterCounts>();
   for (const [address, master] of masters) {
-    const info = String(await master.call('INFO', 'stats', 'commandstats'));
+    const info = String(await master.call('INFO', 'stats', 'commandstats', 'errorstats'));
     const field = (pattern: RegExp) => Number(pattern.exec(info)?.[1] ?? 0);
     counts.set(address, {
       fcalls: field(/cmdstat_fcall:calls=(\d+)/),
       reads: field(/total_reads_processed:(\d+)/),
+      moved: field(/errorstat_MOVED:count=(\d+)/),
     });
   }
   return counts;
@@ -61,6 +64,7 @@ function delta(before: Map<string, MasterCounts>, after: Map<string, MasterCount
     address,
     fcalls: now.fcalls - (before.get(address)?.fcalls ?? 0),
     reads: now.reads - (before.get(address)?.reads ?? 0) - 1,
+    moved: now.moved - (before.get(address)?.moved ?? 0),
   }));
 }
 
@@ -105,19 +109,23 @@ describe('a Redis Cluster: calls batched per master', () => {
     expect(done.reduce((sum, master) => sum + master.fcalls, 0)).toBe(1);
   });
 
-  it('two calls on each of 90 identifiers: one write per master, one FCALL per slot, one admitted each', async () => {
+  it('two calls on each of 45 identifiers: one write per master, one FCALL per slot, one admitted each', async () => {
     const { engine, keyOf } = engineWith([
       { name: 'api', algorithm: 'gcra', limit: 1, periodMs: HOUR_MS },
     ]);
     await engine.consume('api', 'warm-up');
-    const identifiers = Array.from({ length: 90 }, (_, index) => `user-${index}`);
+    const identifiers = Array.from({ length: 45 }, (_, index) => `user-${index}`);
     const slotsByMaster = new Map<string, Set<number>>();
+    const callsByMaster = new Map<string, number>();
     for (const identifier of identifiers) {
       const master = await masterOf(keyOf(identifier));
       const slots = slotsByMaster.get(master) ?? new Set<number>();
       slots.add(clusterSlot(keyOf(identifier)));
       slotsByMaster.set(master, slots);
+      callsByMaster.set(master, (callsByMaster.get(master) ?? 0) + 2);
     }
+    // Each master's calls fit in one send (64 at most), so each gets one pipeline.
+    expect(Math.max(...callsByMaster.values())).toBeLessThanOrEqual(64);
 
     const before = await countsByMaster();
     const decisions = await Promise.all(
@@ -177,9 +185,44 @@ describe('a Redis Cluster: calls batched per master', () => {
     expect(decisions.map((decision) => decision.remaining)).toEqual([9, 8, 7, 9, 8, 7]);
     expect((await engine.peek('api', moving)).remaining).toBe(7);
     expect((await engine.peek('api', staying)).remaining).toBe(7);
-    // Each identifier's three calls ran in one FCALL: the refused one (MOVED) ran nothing.
+    // The old master refused the moved slot's FCALL (MOVED), which ran nothing; each
+    // identifier's three calls ran in one FCALL.
+    expect(done.find((master) => master.address === from)?.moved).toBeGreaterThanOrEqual(1);
     expect(done.find((master) => master.address === from)?.fcalls).toBe(1);
     expect(done.find((master) => master.address === to)?.fcalls).toBe(1);
     expect(Number(await masters.get(to)?.cluster('COUNTKEYSINSLOT', slot))).toBeGreaterThan(0);
+  });
+
+  it('one slot failing in a pipeline fails its calls alone: the others run and count', async () => {
+    const { engine, keyOf } = engineWith([
+      { name: 'api', algorithm: 'gcra', limit: 10, periodMs: HOUR_MS },
+      { name: 'log', algorithm: 'sliding-log', limit: 10, periodMs: HOUR_MS },
+    ]);
+    await engine.consume('api', 'warm-up');
+    // Two identifiers on one master, in different slots.
+    const fine = 'fine-0';
+    const master = await masterOf(keyOf(fine));
+    let broken = '';
+    for (let index = 0; broken === ''; index++) {
+      const candidate = `broken-${index}`;
+      const sameMaster = (await masterOf(keyOf(candidate))) === master;
+      if (sameMaster && clusterSlot(keyOf(candidate)) !== clusterSlot(keyOf(fine))) {
+        broken = candidate;
+      }
+    }
+    // Someone else's string where the sliding log keeps its sorted set: its FCALL fails.
+    await client.set(`${keyOf(broken)}:log:sl`, 'not a sorted set');
+
+    const before = await countsByMaster();
+    const [ok, failed] = await Promise.allSettled([
+      engine.consume('api', fine),
+      engine.consume('log', broken),
+    ]);
+    const done = delta(before, await countsByMaster());
+
+    expect(failed.status).toBe('rejected');
+    expect(ok).toMatchObject({ status: 'fulfilled', value: { allowed: true, remaining: 9 } });
+    expect((await engine.peek('api', fine)).remaining).toBe(9);
+    expect(done.find((each) => each.address === master)?.reads).toBeLessThanOrEqual(2);
   });
 });

@@ -160,10 +160,16 @@ export class RedisStore implements SluiceStore {
     return text;
   }
 
-  /** Calls whose keys share a slot, in one FCALL; each call's error is its own. */
-  private async sendMany(calls: Prepared[]): Promise<unknown[]> {
+  /**
+   * Calls whose keys share a slot, in one FCALL; each call's error is its own. `timeoutMs`: what
+   * is left of the calls' deadline, when part of it is spent already.
+   */
+  private async sendMany(
+    calls: Prepared[],
+    timeoutMs = this.options.timeoutMs,
+  ): Promise<unknown[]> {
     const { script, keys, keysAndArgs } = scriptCall(calls);
-    return repliesOf(calls, await this.evaluate(script, keys, keysAndArgs));
+    return repliesOf(calls, await this.evaluate(script, keys, keysAndArgs, timeoutMs));
   }
 
   /**
@@ -184,10 +190,11 @@ export class RedisStore implements SluiceStore {
         pipeline.evalsha(this.library.evalScripts[script].sha, keys, ...keysAndArgs);
       }
     }
+    const { timeoutMs } = this.options;
+    const sentAt = performance.now();
     let results: Array<[Error | null, unknown]>;
     try {
       const exec = pipeline.exec() as Promise<Array<[Error | null, unknown]>>;
-      const { timeoutMs } = this.options;
       results = await (timeoutMs === undefined ? exec : withinDeadline(exec, timeoutMs));
     } catch (error) {
       // The client refuses, before sending anything, a pipeline whose slots its map no longer
@@ -195,17 +202,23 @@ export class RedisStore implements SluiceStore {
       if (!String(error).includes('same slots allocation group')) throw error;
       results = groups.map(() => [new Error('MOVED (slot map changed)'), undefined]);
     }
+    // A slot sent again gets what is left of the deadline, not a new one.
+    const left = () =>
+      timeoutMs === undefined ? undefined : Math.max(1, timeoutMs - (performance.now() - sentAt));
     const replies = new Map<Prepared, unknown>();
     await Promise.all(
       groups.map(async (group, index) => {
         const [error, reply] = results[index] ?? [new Error('sluice: no reply'), undefined];
         let groupReplies: unknown[];
-        if (error === null) groupReplies = repliesOf(group, reply);
-        else if (NOT_RUN_ON_THIS_NODE.test(error.message) || this.ranNothing(error, mode)) {
-          groupReplies = await this.sendMany(group).catch((again: unknown) =>
-            group.map(() => toError(again)),
-          );
-        } else groupReplies = group.map(() => error);
+        try {
+          if (error === null) groupReplies = repliesOf(group, reply);
+          else if (NOT_RUN_ON_THIS_NODE.test(error.message) || this.ranNothing(error, mode)) {
+            groupReplies = await this.sendMany(group, left());
+          } else groupReplies = group.map(() => error);
+        } catch (failure) {
+          // One slot's failure is its calls' alone: the other slots' FCALLs ran, and count.
+          groupReplies = group.map(() => toError(failure));
+        }
         group.forEach((call, at) => replies.set(call, groupReplies[at]));
       }),
     );
@@ -244,6 +257,7 @@ export class RedisStore implements SluiceStore {
     script: 'one' | 'many',
     keys: number,
     keysAndArgs: string[],
+    timeoutMs = this.options.timeoutMs,
   ): Promise<unknown> {
     for (let attempt = 1; ; attempt++) {
       const mode = this.mode;
@@ -252,7 +266,6 @@ export class RedisStore implements SluiceStore {
           mode === 'function'
             ? this.client.fcall(this.functionName(script), keys, ...keysAndArgs)
             : this.client.evalsha(this.library.evalScripts[script].sha, keys, ...keysAndArgs);
-        const { timeoutMs } = this.options;
         return await (timeoutMs === undefined ? reply : withinDeadline(reply, timeoutMs));
       } catch (error) {
         if (attempt === LOAD_ATTEMPTS) throw error;
