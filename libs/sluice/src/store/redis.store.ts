@@ -68,6 +68,8 @@ const FUNCTIONS_REFUSED = [
 interface Prepared {
   key: string;
   args: string[];
+  /** On a Cluster, the key's hash slot, computed once when the call is batched. */
+  slot?: number;
 }
 
 let library: LuaLibrary | undefined;
@@ -135,7 +137,7 @@ export class RedisStore implements SluiceStore {
     ];
     for (const spec of call.specs) args.push(this.encoded(spec));
     const prepared: Prepared = { key: call.key, args };
-    const reply = await (this.batch ?? this.batchOfMaster(prepared.key)).add(prepared);
+    const reply = await (this.batch ?? this.batchOfMaster(prepared)).add(prepared);
     return decodeReply(reply, call.specs.length);
   }
 
@@ -143,13 +145,14 @@ export class RedisStore implements SluiceStore {
    * The batch of the master serving `key`'s slot, by the slot map the client holds now. A map
    * not yet loaded puts the call in a batch of its own name; the pipeline then finds the nodes.
    */
-  private batchOfMaster(key: string): TurnBatch<Prepared, unknown> {
-    const cluster = this.client as Cluster;
-    const master = cluster.slots[clusterSlot(key)]?.[0] ?? '';
-    return getOrAdd(this.masterBatches, master, () =>
-      this.newBatch((calls) => this.sendToMaster(calls)),
-    );
+  private batchOfMaster(prepared: Prepared): TurnBatch<Prepared, unknown> {
+    prepared.slot = clusterSlot(prepared.key);
+    const master = (this.client as Cluster).slots[prepared.slot]?.[0] ?? '';
+    return getOrAdd(this.masterBatches, master, this.newMasterBatch);
   }
+
+  /** getOrAdd's `create` for batchOfMaster, made once rather than per call. */
+  private readonly newMasterBatch = () => this.newBatch((calls) => this.sendToMaster(calls));
 
   private encoded(spec: PolicySpec): string {
     let text = this.encodedSpecs.get(spec);
@@ -178,7 +181,7 @@ export class RedisStore implements SluiceStore {
    * through the client's redirections and this store's loading; the others are never re-sent.
    */
   private async sendToMaster(calls: Prepared[]): Promise<unknown[]> {
-    const groups = [...groupBy(calls, (call) => clusterSlot(call.key)).values()];
+    const groups = [...groupBy(calls, (call) => call.slot).values()];
     if (groups.length === 1) return this.sendMany(calls);
     const mode = this.mode;
     const pipeline = (this.client as Cluster).pipeline();
