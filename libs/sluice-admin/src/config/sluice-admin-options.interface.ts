@@ -5,6 +5,11 @@ import type { AdminAuthOptions } from './admin-auth-options.interface.js';
 export interface AdminDatabaseOptions {
   /** postgres:// or postgresql:// URL. */
   url: string;
+  /**
+   * The schema that holds the admin's tables and its migrations' record, created at start when
+   * missing: keeps them apart from the app's own in a shared database. Default 'public'.
+   */
+  schema?: string;
   /** Connections in the pool. Default 5. */
   poolSize?: number;
   /** How long opening a connection may take, ms. Default 2000. */
@@ -51,4 +56,9 @@ export interface SluiceAdminModuleExtras {
    * another build's folder (it must hold index.html), false none. Express and Fastify alike.
    */
   panel?: boolean | { root: string };
+  /**
+   * Also list the admin's routes in the app's own OpenAPI document (@nestjs/swagger). Default
+   * false: they are described only in the admin's own, by setupSluiceAdminDocs.
+   */
+  appOpenApi?: boolean;
 }

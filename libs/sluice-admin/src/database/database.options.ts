@@ -15,8 +15,17 @@ const integer = (min: number, max: number) =>
     .min(min, { error: `must be an integer from ${min} to ${max}` })
     .max(max, { error: `must be an integer from ${min} to ${max}` });
 
+/** A plain PostgreSQL identifier: it is quoted into DDL and the connection's search_path. */
+const SCHEMA_RULE =
+  'must be a PostgreSQL schema name: a letter or _, then letters, digits or _, at most 63, not pg_*';
+const schemaName = z
+  .string({ error: SCHEMA_RULE })
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, { error: SCHEMA_RULE })
+  .refine((name) => !/^pg_/i.test(name), { error: SCHEMA_RULE });
+
 const databaseSchema = z.strictObject({
   url: postgresUrl,
+  schema: schemaName.default('public'),
   poolSize: integer(1, 100).default(5),
   connectTimeoutMs: integer(100, 60_000).default(2_000),
   queryTimeoutMs: integer(100, 600_000).default(5_000),
@@ -29,7 +38,7 @@ export function resolveDatabaseOptions(database: unknown): ResolvedDatabaseOptio
   const input = typeof database === 'string' ? { url: database } : database;
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new Error(
-      `${OPTION}: required, a postgres:// URL or { url, poolSize?, connectTimeoutMs?, queryTimeoutMs? }`,
+      `${OPTION}: required, a postgres:// URL or { url, schema?, poolSize?, connectTimeoutMs?, queryTimeoutMs? }`,
     );
   }
   const parsed = databaseSchema.safeParse(input);
