@@ -1,4 +1,11 @@
-import { Controller, Inject, Req, Sse, UseGuards, type MessageEvent } from '@nestjs/common';
+import {
+  Inject,
+  Req,
+  Sse,
+  UseGuards,
+  type MessageEvent,
+  type OnModuleDestroy,
+} from '@nestjs/common';
 import {
   catchError,
   concatMap,
@@ -7,6 +14,7 @@ import {
   map,
   merge,
   of,
+  Subject,
   takeUntil,
   timer,
   type Observable,
@@ -17,6 +25,7 @@ import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { AuthService } from '../auth/auth.service.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { StatsService } from './stats.service.js';
+import { AdminController } from '../common/admin-controller.decorator.js';
 
 const INSTANCES_EVERY_MS = 2_000;
 const STATS_POLL_MS = 500;
@@ -36,9 +45,12 @@ function orUnavailable(error: unknown): Observable<MessageEvent> {
  * GET /events: Server-Sent Events for the panel. `stats` carries each second's counts once it
  * has settled (about 1.5 s after it began), `instances` the heartbeats every two seconds.
  */
-@Controller('events')
+@AdminController('events')
 @UseGuards(AdminAuthGuard)
-export class EventsController {
+export class EventsController implements OnModuleDestroy {
+  /** Fires when the app closes: an open stream would keep the HTTP server from closing. */
+  private readonly closing = new Subject<void>();
+
   constructor(
     @Inject(StatsService) private readonly stats: StatsService,
     @Inject(InstancesService) private readonly instances: InstancesService,
@@ -76,6 +88,12 @@ export class EventsController {
       concatMap(() => from(this.auth.stillSignedIn(request).catch(() => true))),
       filter((signedIn) => !signedIn),
     );
-    return merge(seconds, heartbeats).pipe(takeUntil(signedOut));
+    return merge(seconds, heartbeats).pipe(takeUntil(merge(signedOut, this.closing)));
+  }
+
+  /** Ends every open stream before Nest closes the HTTP server (docs/operations.md, stopping). */
+  onModuleDestroy(): void {
+    this.closing.next();
+    this.closing.complete();
   }
 }

@@ -5,6 +5,12 @@ import type { PolicyChannel } from './policy.channel.js';
 export const STALE_AFTER_MS = 30_000;
 
 /**
+ * An instance silent this long died without stopping (a clean stop removes its entry at once):
+ * it is no longer listed, and the next heartbeat of any instance deletes its entry.
+ */
+export const FORGET_AFTER_MS = 120_000;
+
+/**
  * This instance's heartbeat (what it applied, and why it may be behind), and the count of live
  * instances read back with it: what a policy with onStoreError 'local' splits its limit by.
  */
@@ -13,7 +19,11 @@ export class InstancePresence {
   private readonly startedAt = new Date();
   private liveCount = 1;
 
-  constructor(private readonly channel: PolicyChannel) {}
+  constructor(
+    private readonly channel: PolicyChannel,
+    /** Wall-clock ms: heartbeats carry dates that every instance compares. */
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Instances that heartbeated within the last 30 s, this one included, as last read. */
   get liveInstances(): number {
@@ -21,20 +31,30 @@ export class InstancePresence {
   }
 
   async beat(version: number, lastError: string | null): Promise<void> {
-    const beat = heartbeat(this.instanceId, this.startedAt, version, lastError, new Date());
+    const now = this.now();
+    const beat = heartbeat(this.instanceId, this.startedAt, version, lastError, new Date(now));
     try {
       await this.channel.beat(beat);
-      const seenSince = Date.now() - STALE_AFTER_MS;
       const beats = await this.channel.heartbeats();
-      const live = beats.filter((each) => Date.parse(each.lastSeen) >= seenSince).length;
-      this.liveCount = Math.max(1, live);
+      const live = beats.filter((each) => Date.parse(each.lastSeen) >= now - STALE_AFTER_MS);
+      this.liveCount = Math.max(1, live.length);
+      const dead = beats.filter((each) => this.forgotten(each, now));
+      for (const each of dead) await this.channel.forget(each.id);
     } catch {
       // Redis is away: the last count stands, and the sync error says why.
     }
   }
 
-  instances(): Promise<InstanceHeartbeat[]> {
-    return this.channel.heartbeats();
+  /** Every instance heard from within FORGET_AFTER_MS, stale ones included. */
+  async instances(): Promise<InstanceHeartbeat[]> {
+    const now = this.now();
+    const beats = await this.channel.heartbeats();
+    return beats.filter((each) => !this.forgotten(each, now));
+  }
+
+  private forgotten(beat: InstanceHeartbeat, now: number): boolean {
+    const seen = Date.parse(beat.lastSeen);
+    return Number.isNaN(seen) || now - seen > FORGET_AFTER_MS;
   }
 
   /** Removes this instance's heartbeat at shutdown, so the panel does not wait for it to go stale. */
