@@ -14,7 +14,9 @@ export default defineConfig(({ command }) => {
   // ship React's development build, which spends most of a core redrawing the live charts.
   if (command === 'build') process.env.NODE_ENV = 'production';
   return {
-    base: '/sluice/',
+    // The build has no base of its own: the admin serves index.html with a <base> relative to
+    // the request (panel.files.ts), so one build works under any prefix, path or proxy.
+    base: command === 'build' ? './' : '/sluice/',
     plugins: [react()],
     resolve: {
       alias: {

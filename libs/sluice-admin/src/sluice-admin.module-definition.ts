@@ -1,6 +1,7 @@
 import { ConfigurableModuleBuilder, Logger, type DynamicModule } from '@nestjs/common';
 import { RouterModule } from '@nestjs/core';
 import { ADMIN_FEATURES } from './sluice-admin.features.js';
+import { describeAdminRoutes } from './common/admin-controller.decorator.js';
 import { PanelFiles } from './serving/panel.files.js';
 import { builtPanelRoot } from './serving/panel.location.js';
 import { PanelServer } from './serving/panel.server.js';
@@ -48,6 +49,7 @@ function panelFiles(path: string, panel: SluiceAdminModuleExtras['panel']): Pane
  */
 function mount(definition: DynamicModule, extras: SluiceAdminModuleExtras): DynamicModule {
   const path = adminPath(extras.path);
+  if (extras.appOpenApi === true) describeAdminRoutes(true);
   return {
     ...definition,
     global: true,
@@ -77,5 +79,5 @@ export const {
 })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createSluiceAdminOptions')
-  .setExtras<SluiceAdminModuleExtras>({ path: 'sluice', panel: true }, mount)
+  .setExtras<SluiceAdminModuleExtras>({ path: 'sluice', panel: true, appOpenApi: false }, mount)
   .build();

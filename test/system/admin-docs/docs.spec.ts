@@ -1,3 +1,4 @@
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { setupSluiceAdminDocs } from '@sluice/admin';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TOKENS, adminApp } from '../admin-api/app.module.js';
@@ -19,6 +20,8 @@ interface OpenApi {
 describe.each(ADAPTERS)('the admin API description on %s', (adapter) => {
   let database: TestDatabase;
   let app: RunningApp;
+  /** The app's own document, built as an app does, with a global header of its own. */
+  let appDocument: { paths: Record<string, unknown> };
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -29,7 +32,14 @@ describe.each(ADAPTERS)('the admin API description on %s', (adapter) => {
         prefix: uniquePrefix('docs'),
         databaseUrl: database.url,
       }),
-      (nest) => setupSluiceAdminDocs(nest),
+      (nest) => {
+        const own = new DocumentBuilder()
+          .setTitle('The app')
+          .addGlobalParameters({ name: 'x-tenant', in: 'header', required: true })
+          .build();
+        appDocument = SwaggerModule.createDocument(nest, own) as typeof appDocument;
+        return setupSluiceAdminDocs(nest);
+      },
     );
   });
 
@@ -81,5 +91,19 @@ describe.each(ADAPTERS)('the admin API description on %s', (adapter) => {
     expect(penaltyQuery).toEqual(
       expect.arrayContaining(['identifier', 'policy', 'from', 'to', 'cursor', 'limit']),
     );
+    const unblockQuery = api.paths['/sluice/api/blocked/{policy}/{identifier}']!.delete!
+      .parameters!.filter((p) => p.in === 'query')
+      .map((p) => p.name);
+    expect(unblockQuery).toEqual(expect.arrayContaining(['keyKind', 'reason']));
+  });
+
+  it("leaves the admin's routes out of the app's own document, and its global header out of the admin's", async () => {
+    expect(Object.keys(appDocument.paths).filter((path) => path.includes('/sluice'))).toEqual([]);
+    const api = (await (await docs(TOKENS.viewer)).json()) as OpenApi;
+    const headers = Object.values(api.paths)
+      .flatMap((operations) => Object.values(operations))
+      .flatMap((operation) => operation.parameters ?? [])
+      .filter((parameter) => parameter.in === 'header');
+    expect(headers).toEqual([]);
   });
 });

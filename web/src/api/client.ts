@@ -29,9 +29,10 @@ import type {
   StatsSeries,
   UnblockResult,
 } from '@sluice/admin/api';
+import { API_BASE } from './panel-base';
 
-/** Where the admin API is served; the panel itself lives one level up, at /sluice. */
-export const API_BASE = `${import.meta.env.BASE_URL.replace(/\/$/, '')}/api`;
+export { API_BASE };
+
 
 type Query = Record<string, string | number | undefined | null>;
 

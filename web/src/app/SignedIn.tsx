@@ -1,6 +1,7 @@
 import type { SessionView } from '@sluice/admin/api';
 import { lazy, Suspense } from 'react';
 import { BrowserRouter, Navigate, Route, Routes, useLocation } from 'react-router';
+import { PANEL_BASE } from '../api/panel-base';
 import { Layout } from './Layout';
 import { Loading } from './Loading';
 import { ScreenErrorBoundary } from './ScreenErrorBoundary';
@@ -29,7 +30,7 @@ const AuditPage = lazy(() =>
 /** The panel once signed in: the router, the layout and the screens. */
 export default function SignedIn({ session }: { session: SessionView }) {
   return (
-    <BrowserRouter basename={import.meta.env.BASE_URL.replace(/\/$/, '')}>
+    <BrowserRouter basename={PANEL_BASE.replace(/\/$/, '')}>
       <Routes>
         <Route element={<Layout session={session} />}>
           <Route index element={<Screen page={<OverviewPage />} />} />

@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, UseFilters, UseGuards } from '@nestjs/common';
+import { Get, Inject, UseFilters, UseGuards } from '@nestjs/common';
 import type { AuditPage } from '../common/admin-api.types.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
@@ -6,8 +6,9 @@ import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter
 import { AuditService } from './audit.service.js';
 import { auditQuerySchema, type AuditQuery } from './audit-query.schema.js';
 import { ValidQuery } from '../common/request-schema.pipe.js';
+import { AdminController } from '../common/admin-controller.decorator.js';
 
-@Controller('audit')
+@AdminController('audit')
 @UseGuards(AdminAuthGuard)
 @UseFilters(DatabaseUnavailableFilter)
 export class AuditController {

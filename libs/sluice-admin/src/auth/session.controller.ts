@@ -1,6 +1,4 @@
 import {
-  Body,
-  Controller,
   Delete,
   Get,
   HttpCode,
@@ -12,7 +10,6 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
-import { ADMIN_PATH } from '../config/sluice-admin.tokens.js';
 import type { Actor } from '../common/actor.js';
 import type { SessionView } from '../common/admin-api.types.js';
 import { AdminAuthGuard } from './admin-auth.guard.js';
@@ -25,22 +22,21 @@ import { withRetryAfter } from './retry-after.js';
 import { clearedSessionCookie, sessionCookie } from './session.cookie.js';
 import { parseSignInBody } from './sign-in-body.schema.js';
 import { signInBodySchema } from './sign-in-body.schema.js';
+import { DescribedBody } from '../common/request-schema.pipe.js';
+import { AdminController } from '../common/admin-controller.decorator.js';
 
 /** The panel's sign-in: a session cookie for name + password (the credential's token). */
-@Controller('session')
+@AdminController('session')
 @UseGuards(AdminAuthGuard)
 @UseFilters(DatabaseUnavailableFilter)
 export class SessionController {
-  constructor(
-    @Inject(AuthService) private readonly auth: AuthService,
-    @Inject(ADMIN_PATH) private readonly adminPath: string,
-  ) {}
+  constructor(@Inject(AuthService) private readonly auth: AuthService) {}
 
   @Post()
   @HttpCode(200)
   @PublicAdminRoute()
   async signIn(
-    @Body({ schema: signInBodySchema }) body: unknown,
+    @DescribedBody(signInBodySchema) body: unknown,
     @Req() request: object,
     @Res({ passthrough: true }) response: unknown,
   ): Promise<SessionView> {
@@ -51,7 +47,7 @@ export class SessionController {
     const { credential, secret } = await withRetryAfter(response, () =>
       this.auth.signIn(name, password, request),
     );
-    const scope = { adminPath: this.adminPath, secure: this.secure(request) };
+    const scope = { secure: this.secure(request) };
     setResponseHeader(response, 'Set-Cookie', sessionCookie(secret, this.auth.sessionTtlMs, scope));
     return { name: credential.name, role: credential.role };
   }
@@ -73,7 +69,7 @@ export class SessionController {
     @Res({ passthrough: true }) response: unknown,
   ): Promise<void> {
     await this.auth.signOut(request);
-    const scope = { adminPath: this.adminPath, secure: this.secure(request) };
+    const scope = { secure: this.secure(request) };
     setResponseHeader(response, 'Set-Cookie', clearedSessionCookie(scope));
   }
 }

@@ -3,17 +3,19 @@ import { serialize } from 'cookie';
 export const SESSION_COOKIE = 'sluice_session';
 
 interface CookieScope {
-  /** The admin's path without slashes: the cookie goes only to /<path>/… */
-  adminPath: string;
   secure: boolean;
 }
 
-/** Invisible to scripts, never sent by another site's page, only to the admin's own paths. */
+/**
+ * Invisible to scripts, never sent by another site's page, only to the admin API's own paths.
+ * It names no Path: a browser then keeps it for the folder of the URL that set it,
+ * `<where the admin is>/api` as the browser sees it, behind a global prefix or a proxy's sub-path
+ * alike (docs/security.md).
+ */
 export function sessionCookie(secret: string, maxAgeMs: number, scope: CookieScope): string {
   return serialize(SESSION_COOKIE, secret, {
     httpOnly: true,
     sameSite: 'strict',
-    path: `/${scope.adminPath}`,
     maxAge: Math.floor(maxAgeMs / 1000),
     secure: scope.secure,
   });
@@ -24,7 +26,6 @@ export function clearedSessionCookie(scope: CookieScope): string {
   return serialize(SESSION_COOKIE, '', {
     httpOnly: true,
     sameSite: 'strict',
-    path: `/${scope.adminPath}`,
     maxAge: 0,
     secure: scope.secure,
   });

@@ -1,9 +1,10 @@
-import { Controller, Get, Inject, NotFoundException, UseGuards } from '@nestjs/common';
+import { Get, Inject, NotFoundException, UseGuards } from '@nestjs/common';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { AdminDocsStore } from './admin-docs.store.js';
+import { AdminController } from '../common/admin-controller.decorator.js';
 
-@Controller('docs')
+@AdminController('docs')
 @UseGuards(AdminAuthGuard)
 export class DocsController {
   constructor(@Inject(AdminDocsStore) private readonly docs: AdminDocsStore) {}

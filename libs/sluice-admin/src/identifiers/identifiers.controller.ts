@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
+import { Get, Inject, UseGuards } from '@nestjs/common';
 import type { IdentifierList } from '../common/admin-api.types.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
@@ -8,8 +8,9 @@ import {
   type IdentifiersQuery,
 } from '../penalties/penalty-requests.schema.js';
 import { ValidQuery } from '../common/request-schema.pipe.js';
+import { AdminController } from '../common/admin-controller.decorator.js';
 
-@Controller('identifiers')
+@AdminController('identifiers')
 @UseGuards(AdminAuthGuard)
 export class IdentifiersController {
   constructor(@Inject(IdentifiersService) private readonly identifiers: IdentifiersService) {}

@@ -1,4 +1,4 @@
-import { Controller, Delete, Inject, Param, UseFilters, UseGuards } from '@nestjs/common';
+import { Delete, Inject, Param, UseFilters, UseGuards } from '@nestjs/common';
 import type { CounterResetResult } from '../common/admin-api.types.js';
 import type { Actor } from '../common/actor.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
@@ -6,8 +6,9 @@ import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
 import { CountersService } from './counters.service.js';
+import { AdminController } from '../common/admin-controller.decorator.js';
 
-@Controller('counters')
+@AdminController('counters')
 @UseGuards(AdminAuthGuard)
 @UseFilters(DatabaseUnavailableFilter)
 export class CountersController {

@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Put, UseFilters, UseGuards } from '@nestjs/common';
+import { Get, Inject, Put, UseFilters, UseGuards } from '@nestjs/common';
 import type { EnforcementState } from '../common/admin-api.types.js';
 import type { Actor } from '../common/actor.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
@@ -8,8 +8,9 @@ import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter
 import { EnforcementService } from './enforcement.service.js';
 import { enforcementBodySchema, type EnforcementBody } from './enforcement-body.schema.js';
 import { ValidBody } from '../common/request-schema.pipe.js';
+import { AdminController } from '../common/admin-controller.decorator.js';
 
-@Controller('enforcement')
+@AdminController('enforcement')
 @UseGuards(AdminAuthGuard)
 @UseFilters(DatabaseUnavailableFilter)
 export class EnforcementController {

@@ -1,10 +1,11 @@
-import { Controller, Get, Inject, Param, UseGuards } from '@nestjs/common';
+import { Get, Inject, Param, UseGuards } from '@nestjs/common';
 import type { InspectResult } from '../common/admin-api.types.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { CountersService } from './counters.service.js';
+import { AdminController } from '../common/admin-controller.decorator.js';
 
-@Controller('inspect')
+@AdminController('inspect')
 @UseGuards(AdminAuthGuard)
 export class InspectController {
   constructor(@Inject(CountersService) private readonly counters: CountersService) {}

@@ -1,12 +1,13 @@
-import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
+import { Get, Inject, UseGuards } from '@nestjs/common';
 import type { StatsSeries } from '../common/admin-api.types.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { StatsService } from './stats.service.js';
 import { statsQuerySchema, type StatsQuery } from './stats-query.schema.js';
 import { ValidQuery } from '../common/request-schema.pipe.js';
+import { AdminController } from '../common/admin-controller.decorator.js';
 
-@Controller('stats')
+@AdminController('stats')
 @UseGuards(AdminAuthGuard)
 export class StatsController {
   constructor(@Inject(StatsService) private readonly stats: StatsService) {}

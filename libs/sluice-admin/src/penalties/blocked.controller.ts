@@ -1,15 +1,4 @@
-import {
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Inject,
-  Param,
-  Post,
-  Query,
-  UseFilters,
-  UseGuards,
-} from '@nestjs/common';
+import { Delete, Get, HttpCode, Inject, Param, Post, UseFilters, UseGuards } from '@nestjs/common';
 import type { BlockedList, BlockResult, UnblockResult } from '../common/admin-api.types.js';
 import type { Actor } from '../common/actor.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
@@ -24,9 +13,10 @@ import {
   type BlockBody,
   type BlockedQuery,
 } from './penalty-requests.schema.js';
-import { ValidBody, ValidQuery } from '../common/request-schema.pipe.js';
+import { DescribedQuery, ValidBody, ValidQuery } from '../common/request-schema.pipe.js';
+import { AdminController } from '../common/admin-controller.decorator.js';
 
-@Controller('blocked')
+@AdminController('blocked')
 @UseGuards(AdminAuthGuard)
 @UseFilters(DatabaseUnavailableFilter)
 export class BlockedController {
@@ -55,7 +45,7 @@ export class BlockedController {
   unblock(
     @Param('policy') policy: string,
     @Param('identifier') identifier: string,
-    @Query({ schema: unblockQuerySchema }) query: Record<string, unknown>,
+    @DescribedQuery(unblockQuerySchema) query: Record<string, unknown>,
     @CurrentActor() actor: Actor,
   ): Promise<UnblockResult> {
     return this.blocked.unblock({ ...query, policy, identifier }, actor);

@@ -1,12 +1,4 @@
-import {
-  Controller,
-  Get,
-  Headers,
-  Inject,
-  StreamableFile,
-  UseFilters,
-  UseGuards,
-} from '@nestjs/common';
+import { Get, Headers, Inject, StreamableFile, UseFilters, UseGuards } from '@nestjs/common';
 import type { PenaltyPage } from '../common/admin-api.types.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
@@ -14,8 +6,9 @@ import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter
 import { PenaltyHistoryService } from './penalty-history.service.js';
 import { penaltyQuerySchema, type PenaltyQuery } from './penalty-requests.schema.js';
 import { ValidQuery } from '../common/request-schema.pipe.js';
+import { AdminController } from '../common/admin-controller.decorator.js';
 
-@Controller('penalties')
+@AdminController('penalties')
 @UseGuards(AdminAuthGuard)
 @UseFilters(DatabaseUnavailableFilter)
 export class PenaltiesController {

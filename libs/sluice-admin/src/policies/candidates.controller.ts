@@ -1,32 +1,22 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Inject,
-  Param,
-  Post,
-  UseFilters,
-  UseGuards,
-} from '@nestjs/common';
+import { Delete, Get, HttpCode, Inject, Param, Post, UseFilters, UseGuards } from '@nestjs/common';
 import type { CandidateComparison, CandidateView, PolicyView } from '../common/admin-api.types.js';
 import type { Actor } from '../common/actor.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
-import { ValidBody } from '../common/request-schema.pipe.js';
+import { DescribedBody, ValidBody } from '../common/request-schema.pipe.js';
 import { candidatePromotionSchema, type CandidatePromotionBody } from './candidate-body.schema.js';
 import { CandidateService } from './candidate.service.js';
 import { changeNoteSchema, policyWriteSchema, type ChangeNoteBody } from './policy-body.schema.js';
 import { PolicyReader } from './policy-reader.service.js';
+import { AdminController } from '../common/admin-controller.decorator.js';
 
 /**
  * A policy's shadow candidate: proposed by whoever may make that change to the policy, decided
  * beside it by every instance, then promoted or discarded (docs/operations.md).
  */
-@Controller('policies/:name/candidate')
+@AdminController('policies/:name/candidate')
 @UseGuards(AdminAuthGuard)
 @UseFilters(DatabaseUnavailableFilter)
 export class CandidatesController {
@@ -41,7 +31,7 @@ export class CandidatesController {
   propose(
     @Param('name') name: string,
     // Checked by CandidateService.propose, which needs the path's name and the trackers too.
-    @Body({ schema: policyWriteSchema }) body: unknown,
+    @DescribedBody(policyWriteSchema) body: unknown,
     @CurrentActor() actor: Actor,
   ): Promise<CandidateView> {
     return this.candidates.propose(name, body, actor);

@@ -1,15 +1,4 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  Inject,
-  Param,
-  Put,
-  Res,
-  UseFilters,
-  UseGuards,
-} from '@nestjs/common';
+import { Delete, Get, Inject, Param, Put, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { PolicyList, PolicyRemovalResult, PolicyView } from '../common/admin-api.types.js';
 import type { Actor } from '../common/actor.js';
@@ -18,11 +7,12 @@ import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
 import { changeNoteSchema, policyWriteSchema, type ChangeNoteBody } from './policy-body.schema.js';
-import { ValidBody } from '../common/request-schema.pipe.js';
+import { DescribedBody, ValidBody } from '../common/request-schema.pipe.js';
 import { PolicyReader } from './policy-reader.service.js';
 import { PolicyWriter } from './policy-writer.service.js';
+import { AdminController } from '../common/admin-controller.decorator.js';
 
-@Controller('policies')
+@AdminController('policies')
 @UseGuards(AdminAuthGuard)
 @UseFilters(DatabaseUnavailableFilter)
 export class PoliciesController {
@@ -50,7 +40,7 @@ export class PoliciesController {
   async put(
     @Param('name') name: string,
     // Checked by PolicyWriter.put, which needs the path's name and the registered trackers too.
-    @Body({ schema: policyWriteSchema }) body: unknown,
+    @DescribedBody(policyWriteSchema) body: unknown,
     @CurrentActor() actor: Actor,
     @Res() response: unknown,
   ): Promise<void> {

@@ -1,13 +1,4 @@
-import {
-  Controller,
-  Get,
-  HttpCode,
-  Inject,
-  Param,
-  Post,
-  UseFilters,
-  UseGuards,
-} from '@nestjs/common';
+import { Get, HttpCode, Inject, Param, Post, UseFilters, UseGuards } from '@nestjs/common';
 import type { PolicyRevisionList, PolicyView } from '../common/admin-api.types.js';
 import type { Actor } from '../common/actor.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
@@ -19,6 +10,7 @@ import { PolicyReader } from './policy-reader.service.js';
 import { PolicyWriter } from './policy-writer.service.js';
 import { changeNoteSchema, type ChangeNoteBody } from './policy-body.schema.js';
 import { ValidBody } from '../common/request-schema.pipe.js';
+import { AdminController } from '../common/admin-controller.decorator.js';
 
 function revisionNumber(text: string): number {
   const version = /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : NaN;
@@ -30,7 +22,7 @@ function revisionNumber(text: string): number {
   return version;
 }
 
-@Controller('policies/:name/revisions')
+@AdminController('policies/:name/revisions')
 @UseGuards(AdminAuthGuard)
 @UseFilters(DatabaseUnavailableFilter)
 export class RevisionsController {

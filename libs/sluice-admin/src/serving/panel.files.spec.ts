@@ -6,7 +6,7 @@ import { PanelFiles } from './panel.files.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sluice-panel-'));
 mkdirSync(join(root, 'assets'));
-writeFileSync(join(root, 'index.html'), '<div id="root"></div>');
+writeFileSync(join(root, 'index.html'), '<head></head><div id="root"></div>');
 writeFileSync(join(root, 'assets/index-abc.js'), 'console.log(1)');
 writeFileSync(join(root, 'favicon.svg'), '<svg/>');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -14,19 +14,37 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const files = new PanelFiles(root, 'ops/sluice');
 
 describe('PanelFiles', () => {
-  it('redirects the mount without its slash, keeping the query', () => {
+  it('redirects the mount without its slash, relative to it, keeping the query', () => {
+    // Relative, so a proxy that serves the app under a sub-path of its own keeps it.
     expect(files.reply('GET', '/ops/sluice?tab=1')).toEqual({
       status: 301,
-      headers: { location: '/ops/sluice/?tab=1' },
+      headers: { location: 'sluice/?tab=1' },
     });
   });
 
-  it('serves index.html at the mount and for any route of the panel', () => {
-    for (const url of ['/ops/sluice/', '/ops/sluice/policies/reply', '/ops/sluice/index.html']) {
-      const reply = files.reply('GET', url);
-      expect(reply?.status).toBe(200);
-      expect(reply?.body?.toString()).toBe('<div id="root"></div>');
+  it("serves index.html at the mount and for any route of the panel, based at the panel's root", () => {
+    for (const [url, base] of [
+      ['/ops/sluice/', './'],
+      ['/ops/sluice/index.html', './'],
+      ['/ops/sluice/policies', './'],
+      ['/ops/sluice/policies/', '../'],
+      ['/ops/sluice/policies/reply', '../'],
+      ['/ops/sluice/policies/reply/revisions', '../../'],
+    ]) {
+      const reply = files.reply('GET', url!);
+      expect(reply?.status, url).toBe(200);
+      expect(reply?.body?.toString(), url).toBe(
+        `<head><base href="${base}"></head><div id="root"></div>`,
+      );
       expect(reply?.headers['cache-control']).toBe('no-cache');
+    }
+  });
+
+  it('resolves the base to the mount from every depth', () => {
+    for (const url of ['/ops/sluice/', '/ops/sluice/a', '/ops/sluice/a/b', '/ops/sluice/a/b/c/']) {
+      const body = files.reply('GET', url)?.body?.toString() ?? '';
+      const base = /<base href="([^"]*)">/.exec(body)?.[1] ?? '';
+      expect(new URL(base, `http://host/proxy${url}`).pathname, url).toBe('/proxy/ops/sluice/');
     }
   });
 
@@ -54,7 +72,9 @@ describe('PanelFiles', () => {
     const reply = files.reply('HEAD', '/ops/sluice/');
     expect(reply?.status).toBe(200);
     expect(reply?.body).toBeUndefined();
-    expect(reply?.headers['content-length']).toBe('21');
+    const page = files.reply('GET', '/ops/sluice/')?.body;
+    expect(reply?.headers['content-length']).toBe(String(page?.length));
+    expect(page?.length).toBeGreaterThan(0);
   });
 
   it("leaves the API, missing files, other methods, other paths and traversal to the app's router", () => {

@@ -62,11 +62,16 @@ interface PanelFile {
  */
 export class PanelFiles {
   private readonly files = new Map<string, PanelFile>();
+  /** index.html with a <base> for each depth of the panel's own routes, made once each. */
+  private readonly pages = new Map<number, PanelFile>();
 
   constructor(
     root: string,
-    /** Where the admin is mounted, without slashes: 'sluice' or 'ops/sluice'. */
-    readonly path: string,
+    /**
+     * Where the panel is served, without slashes: 'sluice', 'ops/sluice', or with the app's
+     * global prefix 'api/sluice' (PanelServer sets it once the prefix is known).
+     */
+    public path: string,
   ) {
     for (const file of walk(root)) {
       const name = relative(root, file).split(sep).join('/');
@@ -83,6 +88,8 @@ export class PanelFiles {
    * `/<path>` redirects to `/<path>/` (the panel's relative URLs need the slash); a file of the
    * build is served as it is; any other path that names no file is a route of the panel, answered
    * with index.html. The API's paths, and missing files with an extension, are the router's.
+   * Nothing absolute is sent: the redirect and index.html's <base> are relative to the request,
+   * so the panel works behind a proxy that serves the app under a sub-path of its own.
    */
   reply(method: string, url: string): PanelReply | undefined {
     if (method !== 'GET' && method !== 'HEAD') return undefined;
@@ -91,15 +98,31 @@ export class PanelFiles {
     const mount = `/${this.path}`;
     if (pathname === mount) {
       const search = query < 0 ? '' : url.slice(query);
-      return { status: 301, headers: { location: `${mount}/${search}` } };
+      const last = mount.slice(mount.lastIndexOf('/') + 1);
+      return { status: 301, headers: { location: `${last}/${search}` } };
     }
     if (!pathname.startsWith(`${mount}/`)) return undefined;
-    const name = safeDecode(pathname.slice(mount.length + 1));
+    const rest = pathname.slice(mount.length + 1);
+    const name = safeDecode(rest);
     if (name === undefined || name === 'api' || name.startsWith('api/')) return undefined;
-    const file = this.files.get(name === '' ? 'index.html' : name);
+    const file = name === '' || name === 'index.html' ? undefined : this.files.get(name);
     if (file !== undefined) return this.send(file, method);
-    if (extname(name) !== '') return undefined;
-    return this.send(this.files.get('index.html')!, method);
+    if (name !== '' && name !== 'index.html' && extname(name) !== '') return undefined;
+    return this.send(this.page(rest.split('/').length - 1), method);
+  }
+
+  /** index.html whose <base> points `depth` folders up, at the panel's root. */
+  private page(depth: number): PanelFile {
+    let page = this.pages.get(depth);
+    if (page === undefined) {
+      const index = this.files.get('index.html')!;
+      const base = depth === 0 ? './' : '../'.repeat(depth);
+      const html = index.body.toString('utf8').replace(/<head>/i, `<head><base href="${base}">`);
+      page = { ...index, body: Buffer.from(html) };
+      // A path made deep on purpose gets its page made anew, not kept.
+      if (depth <= 16) this.pages.set(depth, page);
+    }
+    return page;
   }
 
   private send(file: PanelFile, method: string): PanelReply {

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
+import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
+import { adminMount } from './admin.mount.js';
 import type { PanelFiles, PanelReply } from './panel.files.js';
-import { PANEL_FILES } from '../config/sluice-admin.tokens.js';
+import { ADMIN_PATH, PANEL_FILES } from '../config/sluice-admin.tokens.js';
 
 type Next = () => void;
 
@@ -25,7 +26,8 @@ interface FastifyLike {
 }
 
 /**
- * Serves the built panel at /<path> straight on the HTTP server, as Nest's own static serving
+ * Serves the built panel beside its API (at /<path>, or /<prefix>/<path> under the app's global
+ * prefix: admin.mount.ts) straight on the HTTP server, as Nest's own static serving
  * would, but with nothing to install on either adapter: on Express a handler mounted at /<path>
  * (after Nest's routes, so the API under /<path>/api answers first), on Fastify two routes that
  * its router ranks below the API's. A request the panel does not answer goes on to the app.
@@ -35,13 +37,17 @@ export class PanelServer implements OnModuleInit {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     @Inject(PANEL_FILES) private readonly files: PanelFiles | null,
+    @Inject(ADMIN_PATH) private readonly path: string,
+    @Optional() @Inject(ApplicationConfig) private readonly config?: ApplicationConfig,
   ) {}
 
   onModuleInit(): void {
     const adapter = this.adapterHost.httpAdapter;
     if (this.files === null || adapter === undefined) return;
     const files = this.files;
-    const mount = `/${files.path}`;
+    // Read now, not at construction: main.ts sets the global prefix after NestFactory.create().
+    const mount = adminMount(this.path, this.config);
+    files.path = mount.slice(1);
     const type = adapter.getType();
     if (type === 'express') {
       adapter.getInstance<ExpressLike>().use(mount, (req, res, next) => {
