@@ -634,6 +634,37 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
       expect(blocks).toEqual([1000, 2000, 3000, 3000]);
     });
 
+    it('forgetOffences: the next block is a first offence again, and a block in force ends', async () => {
+      const clock = new ManualClock(1_700_000_000_000_000);
+      const engine = make({
+        clock,
+        policies: [
+          {
+            name: 'login',
+            algorithm: 'fixed-window',
+            limit: 1,
+            periodMs: 1000,
+            penalty: { afterViolations: 1, blockMs: 1000, escalation: 2, forgetAfterMs: HOUR },
+          },
+        ],
+      });
+      const offenceOfNextBlock = async () => {
+        clock.advance(10_000_000); // a new window, past any block
+        expect((await engine.consume('login', 'pia')).allowed).toBe(true);
+        return (await engine.consume('login', 'pia')).blocked?.offence;
+      };
+      expect(await offenceOfNextBlock()).toBe(1);
+      expect(await offenceOfNextBlock()).toBe(2);
+      // Lifting a block keeps the offence level.
+      expect(await engine.unblock('login', 'pia')).toBe(true);
+      expect(await offenceOfNextBlock()).toBe(3);
+      await engine.forgetOffences('login', 'pia');
+      // The block of offence 3 ended with it (its window is still full: the limit refuses).
+      expect((await engine.peek('login', 'pia')).reason).toBe('limit');
+      expect(await engine.unblock('login', 'pia')).toBe(false);
+      expect(await offenceOfNextBlock()).toBe(1);
+    });
+
     it('violations spread wider than the period do not add up', async () => {
       const clock = new ManualClock(1_700_000_000_000_000);
       const engine = make({

@@ -137,6 +137,43 @@ describe.each(ADAPTERS)('penalties through the admin API on %s', (adapter) => {
     expect(started).toEqual([...started].sort((a, b) => a - b));
   });
 
+  it('forgets the offence level on request, when lifting or resetting, audited', async () => {
+    const user = `ida-${adapter}`;
+    expect((await attempt(user)).status).toBe(201);
+    expect((await attempt(user)).status).toBe(429); // offence 1
+    await recorded(user, 1);
+    const lifted = await api('DELETE', `/blocked/attempts/${user}?forgetOffences=true`, {
+      as: 'operator',
+    });
+    expect(lifted.status, JSON.stringify(lifted.body)).toBe(200);
+    expect((await attempt(user)).status).toBe(429); // the window is still full: offence 1 again
+    expect((await recorded(user, 2)).map((row) => row.offence)).toEqual([1, 1]);
+
+    // A reset that forgets the offences lifts the block in force too, and starts afresh.
+    const reset = await api('DELETE', `/counters/attempts/${user}?forgetOffences=true`, {
+      as: 'operator',
+    });
+    expect(reset.status, JSON.stringify(reset.body)).toBe(200);
+    await eventually(async () => (await history(user))[0]?.state === 'lifted', 5_000);
+    expect((await attempt(user)).status).toBe(201);
+    expect((await attempt(user)).status).toBe(429);
+    expect((await recorded(user, 3)).map((row) => row.offence)).toEqual([1, 1, 1]);
+
+    const trail = await api<AuditPage>('GET', '/audit?limit=500');
+    const mine = trail.body.entries.filter((entry) => entry.target === `attempts/${user}`);
+    expect(mine.map((entry) => [entry.action, entry.after])).toEqual(
+      expect.arrayContaining([
+        ['block.lift', { offencesForgotten: true }],
+        ['counters.reset', { policy: 'attempts', identifier: user, offencesForgotten: true }],
+      ]),
+    );
+    const bad = await api('DELETE', `/counters/attempts/${user}?forgetOffences=yes`, {
+      as: 'operator',
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('forgetOffences');
+  });
+
   it('tells the app in-process of every start, escalation, manual block and lifting', async () => {
     const user = `ginny-${adapter}`;
     const heard = app.app.get(HeardEvents).events;

@@ -135,7 +135,7 @@ export const api = {
     unblock: (
       policy: string,
       identifier: string,
-      query: { keyKind?: string; reason?: string } = {},
+      query: { keyKind?: string; reason?: string; forgetOffences?: 'true' } = {},
     ) =>
       request<UnblockResult>('DELETE', `/blocked/${segment(policy)}/${segment(identifier)}`, {
         query,

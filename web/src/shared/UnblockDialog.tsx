@@ -10,15 +10,19 @@ interface UnblockDialogProps {
   onDone?: (message: string) => void;
 }
 
-/** Lifts a block, by default resetting the counters too so the client's next request passes. */
+/**
+ * Lifts a block, by default resetting the counters too so the client's next request passes; on
+ * request forgetting its offence level as well, so it starts afresh.
+ */
 export function UnblockDialog({ policy, identifier, keyKind, onDone }: UnblockDialogProps) {
   const unblock = useUnblock();
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState('');
   const [resetCounters, setResetCounters] = useState(true);
+  const [forgetOffences, setForgetOffences] = useState(false);
   const confirm = () =>
     unblock.mutate(
-      { policy, identifier, keyKind, reason, resetCounters },
+      { policy, identifier, keyKind, reason, resetCounters, forgetOffences },
       {
         onSuccess: () => {
           setOpen(false);
@@ -53,6 +57,17 @@ export function UnblockDialog({ policy, identifier, keyKind, onDone }: UnblockDi
                 onChange={(event) => setResetCounters(event.target.checked)}
               />
               Also reset its counters, so its next request passes
+            </Flex>
+          </Text>
+          <Text as="label" size="2">
+            <Flex gap="2" align="center">
+              <input
+                type="checkbox"
+                className="native-checkbox"
+                checked={forgetOffences}
+                onChange={(event) => setForgetOffences(event.target.checked)}
+              />
+              Also forget its offences, so a next block counts as its first
             </Flex>
           </Text>
           {unblock.error !== null && (

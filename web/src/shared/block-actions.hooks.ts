@@ -22,6 +22,8 @@ export interface UnblockInput {
   reason: string;
   /** Lifting leaves the counters: a client still over the limit would be refused again. */
   resetCounters: boolean;
+  /** Lifting keeps the offence level: the client's next block would be longer. */
+  forgetOffences: boolean;
 }
 
 export function useUnblock() {
@@ -31,6 +33,7 @@ export function useUnblock() {
       await api.blocked.unblock(input.policy, input.identifier, {
         keyKind: input.keyKind,
         reason: input.reason.trim() === '' ? undefined : input.reason,
+        ...(input.forgetOffences ? { forgetOffences: 'true' as const } : {}),
       });
       if (input.resetCounters) await api.resetCounters(input.policy, input.identifier);
     },

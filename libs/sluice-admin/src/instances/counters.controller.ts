@@ -7,6 +7,8 @@ import { RequireRole } from '../auth/require-role.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
 import { CountersService } from './counters.service.js';
 import { AdminController } from '../common/admin-controller.decorator.js';
+import { DescribedQuery } from '../common/request-schema.pipe.js';
+import { resetQuerySchema } from '../penalties/penalty-requests.schema.js';
 
 @AdminController('counters')
 @UseGuards(AdminAuthGuard)
@@ -19,8 +21,9 @@ export class CountersController {
   reset(
     @Param('policy') policy: string,
     @Param('identifier') identifier: string,
+    @DescribedQuery(resetQuerySchema) query: Record<string, unknown>,
     @CurrentActor() actor: Actor,
   ): Promise<CounterResetResult> {
-    return this.counters.reset(policy, identifier, actor);
+    return this.counters.reset(policy, identifier, actor, query);
   }
 }

@@ -1,22 +1,32 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { SluiceEngine, toIdentifier, type Decision, type Identifier } from '@sluice/nest/internals';
+import {
+  SluiceEngine,
+  SluiceService,
+  toIdentifier,
+  type Decision,
+  type Identifier,
+} from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
 import type { CounterResetResult } from '../common/admin-api.types.js';
 import type { Actor } from '../common/actor.js';
-import { InvalidRequestException } from '../common/invalid-request.exception.js';
+import { InvalidRequestException, parseRequest } from '../common/invalid-request.exception.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { readSetting } from '../database/snapshot.reader.js';
 import { recordAudit } from '../database/audit.recorder.js';
 import { inTransaction } from '../database/transaction.js';
-import { identifier as identifierSchema } from '../penalties/penalty-requests.schema.js';
+import {
+  identifier as identifierSchema,
+  resetQuerySchema,
+} from '../penalties/penalty-requests.schema.js';
 
 /** An identifier's counters under one policy, as this instance's engine sees them. */
 @Injectable()
 export class CountersService {
   constructor(
     @Inject(SluiceEngine) private readonly engine: SluiceEngine,
+    @Inject(SluiceService) private readonly sluice: SluiceService,
     @InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource,
   ) {}
 
@@ -32,12 +42,20 @@ export class CountersService {
   }
 
   /**
-   * Forgets the counters (blocks and offences stay). The audit entry is written first and
-   * committed only once Redis has done the reset, so the audit never records a reset that failed.
+   * Forgets the counters; blocks and offences stay unless `forgetOffences`, which also lifts any
+   * block and forgets the offence level, so the identifier starts afresh. The audit entry is
+   * written first and committed only once Redis has done the reset, so the audit never records a
+   * reset that failed.
    */
-  async reset(policy: string, identifier: string, actor: Actor): Promise<CounterResetResult> {
+  async reset(
+    policy: string,
+    identifier: string,
+    actor: Actor,
+    query: unknown = {},
+  ): Promise<CounterResetResult> {
     this.assertKnown(policy);
     const { display } = checkedIdentifier(identifier);
+    const { forgetOffences = false } = parseRequest(resetQuerySchema, query ?? {}, '(query)');
     await inTransaction(this.dataSource, async (manager) => {
       const { version } = await readSetting(manager);
       await recordAudit(manager, {
@@ -45,12 +63,19 @@ export class CountersService {
         action: 'counters.reset',
         target: `${policy}/${display}`,
         before: null,
-        after: { policy, identifier: display },
+        after: {
+          policy,
+          identifier: display,
+          ...(forgetOffences ? { offencesForgotten: true } : {}),
+        },
         comment: null,
         version,
       });
       try {
         await this.engine.reset(policy, identifier);
+        if (forgetOffences) {
+          await this.sluice.forgetOffences(policy, identifier, { actor: actor.name });
+        }
       } catch (error) {
         throw new RedisUnavailableException('the counters were not reset', error);
       }

@@ -90,11 +90,12 @@ export class BlockedService {
     const keyKind = request.keyKind ?? policy.key;
     const reason = request.reason ?? null;
     const { identifier } = request;
+    const forgetOffences = request.forgetOffences === true;
     const change = {
       action: 'block.lift',
       target: `${policy.name}/${identifier}`,
       before: { keyKind, identifier },
-      after: null,
+      after: forgetOffences ? { offencesForgotten: true } : null,
       comment: reason,
     };
     const notBlocked = (lifted: boolean): void => {
@@ -105,12 +106,15 @@ export class BlockedService {
         message: `${keyKind} "${identifier}" is not blocked under policy "${policy.name}"`,
       });
     };
-    const act = () =>
-      this.sluice.unblock(policy.name, identifier, {
-        keyKind,
-        actor: actor.name,
-        reason: reason ?? undefined,
-      });
+    const act = async () => {
+      const options = { keyKind, actor: actor.name, reason: reason ?? undefined };
+      const lifted = await this.sluice.unblock(policy.name, identifier, options);
+      // Only once a block was lifted: a 404 leaves everything as it was.
+      if (lifted && forgetOffences) {
+        await this.sluice.engine.forgetOffences(policy.name, identifier, { keyKind });
+      }
+      return lifted;
+    };
     await this.audited(actor, change, 'the block was not lifted', act, notBlocked);
     return { lifted: true };
   }

@@ -51,16 +51,30 @@ export const blockBodySchema = z.strictObject({
   keyKind: keyKind.optional(),
 }) satisfies z.ZodType<BlockRequest>;
 
-/** DELETE /blocked/:policy/:identifier?keyKind=&reason= (path parameters included). */
+const BOOLEAN_RULE = "must be 'true' or 'false'";
+/** A yes/no in a query string. */
+export const queryFlag = z
+  .enum(['true', 'false'], { error: BOOLEAN_RULE })
+  .transform((value) => value === 'true');
+
+/** DELETE /blocked/:policy/:identifier?keyKind=&reason=&forgetOffences= (path parameters included). */
 export const unblockSchema = z.strictObject({
   policy: policyName,
   identifier,
   keyKind: keyKind.optional(),
   reason: reason.optional(),
+  forgetOffences: queryFlag.optional(),
 });
 
 /** DELETE /blocked/…'s query, as the API description states it. */
-export const unblockQuerySchema = unblockSchema.pick({ keyKind: true, reason: true });
+export const unblockQuerySchema = unblockSchema.pick({
+  keyKind: true,
+  reason: true,
+  forgetOffences: true,
+});
+
+/** DELETE /counters/:policy/:identifier?forgetOffences= */
+export const resetQuerySchema = z.strictObject({ forgetOffences: queryFlag.optional() });
 
 /** GET /blocked?policy=&q=&limit= */
 export const blockedQuerySchema = z.strictObject({

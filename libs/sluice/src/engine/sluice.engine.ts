@@ -112,6 +112,20 @@ export class SluiceEngine {
     return { untilMs: ceilDiv((result[0] as PolicyOutcome).blockedUntil, 1000) };
   }
 
+  /**
+   * Forgets an identifier's offences under a policy: the offence level and the rejections counted
+   * towards the next block, so its next block is a first one again. A block still in force ends
+   * with them (lift it with `unblock` first to tell the other instances and the audit).
+   */
+  async forgetOffences(
+    policy: string,
+    identifier: string,
+    options: Pick<ConsumeOptions, 'keyKind'> = {},
+  ): Promise<void> {
+    const target = this.target(policy, identifier, options.keyKind);
+    await this.run('forget', target, this.specs(target, undefined));
+  }
+
   /** Lifts a block. Resolves false when the identifier was not blocked. */
   async unblock(
     policy: string,

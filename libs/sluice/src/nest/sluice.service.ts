@@ -147,6 +147,20 @@ export class SluiceService {
     return true;
   }
 
+  /**
+   * Forgets an identifier's offences under a policy, so its next block is a first offence: any
+   * block in force is lifted first, as `unblock` lifts it. Resolves true when one was lifted.
+   */
+  async forgetOffences(
+    policy: string,
+    identifier: string,
+    options: ManualBlockOptions = {},
+  ): Promise<boolean> {
+    const lifted = await this.unblock(policy, identifier, options);
+    await this.engine.forgetOffences(policy, identifier, options);
+    return lifted;
+  }
+
   isActionAllowed(
     userId: string,
     actionKey: string,

@@ -130,6 +130,7 @@ export class EventualStore implements SluiceStore {
       case 'reset':
       case 'block':
       case 'unblock':
+      case 'forget':
         // Whatever this instance knew no longer holds: the next request asks Redis.
         this.forget(call);
         return this.inner.run(call);

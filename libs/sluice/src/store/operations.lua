@@ -314,6 +314,12 @@ local function perform(base, op, now, durationMs, specs)
         state = penalty.unblock(state, now)
         writePenalty(base, spec, state, now)
       end
+    elseif op == 'forget' then
+      if state.blockedUntil > now then
+        lifted = state.blockedUntil
+      end
+      remove(penaltyKey(base, spec))
+      state = { blockedUntil = 0, offence = 0, violations = 0, since = 0 }
     else
       return redis.error_reply('ERR sluice: unknown operation ' .. tostring(op))
     end
@@ -321,7 +327,7 @@ local function perform(base, op, now, durationMs, specs)
     if state.blockedUntil > now then
       blockedUntil = state.blockedUntil
     end
-    if op == 'unblock' then
+    if op == 'unblock' or op == 'forget' then
       blockedUntil = lifted
     end
     out[#out + 1] = string.format(OUTCOME, 1, 0, 0, 0, 0, 0, blockedUntil, state.offence, 0)

@@ -191,6 +191,10 @@ export function runOperation(access: StateAccess, call: StoreCall, now: number):
     } else if (call.op === 'block') {
       entry.penalty = penalty.block(entry.penalty, now, (call.durationMs ?? 0) * 1000);
       writePenalty(entry, entry.penalty);
+    } else if (call.op === 'forget') {
+      if (entry.penalty.blockedUntil > now) lifted.set(entry, entry.penalty.blockedUntil);
+      access.delete(penaltyKey(entry.spec));
+      entry.penalty = penalty.NO_PENALTY;
     } else {
       if (entry.penalty.blockedUntil > now) lifted.set(entry, entry.penalty.blockedUntil);
       if (entry.penalty.blockedUntil > now || entry.penalty.violations > 0) {
@@ -209,7 +213,7 @@ export function runOperation(access: StateAccess, call: StoreCall, now: number):
       retry: 0,
       delay: 0,
       blockedUntil:
-        call.op === 'unblock'
+        call.op === 'unblock' || call.op === 'forget'
           ? (lifted.get(entry) ?? 0)
           : entry.penalty.blockedUntil > now
             ? entry.penalty.blockedUntil

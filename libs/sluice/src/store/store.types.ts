@@ -5,7 +5,8 @@ import type { Policy } from '../policy/policy.types.js';
  * room, never as a violation, and answers with the state after it: how eventual consistency
  * (store/eventual.store.ts) hands its hits to Redis and learns the global count back.
  */
-export type Operation = 'consume' | 'peek' | 'refund' | 'reset' | 'block' | 'unblock' | 'sync';
+export type Operation =
+  'consume' | 'peek' | 'refund' | 'reset' | 'block' | 'unblock' | 'forget' | 'sync';
 
 /** A penalty rule in milliseconds, as a validated policy states it. */
 export type PenaltyRule = NonNullable<Policy['penalty']>;

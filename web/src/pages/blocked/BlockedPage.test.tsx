@@ -90,4 +90,28 @@ describe('the Blocked screen', () => {
     expect(calls[1]).toMatch(/\/counters\/reply\/harry$/);
     await waitFor(() => expect(screen.queryByRole('link', { name: 'harry' })).toBeNull());
   });
+
+  it('lets an operator forget the offences while unblocking', async () => {
+    const requests = answerFetch({
+      'GET /blocked': { body: HARRY },
+      'GET /policies': { body: { version: 1, enforcement: true, policies: [] } },
+      'DELETE /blocked/reply/harry': { body: { lifted: true } },
+    });
+    const user = userEvent.setup();
+    renderScreen(<BlockedPage />, { role: 'operator', path: '/blocked' });
+
+    await user.click(await screen.findByRole('button', { name: 'Unblock harry' }));
+    const dialog = screen.getByRole('alertdialog');
+    await user.click(within(dialog).getByLabelText(/Also reset its counters/));
+    await user.click(within(dialog).getByLabelText(/Also forget its offences/));
+    await user.click(within(dialog).getByRole('button', { name: 'Unblock' }));
+
+    await screen.findByText('harry is no longer blocked under reply.');
+    const calls = requests
+      .filter((request) => request.method === 'DELETE')
+      .map((request) => request.url);
+    expect(calls).toEqual([
+      expect.stringMatching(/\/blocked\/reply\/harry\?keyKind=user&forgetOffences=true$/),
+    ]);
+  });
 });
