@@ -77,6 +77,8 @@ describe.each(ADAPTERS)('SluiceModule set-up on %s', (adapter) => {
     ['scripting', { scripting: 'evalsha' as unknown as 'eval' }],
     ['batch.maxCalls', { batch: { maxCalls: 0 } }],
     ['batch.holdMs', { batch: { holdMs: 1.5 } }],
+    ['allow.addresses[1]', { allow: { addresses: ['127.0.0.1', '10.0.0.0/40'] } }],
+    ['allow.users', { allow: { users: ['ann'] } as never }],
     [
       'policies',
       {

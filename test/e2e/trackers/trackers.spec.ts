@@ -21,13 +21,34 @@ async function statuses(url: string, requests: Array<Record<string, string>>): P
 const times = <T>(count: number, value: T): T[] => Array<T>(count).fill(value);
 
 describe.each(ADAPTERS)('trackers on %s', (adapter) => {
+  let prefix = '';
   async function start(options: Partial<SluiceModuleOptions> = {}): Promise<string> {
-    const app = await startApp(
-      adapter,
-      trackersApp({ redis: connectRedis(), prefix: uniquePrefix('trackers'), ...options }),
-    );
+    prefix = uniquePrefix('trackers');
+    const app = await startApp(adapter, trackersApp({ redis: connectRedis(), prefix, ...options }));
     return app.url;
   }
+
+  it('allow: an allowed address passes every policy undecided, before Redis', async () => {
+    const url = await start({ allow: { addresses: ['127.0.0.1', '::1'] } });
+    for (const path of ['by-ip', 'by-user', 'by-api-key']) {
+      expect(await statuses(`${url}/${path}`, times(5, {}))).toEqual(times(5, 200));
+    }
+    const response = await fetch(`${url}/by-ip`);
+    expect(response.headers.get('ratelimit')).toBeNull();
+    // Nothing was counted: no key of this app's prefix holds an identifier.
+    expect(await connectRedis().keys(`${prefix}:{*`)).toEqual([]);
+  });
+
+  it('allow: a range matches forwarded clients as trustProxy finds them, no one else', async () => {
+    const url = await start({
+      trustProxy: 'loopback',
+      allow: { addresses: ['198.51.100.0/24', '2001:db8::/32'] },
+    });
+    const from = (xff: string) => ({ 'x-forwarded-for': xff });
+    expect(await statuses(`${url}/by-ip`, times(4, from('198.51.100.7')))).toEqual(times(4, 200));
+    expect(await statuses(`${url}/by-ip`, times(4, from('2001:db8:5::1')))).toEqual(times(4, 200));
+    expect(await statuses(`${url}/by-ip`, times(3, from('203.0.113.7')))).toEqual([200, 200, 429]);
+  });
 
   it('ip: without trustProxy, a spoofed X-Forwarded-For is no new identity', async () => {
     const url = await start();

@@ -20,6 +20,13 @@ export interface SluiceModuleOptions {
   headers?: HeaderStyle;
   /** Which proxies may set X-Forwarded-For. Default false: the socket address counts. */
   trustProxy?: TrustProxy;
+  /**
+   * Requests no policy limits: `addresses` lists IP addresses and CIDR ranges (the client's
+   * address as `trustProxy` finds it). They pass SluiceGuard undecided, before any store call,
+   * and carry no rate-limit headers. Made for an app's end-to-end tests from a known address
+   * (docs/guide.md, "Testing your app"). Default: none.
+   */
+  allow?: { addresses?: string[] };
   /** How long a Redis command may take, ms. Default 100. */
   timeoutMs?: number;
   /**

@@ -1,5 +1,5 @@
 import { assertPrefix, KEY_KIND } from '../keys/key.builder.js';
-import { compileTrustProxy } from '../trackers/client-address.js';
+import { compileAddressList, compileTrustProxy } from '../trackers/client-address.js';
 import { assertBatchLimits } from '../store/redis.store.js';
 import type { SluiceModuleOptions } from './sluice-options.interface.js';
 
@@ -80,6 +80,18 @@ export function assertOptions(options: SluiceModuleOptions): void {
       );
     }
     if (typeof tracker !== 'function') fail(`trackers.${name}`, 'must be a function');
+  }
+  if (options.allow !== undefined) {
+    if (typeof options.allow !== 'object' || options.allow === null) {
+      fail('allow', 'must be an object: { addresses }');
+    }
+    const unknown = Object.keys(options.allow).filter((key) => key !== 'addresses');
+    if (unknown.length > 0) fail(`allow.${unknown[0]}`, 'is not an option');
+    try {
+      compileAddressList(options.allow.addresses ?? [], 'allow.addresses');
+    } catch (error) {
+      throw new RangeError(`SluiceModule options.${(error as Error).message}`);
+    }
   }
   try {
     compileTrustProxy(options.trustProxy);

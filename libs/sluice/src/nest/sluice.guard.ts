@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { summarize, type Decision } from '../engine/decision.js';
 import { InvalidIdentifierError } from '../keys/identifier.js';
 import type { Policy } from '../policy/policy.types.js';
+import { compileAddressList } from '../trackers/client-address.js';
 import { TrackerResolver, type Tracked } from '../trackers/tracker.resolver.js';
 import { loadOptionalPeer } from '../peers/optional-peer.loader.js';
 import { guardedResponseHeaders } from '../http/rate-limit.headers.js';
@@ -47,6 +48,7 @@ export class SluiceGuard implements CanActivate {
   private readonly trackers: TrackerResolver;
   private readonly matcher = new PolicyMatcher();
   private readonly marks: ThrottleMetadataAccessor;
+  private readonly allowed: ((address: string) => boolean) | undefined;
 
   constructor(
     @Inject(SLUICE_OPTIONS) protected readonly options: SluiceModuleOptions,
@@ -59,6 +61,8 @@ export class SluiceGuard implements CanActivate {
     // A subclass that passes only the first three arguments gets readers of its own.
     this.trackers = trackers ?? new TrackerResolver(options.trustProxy, options.trackers);
     this.marks = marks ?? new ThrottleMetadataAccessor(reflector);
+    const allow = options.allow?.addresses ?? [];
+    this.allowed = allow.length > 0 ? compileAddressList(allow, 'allow.addresses') : undefined;
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -66,6 +70,7 @@ export class SluiceGuard implements CanActivate {
     const { names, route } = this.marks.of(context.getHandler(), context.getClass());
     if (names === undefined) return true;
     const { req, res } = this.getRequestResponse(context);
+    if (this.allowed !== undefined && this.isAllowed(req)) return true;
     const policies = this.matcher.applicable(this.sluice.engine.policies.resolve(names), req);
     if (policies.length === 0) return true;
     const charges = await this.charges(policies, req, context);
@@ -80,6 +85,12 @@ export class SluiceGuard implements CanActivate {
     this.giveBackOnSuccess(res, charges);
     if (decision.delayMs > 0) await sleep(decision.delayMs);
     return true;
+  }
+
+  /** On the module's `allow` list: passes undecided, before any store call. */
+  private isAllowed(req: unknown): boolean {
+    const address = this.trackers.clientIp(req);
+    return address !== undefined && (this.allowed as (address: string) => boolean)(address);
   }
 
   /** True to let the request through undecided. Default: @SkipThrottle() on handler or class. */

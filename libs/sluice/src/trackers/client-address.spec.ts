@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   clientAddress,
+  compileAddressList,
   compileTrustProxy,
   type IncomingRequestLike,
   type TrustProxy,
@@ -182,5 +183,36 @@ describe('compileTrustProxy', () => {
     expect(trust('169.254.0.1', 0)).toBe(true);
     expect(trust('192.168.0.1', 0)).toBe(true);
     expect(trust('203.0.113.9', 0)).toBe(false);
+  });
+});
+
+describe('compileAddressList', () => {
+  it('matches addresses and ranges, IPv4 ranges IPv4-mapped addresses too', () => {
+    const allowed = compileAddressList(['127.0.0.1', '10.0.0.0/8', '2001:db8::/32'], 'allow');
+    expect(
+      ['127.0.0.1', '::ffff:127.0.0.1', '10.200.1.1', '2001:db8:ffff::1'].map(allowed),
+    ).toEqual([true, true, true, true]);
+    expect(['127.0.0.2', '11.0.0.1', '2001:db9::1', 'unknown', ''].map(allowed)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  it('takes /0 for every address of its family and /128 for one', () => {
+    const everyV4 = compileAddressList(['0.0.0.0/0'], 'allow');
+    expect([everyV4('203.0.113.9'), everyV4('2001:db8::1')]).toEqual([true, false]);
+    const one = compileAddressList(['2001:db8::1/128'], 'allow');
+    expect([one('2001:db8::1'), one('2001:db8::2')]).toEqual([true, false]);
+  });
+
+  it('refuses what is not an address or a range, naming the entry', () => {
+    expect(() => compileAddressList(['127.0.0.1', 'localhost'], 'allow.addresses')).toThrow(
+      'allow.addresses[1]: "localhost" is not an IP address or a CIDR range',
+    );
+    expect(() => compileAddressList(['10.0.0.0/33'], 'allow.addresses')).toThrow(/\[0\]/);
+    expect(() => compileAddressList('127.0.0.1', 'allow.addresses')).toThrow(/must be an array/);
   });
 });

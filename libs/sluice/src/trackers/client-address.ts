@@ -69,10 +69,19 @@ export function clientAddress(
   request: IncomingRequestLike,
   trust: TrustFunction,
 ): string | undefined {
+  const client = clientIp(request, trust);
+  return client === undefined ? undefined : knownIdentifier(client);
+}
+
+/**
+ * The client's own address, found as clientAddress finds it but not grouped: what an allow list
+ * compares with its ranges. Undefined when the walk ends on something that is not an address.
+ */
+export function clientIp(request: IncomingRequestLike, trust: TrustFunction): string | undefined {
   const socketAddress = request.socket?.remoteAddress;
   if (socketAddress === undefined) return undefined;
   const forwardedFor = request.headers['x-forwarded-for'];
-  if (forwardedFor === undefined) return knownIdentifier(socketAddress);
+  if (forwardedFor === undefined) return socketAddress;
   if (!isIpAddress(socketAddress)) return undefined;
   let client = socketAddress;
   let hop = 0;
@@ -81,7 +90,25 @@ export function clientAddress(
     client = forwarded;
     hop++;
   }
-  return knownIdentifier(client);
+  return client;
+}
+
+/**
+ * Matches addresses against IP addresses and CIDR ranges (an IPv4 range matches IPv4-mapped IPv6
+ * addresses too); throws naming `field` and the entry that is neither.
+ */
+export function compileAddressList(entries: unknown, field: string): (address: string) => boolean {
+  if (!Array.isArray(entries)) throw new RangeError(`${field}: must be an array of addresses`);
+  entries.forEach((entry, index) => {
+    if (typeof entry !== 'string' || !isAddressOrRange(entry)) {
+      throw new RangeError(
+        `${field}[${index}]: ${describe(entry)} is not an IP address or a CIDR range`,
+      );
+    }
+  });
+  if (entries.length === 0) return () => false;
+  const matches = proxyAddr.compile(entries as string[]);
+  return (address) => isIpAddress(address) && matches(address, 0);
 }
 
 /** The identifier of an address, or undefined when it is not one; remembered for the next request. */

@@ -1,6 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { Tracker } from './tracker.interface.js';
-import { clientAddress, compileTrustProxy, type TrustProxy } from './client-address.js';
+import { clientAddress, clientIp, compileTrustProxy, type TrustProxy } from './client-address.js';
 
 /** Who a request is counted as: the key kind actually used and the identifier under it. */
 export interface Tracked {
@@ -58,6 +58,13 @@ export class TrackerResolver {
       if (identifier !== undefined) return { keyKind, identifier };
     } else if (keyKind !== 'ip') return undefined;
     return { keyKind: 'ip', identifier: this.address(request) };
+  }
+
+  /** The client's own address (not grouped by /64), or undefined when it cannot be read. */
+  clientIp(request: unknown): string | undefined {
+    const raw = field(request, 'raw') ?? request;
+    if (typeof raw !== 'object' || raw === null || !('headers' in raw)) return undefined;
+    return clientIp(raw as Parameters<typeof clientIp>[0], this.trust);
   }
 
   address(request: unknown): string {
