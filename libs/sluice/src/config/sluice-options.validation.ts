@@ -90,7 +90,7 @@ export function assertOptions(options: SluiceModuleOptions): void {
     try {
       compileAddressList(options.allow.addresses ?? [], 'allow.addresses');
     } catch (error) {
-      throw new RangeError(`SluiceModule options.${(error as Error).message}`);
+      throw new RangeError(`SluiceModule options.${(error as Error).message}`, { cause: error });
     }
   }
   try {
