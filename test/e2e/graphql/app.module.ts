@@ -1,6 +1,19 @@
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
-import { Injectable, UseGuards, type ExecutionContext, type ModuleMetadata } from '@nestjs/common';
-import { GqlExecutionContext, GraphQLModule, Query, Resolver } from '@nestjs/graphql';
+import {
+  Injectable,
+  UnauthorizedException,
+  UseGuards,
+  type ExecutionContext,
+  type ModuleMetadata,
+} from '@nestjs/common';
+import {
+  Args,
+  GqlExecutionContext,
+  GraphQLModule,
+  Mutation,
+  Query,
+  Resolver,
+} from '@nestjs/graphql';
 import {
   SluiceGuard,
   SluiceModule,
@@ -22,8 +35,16 @@ const typeDefs = /* GraphQL */ `
   type Query {
     news: String!
     quote: String!
+    weather: String!
+  }
+  type Mutation {
+    signIn(password: String!): String!
   }
 `;
+
+/** A subclass as a guide's reader writes it, put on a resolver with @UseGuards. */
+@Injectable()
+export class GqlSluiceGuard extends SluiceGuard {}
 
 /**
  * The documented hook for a resolver context without a response (here `{ req }` only): the
@@ -52,16 +73,37 @@ export class NewsResolver {
   quote(): string {
     return 'less is more';
   }
+
+  /** Guarded by its own @UseGuards and, in globalGraphqlApp, by the global guard as well. */
+  @Query('weather')
+  @UseGuards(GqlSluiceGuard)
+  @Throttle('weather', TWO_A_MINUTE)
+  weather(): string {
+    return 'fair';
+  }
+
+  /** Only wrong passwords count: a resolver's error is the failure, though HTTP says 200. */
+  @Mutation('signIn')
+  @UseGuards(SluiceGuard)
+  @Throttle('gql-sign-in', { ...TWO_A_MINUTE, count: 'failures' })
+  signIn(@Args('password') password: string): string {
+    if (password !== 'open sesame') throw new UnauthorizedException('wrong password');
+    return 'welcome';
+  }
 }
 
 /**
  * A schema-first GraphQL app on Apollo. `withResponse`: the resolver context carries the HTTP
  * response as well as the request.
  */
-export function graphqlApp(options: SluiceModuleOptions, withResponse: boolean): ModuleMetadata {
+export function graphqlApp(
+  options: SluiceModuleOptions,
+  withResponse: boolean,
+  global = false,
+): ModuleMetadata {
   return {
     imports: [
-      SluiceModule.forRoot(options),
+      SluiceModule.forRoot({ ...options, global }),
       GraphQLModule.forRoot<ApolloDriverConfig>({
         driver: ApolloDriver,
         typeDefs,
@@ -70,6 +112,6 @@ export function graphqlApp(options: SluiceModuleOptions, withResponse: boolean):
           : ({ req }: { req: unknown }) => ({ req }),
       }),
     ],
-    providers: [NewsResolver, GqlRequestOnlyGuard],
+    providers: [NewsResolver, GqlRequestOnlyGuard, GqlSluiceGuard],
   };
 }

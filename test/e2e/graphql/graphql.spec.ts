@@ -84,4 +84,33 @@ describe('GraphQL resolvers under @Throttle on express', () => {
       expect(answers[LIMIT]?.headers.get('retry-after')).toBeNull();
     });
   });
+
+  it("count: 'failures' counts a resolver's error, though HTTP answers 200, and refunds a success", async () => {
+    const url = await start(true);
+    const signIn = (password: string) =>
+      queryTimes(url, `mutation { signIn(password: ${JSON.stringify(password)}) }`, 1).then(
+        ([answer]) => answer!,
+      );
+    // Successes are given back: many of them never use up the limit of 2.
+    for (let i = 0; i < 4; i++)
+      expect((await signIn('open sesame')).body.data).toEqual({ signIn: 'welcome' });
+    const wrong = [await signIn('guess'), await signIn('guess')];
+    expect(wrong.map((answer) => [answer.status, answer.body.errors?.[0]?.message])).toEqual([
+      [200, 'wrong password'],
+      [200, 'wrong password'],
+    ]);
+    // Two failures used the limit: even the right password is refused now.
+    const refused = await signIn('open sesame');
+    expect(refused.body.errors?.[0]?.extensions).toMatchObject({ status: 429 });
+  });
+
+  it('decides a request once when the guard is global and the resolver names it too', async () => {
+    const options = { redis: connectRedis(), prefix: uniquePrefix('graphql') };
+    const app = await startApp('express', graphqlApp(options, true, true));
+    const answers = await queryTimes(app.url, '{ weather }', LIMIT + 1);
+    expect(answers.map((answer) => answer.body.data?.weather ?? 'refused')).toEqual([
+      ...Array<string>(LIMIT).fill('fair'),
+      'refused',
+    ]);
+  });
 });

@@ -17,6 +17,7 @@ import { TrackerResolver, type Tracked } from '../trackers/tracker.resolver.js';
 import { loadOptionalPeer } from '../peers/optional-peer.loader.js';
 import { guardedResponseHeaders } from '../http/rate-limit.headers.js';
 import { BlockGate } from './block.gate.js';
+import { awaitOutcome, firstDecision } from './handler.outcome.js';
 import { PolicyMatcher } from '../http/policy.matcher.js';
 import { onFinished, setHeader } from '../http/response.access.js';
 import { SLUICE_OPTIONS } from '../config/sluice.tokens.js';
@@ -70,6 +71,8 @@ export class SluiceGuard implements CanActivate {
     const { names, route } = this.marks.of(context.getHandler(), context.getClass());
     if (names === undefined) return true;
     const { req, res } = this.getRequestResponse(context);
+    const invocation = invocationOf(context, req);
+    if (invocation !== undefined && !firstDecision(invocation)) return true;
     if (this.allowed !== undefined && this.isAllowed(req)) return true;
     const policies = this.matcher.applicable(this.sluice.engine.policies.resolve(names), req);
     if (policies.length === 0) return true;
@@ -82,7 +85,7 @@ export class SluiceGuard implements CanActivate {
       await this.throwThrottlingException(context, decision);
       return false;
     }
-    this.giveBackOnSuccess(res, charges);
+    this.giveBackOnSuccess(res, charges, context);
     if (decision.delayMs > 0) await sleep(decision.delayMs);
     return true;
   }
@@ -229,14 +232,40 @@ export class SluiceGuard implements CanActivate {
     }
   }
 
-  /** `count: "failures"`: a response below 400 gives its charge back once it is sent. */
-  private giveBackOnSuccess(res: unknown, charges: Charge[]): void {
+  /**
+   * `count: "failures"`: a response below 400 gives its charge back once it is sent; in GraphQL, a
+   * resolver that did not fail (its errors come back inside an HTTP 200).
+   */
+  private giveBackOnSuccess(res: unknown, charges: Charge[], context: ExecutionContext): void {
     const countsFailures = (policy: Policy): boolean => policy.count === 'failures';
     if (!charges.some((charge) => charge.policies.some(countsFailures))) return;
+    if (context.getType<string>() === 'graphql') {
+      const info = context.getArgByIndex<unknown>(3);
+      if (typeof info !== 'object' || info === null) return;
+      awaitOutcome(info, (failed) => {
+        if (!failed) this.giveBack(charges, countsFailures);
+      });
+      return;
+    }
     onFinished(res, (statusCode) => {
       if (statusCode < 400) this.giveBack(charges, countsFailures);
     });
   }
+}
+
+/**
+ * What identifies one invocation of a handler, the same for every guard that meets it: the HTTP
+ * request, a resolver call's `info`, a WebSocket message's data object.
+ */
+function invocationOf(context: ExecutionContext, req: unknown): object | undefined {
+  const type = context.getType<string>();
+  const key: unknown =
+    type === 'http'
+      ? req
+      : type === 'graphql'
+        ? context.getArgByIndex<unknown>(3)
+        : context.getArgByIndex<unknown>(1);
+  return typeof key === 'object' && key !== null ? key : undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { ConfigurableModuleBuilder, type DynamicModule } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { createRequire } from 'node:module';
 import type {
   SluiceModuleExtras,
   SluiceModuleOptions,
@@ -7,6 +8,7 @@ import type {
 import { metricsController } from '../metrics/metrics.controller.js';
 import { SluiceMetrics } from '../metrics/sluice.metrics.js';
 import { GLOBAL_GUARD, SLUICE_OPTIONS } from '../config/sluice.tokens.js';
+import { GraphqlOutcomeInterceptor } from './graphql-outcome.interceptor.js';
 
 const METRICS_PATH = /^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/;
 
@@ -22,11 +24,30 @@ function metricsPath(metrics: SluiceModuleExtras['metrics']): string | undefined
   return path;
 }
 
-/** `global` adds the guard as APP_GUARD; `metrics` adds the metrics and their route. */
+/**
+ * Whether the app can run GraphQL resolvers: only then does the module add the interceptor that
+ * tells `count: 'failures'` how a resolver ended, so apps without GraphQL pay nothing for it.
+ */
+function graphqlInstalled(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('@nestjs/graphql');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `global` adds the guard as APP_GUARD; `metrics` adds the metrics and their route; with
+ * @nestjs/graphql installed, the GraphQL outcome interceptor.
+ */
 function withExtras(definition: DynamicModule, extras: SluiceModuleExtras): DynamicModule {
   const providers = [...(definition.providers ?? [])];
   const controllers = [...(definition.controllers ?? [])];
   if (extras.global) providers.push({ provide: APP_GUARD, useExisting: GLOBAL_GUARD });
+  if (graphqlInstalled()) {
+    providers.push({ provide: APP_INTERCEPTOR, useClass: GraphqlOutcomeInterceptor });
+  }
   const path = metricsPath(extras.metrics);
   if (path !== undefined) {
     providers.push(SluiceMetrics);
