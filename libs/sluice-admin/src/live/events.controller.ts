@@ -17,8 +17,10 @@ import {
   Subject,
   takeUntil,
   timer,
+  finalize,
   type Observable,
 } from 'rxjs';
+import type { Socket } from 'node:net';
 import type { AdminEventMap } from '../common/admin-api.types.js';
 import { InstancesService } from '../instances/instances.service.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
@@ -41,6 +43,12 @@ function orUnavailable(error: unknown): Observable<MessageEvent> {
   return of(event('unavailable', { message: (error as Error).message }));
 }
 
+/** The connection under an Express request or a Fastify one. */
+function socketOf(request: object): Socket | undefined {
+  const raw = (request as { raw?: { socket?: Socket } }).raw ?? request;
+  return (raw as { socket?: Socket }).socket;
+}
+
 /**
  * GET /events: Server-Sent Events for the panel. `stats` carries each second's counts once it
  * has settled (about 1.5 s after it began), `instances` the heartbeats every two seconds.
@@ -50,6 +58,8 @@ function orUnavailable(error: unknown): Observable<MessageEvent> {
 export class EventsController implements OnModuleDestroy {
   /** Fires when the app closes: an open stream would keep the HTTP server from closing. */
   private readonly closing = new Subject<void>();
+  /** The connections of open streams, closed once their stream has ended at shutdown. */
+  private readonly sockets = new Set<Socket>();
 
   constructor(
     @Inject(StatsService) private readonly stats: StatsService,
@@ -88,12 +98,27 @@ export class EventsController implements OnModuleDestroy {
       concatMap(() => from(this.auth.stillSignedIn(request).catch(() => true))),
       filter((signedIn) => !signedIn),
     );
-    return merge(seconds, heartbeats).pipe(takeUntil(merge(signedOut, this.closing)));
+    const socket = socketOf(request);
+    if (socket !== undefined) this.sockets.add(socket);
+    return merge(seconds, heartbeats).pipe(
+      takeUntil(merge(signedOut, this.closing)),
+      finalize(() => {
+        if (socket !== undefined) this.sockets.delete(socket);
+      }),
+    );
   }
 
-  /** Ends every open stream before Nest closes the HTTP server (docs/operations.md, stopping). */
+  /**
+   * Ends every open stream before Nest closes the HTTP server (docs/operations.md, stopping), and
+   * then its connection: a client keeps a connection alive after a response, and the server
+   * would wait for it to time out.
+   */
   onModuleDestroy(): void {
+    const sockets = [...this.sockets];
     this.closing.next();
     this.closing.complete();
+    setImmediate(() => {
+      for (const socket of sockets) socket.end();
+    });
   }
 }

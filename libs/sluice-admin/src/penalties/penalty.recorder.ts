@@ -70,6 +70,9 @@ export class PenaltyRecorder implements OnApplicationBootstrap, OnApplicationShu
 
   async onApplicationShutdown(): Promise<void> {
     this.running = false;
+    // The blocking read would hold the shutdown for up to READ_BLOCK_MS: closing its connection
+    // ends it now. What it had been given stays pending, read again at the next start.
+    await this.stream.close();
     await this.loop;
   }
 
