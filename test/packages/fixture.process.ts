@@ -22,10 +22,10 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 export function run(
   command: string,
   args: string[],
-  options: { cwd: string; timeoutMs: number },
+  options: { cwd: string; timeoutMs: number; env?: Record<string, string> },
 ): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: cleanEnv() });
+    const child = spawn(command, args, { cwd: options.cwd, env: cleanEnv(options.env) });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -40,11 +40,22 @@ export function run(
   });
 }
 
+/** How a fixture's process ended after SIGTERM. */
+export interface Stopped {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** From SIGTERM to the process's exit. */
+  elapsedMs: number;
+  /** What it printed from SIGTERM on. */
+  closingOutput: string;
+}
+
 export interface RunningFixture {
   url: string;
   /** Everything the app printed so far. */
   output(): string;
-  stop(): Promise<void>;
+  /** SIGTERM, then SIGKILL after 10 s; resolves how it ended (the first stop's, if called again). */
+  stop(): Promise<Stopped>;
 }
 
 const START_TIMEOUT_MS = 60_000;
@@ -62,7 +73,8 @@ export async function startFixture(
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const stop = () => stopChild(child);
+  let stopping: Promise<Stopped> | undefined;
+  const stop = () => (stopping ??= stopChild(child, () => output));
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
@@ -88,13 +100,22 @@ export async function startFixture(
   return { url: `http://127.0.0.1:${port}`, output: () => output, stop };
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+function stopChild(child: ChildProcess, output: () => string): Promise<Stopped> {
+  const printed = output().length;
+  const started = performance.now();
+  const ended = (): Stopped => ({
+    code: child.exitCode,
+    signal: child.signalCode,
+    elapsedMs: performance.now() - started,
+    closingOutput: output().slice(printed),
+  });
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(ended());
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
+    // 'close': the process has exited and all it printed has been read.
+    child.once('close', () => {
       clearTimeout(timer);
-      resolve();
+      resolve(ended());
     });
     child.kill('SIGTERM');
   });

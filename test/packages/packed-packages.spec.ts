@@ -18,7 +18,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { closeAll, connectRedis } from '../support/redis.clients.js';
+import { withPostgres } from '../support/postgres-server.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { launchChromium } from '../system/panel/support/browser.js';
 import { run, startFixture, type RunningFixture } from './fixture.process.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -33,6 +36,12 @@ interface Fixture {
   expect: Record<string, RegExp>;
   /** Nest 11 peers beside the core: @nestjs/event-emitter, a WebSocket gateway, @nestjs/swagger. */
   extras?: boolean;
+  /** Its throttled route; default /hits. */
+  hits?: string;
+  /** Where the admin is, as docs/operations.md says for its setup; default /sluice. */
+  admin?: string;
+  /** It keeps notes in a table of its own (/notes). */
+  notes?: boolean;
 }
 
 const FIXTURE_LIST: Fixture[] = [
@@ -48,18 +57,40 @@ const FIXTURE_LIST: Fixture[] = [
       '@nestjs/swagger': /^11\./,
     },
     extras: true,
+    notes: true,
   },
   {
     name: 'esm-nest12-fastify',
     packages: ['nest', 'admin'],
     expect: { '@nestjs/core': /^12\./, typeorm: /^1\./, ioredis: /^5\./ },
+    notes: true,
   },
   {
     name: 'cjs-nest11-throttler',
     packages: ['nest'],
     expect: { '@nestjs/core': /^11\./, '@nestjs/throttler': /^6\./, ioredis: /^6\./ },
   },
+  {
+    // Built like a real public app: a global prefix (with exclude) and URI versioning, helmet,
+    // its own Swagger, @nestjs/typeorm 11.0.1, and tests of its own under Jest, node --test and
+    // Vitest.
+    name: 'cjs-nest11-prefix',
+    packages: ['nest', 'admin'],
+    expect: {
+      '@nestjs/core': /^11\./,
+      '@nestjs/typeorm': /^11\.0\.1$/,
+      typeorm: /^0\.3\./,
+      helmet: /^8\./,
+      jest: /^30\./,
+      vitest: /^4\./,
+    },
+    hits: '/api/v1/hits',
+    admin: '/api/sluice',
+  },
 ];
+
+const hitsOf = (fixture: Fixture) => fixture.hits ?? '/hits';
+const adminOf = (fixture: Fixture) => fixture.admin ?? '/sluice';
 
 const work = mkdtempSync(join(tmpdir(), 'sluice-packages-'));
 const tarballs: Record<'nest' | 'admin', string> = { nest: '', admin: '' };
@@ -123,10 +154,10 @@ function installedVersion(directory: string, name: string): string {
 }
 
 /** Seven requests to the throttled route: five pass, the rest get 429 with Retry-After. */
-async function sevenHits(url: string) {
+async function sevenHits(url: string, path: string) {
   const responses: Response[] = [];
   for (let i = 0; i < 7; i++) {
-    const response = await fetch(`${url}/hits`, { method: 'POST' });
+    const response = await fetch(`${url}${path}`, { method: 'POST' });
     await response.text();
     responses.push(response);
   }
@@ -138,9 +169,12 @@ const apps = new Map<string, RunningFixture>();
 const databases: TestDatabase[] = [];
 const token = randomBytes(24).toString('hex');
 const appOf = (fixture: Fixture) => apps.get(fixture.name)!;
+/** The environment each fixture was started with. */
+const envs = new Map<string, Record<string, string>>();
 
 afterAll(async () => {
   await Promise.all([...apps.values()].map((app) => app.stop()));
+  await closeAll();
   await Promise.all(databases.map((database) => database.drop()));
 });
 
@@ -161,16 +195,18 @@ describe.each(FIXTURE_LIST)('$name, installed from the packed tarballs', (fixtur
         databases.push(database);
         Object.assign(env, {
           DATABASE_URL: database.url,
+          SLUICE_DATABASE_URL: database.url,
           SLUICE_ADMIN_TOKENS: `fixture:admin:${token}`,
         });
       }
+      envs.set(fixture.name, env);
       apps.set(fixture.name, await startFixture(directory, env));
     },
     INSTALL_TIMEOUT_MS + 60_000,
   );
 
   it('admits 5 of 7 requests and refuses the rest with 429 and Retry-After', async () => {
-    const responses = await sevenHits(appOf(fixture).url);
+    const responses = await sevenHits(appOf(fixture).url, hitsOf(fixture));
     expect(responses.map((response) => response.status)).toEqual([
       201, 201, 201, 201, 201, 429, 429,
     ]);
@@ -182,15 +218,15 @@ describe.each(FIXTURE_LIST)('$name, installed from the packed tarballs', (fixtur
 describe.each(FIXTURE_LIST.filter((fixture) => fixture.packages.includes('admin')))(
   '$name with SluiceAdminModule',
   (fixture) => {
-    it('serves the panel at /sluice and /sluice/, the API only with a token', async () => {
-      const { url } = appOf(fixture);
-      const bare = await fetch(`${url}/sluice`, { redirect: 'manual' });
-      expect([bare.status, bare.headers.get('location')]).toEqual([301, '/sluice/']);
-      const panel = await fetch(`${url}/sluice/`);
+    it('serves the panel at its address, with and without the slash, the API only with a token', async () => {
+      const url = `${appOf(fixture).url}${adminOf(fixture)}`;
+      const bare = await fetch(url, { redirect: 'manual' });
+      expect([bare.status, bare.headers.get('location')]).toEqual([301, 'sluice/']);
+      const panel = await fetch(`${url}/`);
       expect(panel.status).toBe(200);
       expect(await panel.text()).toContain('<div id="root">');
-      expect((await fetch(`${url}/sluice/api/policies`)).status).toBe(401);
-      const authorized = await fetch(`${url}/sluice/api/policies`, {
+      expect((await fetch(`${url}/api/policies`)).status).toBe(401);
+      const authorized = await fetch(`${url}/api/policies`, {
         headers: { authorization: `Bearer ${token}` },
       });
       expect(authorized.status).toBe(200);
@@ -210,12 +246,12 @@ describe.each(FIXTURE_LIST.filter((fixture) => fixture.packages.includes('admin'
     });
 
     it('refuses a bad query or body with a 400 naming the field, on Nest 11 and 12 alike', async () => {
-      const { url } = appOf(fixture);
+      const url = `${appOf(fixture).url}${adminOf(fixture)}`;
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-      const query = await fetch(`${url}/sluice/api/penalties?limit=abc`, { headers });
+      const query = await fetch(`${url}/api/penalties?limit=abc`, { headers });
       expect(query.status).toBe(400);
       expect(((await query.json()) as { message: string }).message).toContain('limit');
-      const body = await fetch(`${url}/sluice/api/blocked`, {
+      const body = await fetch(`${url}/api/blocked`, {
         method: 'POST',
         headers,
         body: JSON.stringify({ policy: 'fixture', identifier: 'x', durationMs: 'soon' }),
@@ -228,7 +264,8 @@ describe.each(FIXTURE_LIST.filter((fixture) => fixture.packages.includes('admin'
       const deadline = Date.now() + 15_000;
       let rows: unknown[] = [];
       while (rows.length === 0 && Date.now() < deadline) {
-        const response = await fetch(`${appOf(fixture).url}/sluice/api/penalties?policy=fixture`, {
+        const base = `${appOf(fixture).url}${adminOf(fixture)}`;
+        const response = await fetch(`${base}/api/penalties?policy=fixture`, {
           headers: { authorization: `Bearer ${token}` },
         });
         rows = ((await response.json()) as { penalties: unknown[] }).penalties;
@@ -239,17 +276,20 @@ describe.each(FIXTURE_LIST.filter((fixture) => fixture.packages.includes('admin'
       );
     });
 
-    it("keeps the app's own TypeORM connection and table working", async () => {
-      const { url } = appOf(fixture);
-      const created = await fetch(`${url}/notes`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ text: 'still mine' }),
-      });
-      expect(created.status).toBe(201);
-      const notes = (await (await fetch(`${url}/notes`)).json()) as Array<{ text: string }>;
-      expect(notes.map((note) => note.text)).toEqual(['still mine']);
-    });
+    it.runIf(fixture.notes === true)(
+      "keeps the app's own TypeORM connection and table working",
+      async () => {
+        const { url } = appOf(fixture);
+        const created = await fetch(`${url}/notes`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ text: 'still mine' }),
+        });
+        expect(created.status).toBe(201);
+        const notes = (await (await fetch(`${url}/notes`)).json()) as Array<{ text: string }>;
+        expect(notes.map((note) => note.text)).toEqual(['still mine']);
+      },
+    );
   },
 );
 
@@ -291,3 +331,123 @@ describe.each(FIXTURE_LIST.filter((fixture) => fixture.extras === true))(
     });
   },
 );
+
+describe.each(FIXTURE_LIST.filter((fixture) => fixture.name === 'cjs-nest11-prefix'))(
+  "$name: Sluice in a real app's setup",
+  (fixture) => {
+    const directory = () => join(work, fixture.name);
+
+    it("runs the app's own tests of Sluice and its admin under plain Jest, node --test and Vitest", async () => {
+      const env = envs.get(fixture.name)!;
+      const options = { cwd: directory(), timeoutMs: 120_000, env };
+      // Plain Jest: CommonJS, no --experimental-vm-modules.
+      await run(process.execPath, ['node_modules/jest/bin/jest.js', '--ci'], options);
+      await run(process.execPath, ['--test', 'node-test/'], options);
+      await run(
+        process.execPath,
+        ['node_modules/vitest/vitest.mjs', 'run', '--dir', 'vitest'],
+        options,
+      );
+      // Each run kept the admin's tables in the schema it named, beside the app's in public.
+      const schemas = await withPostgres(env.SLUICE_DATABASE_URL!, async (client) =>
+        (
+          await client.query<{ table_schema: string }>(
+            `SELECT table_schema FROM information_schema.tables WHERE table_name = 'sluice_policy'
+             ORDER BY table_schema`,
+          )
+        ).rows.map((row) => row.table_schema),
+      );
+      expect(schemas).toEqual(['public', 'sluice_jest', 'sluice_node', 'sluice_vitest']);
+    }, 240_000);
+
+    it("leaves the admin out of the app's OpenAPI; the admin's own describes bodies and queries on Nest 11", async () => {
+      const { url } = appOf(fixture);
+      const own = (await (await fetch(`${url}/docs-json`)).json()) as { paths: object };
+      expect(Object.keys(own.paths)).toEqual(['/api/v1/hits', '/api/v1/health']);
+      const admin = await fetch(`${url}/api/sluice/api/docs`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      type Operation = { requestBody?: unknown; parameters?: Array<{ name: string; in: string }> };
+      const paths = ((await admin.json()) as { paths: Record<string, Record<string, Operation>> })
+        .paths;
+      expect(JSON.stringify(paths['/api/sluice/api/policies/{name}']?.put?.requestBody)).toContain(
+        '"algorithm"',
+      );
+      expect(JSON.stringify(paths['/api/sluice/api/blocked']?.post?.requestBody)).toContain(
+        '"durationMs"',
+      );
+      expect(paths['/api/sluice/api/penalties']?.get?.parameters?.map((p) => p.name)).toContain(
+        'limit',
+      );
+      const headers = Object.values(paths)
+        .flatMap((operations) => Object.values(operations))
+        .flatMap((operation) => operation.parameters ?? [])
+        .filter((parameter) => parameter.in === 'header');
+      expect(headers).toEqual([]);
+    });
+
+    it('signs in to the panel and lists the policies in Chromium, under the prefix and with `path` set', async () => {
+      const browser = await launchChromium();
+      const second = await startFixture(directory(), {
+        ...envs.get(fixture.name)!,
+        SLUICE_ADMIN_PATH: 'ops/sluice',
+      });
+      try {
+        for (const panel of [`${appOf(fixture).url}/api/sluice`, `${second.url}/api/ops/sluice`]) {
+          const page = await browser.newPage();
+          const failed: string[] = [];
+          page.on('response', (response) => {
+            // Before signing in, the panel's session check is answered 401: that one is expected.
+            const signedOut = response.status() === 401 && response.url().endsWith('/api/session');
+            if (response.status() >= 400 && !signedOut) {
+              failed.push(`${response.status()} ${response.url()}`);
+            }
+          });
+          await page.goto(panel);
+          await page.getByLabel('Name').fill('fixture');
+          await page.getByLabel('Token').fill(token);
+          await page.getByRole('button', { name: 'Sign in' }).click();
+          await page.getByTestId('session-name').filter({ hasText: 'fixture' }).waitFor();
+          // A deep link, loaded afresh: its assets and API calls resolve from the panel's root.
+          await page.goto(`${panel}/policies`);
+          await page.getByRole('link', { name: 'fixture', exact: true }).waitFor();
+          expect(failed).toEqual([]);
+          await page.close();
+        }
+        const stopped = await second.stop();
+        expect(stopped.closingOutput).not.toMatch(/ERROR|Error happened/);
+      } finally {
+        await second.stop();
+        await browser.close();
+      }
+    }, 90_000);
+  },
+);
+
+describe.each(FIXTURE_LIST)('$name, stopped with SIGTERM', (fixture) => {
+  it('closes cleanly within 2 s, an open event stream included, and leaves the instance list', async () => {
+    const app = appOf(fixture);
+    const stream = new AbortController();
+    if (fixture.packages.includes('admin')) {
+      const events = await fetch(`${app.url}${adminOf(fixture)}/api/events`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: stream.signal,
+      });
+      expect(events.status).toBe(200);
+      // The first event has arrived: the stream is open and held by the server.
+      await events.body!.getReader().read();
+    }
+    const redis = connectRedis();
+    const instances = `${envs.get(fixture.name)!.SLUICE_PREFIX}:instances`;
+    expect(Object.keys(await redis.hgetall(instances))).toHaveLength(1);
+    const stopped = await app.stop();
+    stream.abort();
+    // Nest's shutdown hooks re-raise the signal once the app has closed; an error exits 1.
+    expect([stopped.code, stopped.signal]).toEqual(
+      stopped.signal === null ? [0, null] : [null, 'SIGTERM'],
+    );
+    expect(stopped.closingOutput).not.toMatch(/ERROR|Error happened/);
+    expect(stopped.elapsedMs).toBeLessThan(2_000);
+    expect(await redis.hgetall(instances)).toEqual({});
+  });
+});

@@ -37,7 +37,7 @@ describe.each(ADAPTERS)('the admin API description on %s', (adapter) => {
           .setTitle('The app')
           .addGlobalParameters({ name: 'x-tenant', in: 'header', required: true })
           .build();
-        appDocument = SwaggerModule.createDocument(nest, own) as typeof appDocument;
+        appDocument = SwaggerModule.createDocument(nest, own);
         return setupSluiceAdminDocs(nest);
       },
     );

@@ -219,12 +219,22 @@ describe('the admin panel in Chromium', () => {
     await harry.waitFor({ timeout: LIVE_MS });
     await screenshot(page, 'blocked');
     await page.getByRole('button', { name: 'Unblock harry' }).click();
-    await page.getByRole('alertdialog').getByRole('button', { name: 'Unblock' }).click();
+    const dialog = page.getByRole('alertdialog');
+    await dialog
+      .getByLabel('Also forget its offences, so a next block counts as its first')
+      .check();
+    await dialog.getByRole('button', { name: 'Unblock' }).click();
     // Told once the block is lifted and the counters are reset (the list may refresh between).
     await page.getByText('harry is no longer blocked under reply.').waitFor({ timeout: LIVE_MS });
     await harry.waitFor({ state: 'detached', timeout: LIVE_MS });
 
     expect((await reply(demos[1]!.url)).status).toBe(201);
+    const audit = await fetch(`${demos[0]!.url}/sluice/api/audit?action=block.lift`, {
+      headers: { authorization: `Bearer ${ADMINS.alice.token}` },
+    });
+    const lifts = ((await audit.json()) as { entries: Array<{ actor: string; after: unknown }> })
+      .entries;
+    expect(lifts[0]).toMatchObject({ actor: 'alice', after: { offencesForgotten: true } });
   });
 
   it('finds the penalty under Penalties and downloads it as CSV', async () => {
