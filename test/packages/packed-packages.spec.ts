@@ -275,21 +275,23 @@ describe.each(FIXTURE_LIST.filter((fixture) => fixture.packages.includes('admin'
         expect.objectContaining({ policy: 'fixture', keyKind: 'ip', source: 'auto', offence: 1 }),
       );
     });
+  },
+);
 
-    it.runIf(fixture.notes === true)(
-      "keeps the app's own TypeORM connection and table working",
-      async () => {
-        const { url } = appOf(fixture);
-        const created = await fetch(`${url}/notes`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ text: 'still mine' }),
-        });
-        expect(created.status).toBe(201);
-        const notes = (await (await fetch(`${url}/notes`)).json()) as Array<{ text: string }>;
-        expect(notes.map((note) => note.text)).toEqual(['still mine']);
-      },
-    );
+describe.each(FIXTURE_LIST.filter((fixture) => fixture.notes === true))(
+  '$name beside its own TypeORM entity',
+  (fixture) => {
+    it("keeps the app's own TypeORM connection and table working", async () => {
+      const { url } = appOf(fixture);
+      const created = await fetch(`${url}/notes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'still mine' }),
+      });
+      expect(created.status).toBe(201);
+      const notes = (await (await fetch(`${url}/notes`)).json()) as Array<{ text: string }>;
+      expect(notes.map((note) => note.text)).toEqual(['still mine']);
+    });
   },
 );
 
