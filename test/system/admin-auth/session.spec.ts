@@ -26,11 +26,7 @@ describe.each(ADAPTERS)('panel sessions on %s', (adapter) => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ name: 'olga', role: 'operator' });
     const attributes = (response.headers.get('set-cookie') ?? '').split('; ').slice(1);
-    expect(attributes.sort()).toEqual([
-      'HttpOnly',
-      'Max-Age=28800',
-      'SameSite=Strict',
-    ]);
+    expect(attributes.sort()).toEqual(['HttpOnly', 'Max-Age=28800', 'SameSite=Strict']);
     // No Path: a browser keeps it for the folder of the URL that set it, /sluice/api.
     const cookie = sessionCookieOf(response);
     const current = await fetch(`${url}/sluice/api/session`, { headers: { cookie } });

@@ -91,9 +91,9 @@ describe.each(ADAPTERS)('the admin API description on %s', (adapter) => {
     expect(penaltyQuery).toEqual(
       expect.arrayContaining(['identifier', 'policy', 'from', 'to', 'cursor', 'limit']),
     );
-    const unblockQuery = api.paths['/sluice/api/blocked/{policy}/{identifier}']!.delete!
-      .parameters!.filter((p) => p.in === 'query')
-      .map((p) => p.name);
+    const unblockQuery = api.paths[
+      '/sluice/api/blocked/{policy}/{identifier}'
+    ]!.delete!.parameters!.filter((p) => p.in === 'query').map((p) => p.name);
     expect(unblockQuery).toEqual(expect.arrayContaining(['keyKind', 'reason']));
   });
 
