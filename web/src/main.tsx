@@ -1,22 +1,13 @@
 import '@radix-ui/themes/styles.css';
 import './shared/controls.css';
 import { Theme } from '@radix-ui/themes';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { ApiError } from './api/client';
 import { App } from './app/App';
+import { createQueryClient } from './app/query-client';
 
-const queryClient = new QueryClient({
-  defaultOptions: {
-    queries: {
-      // A refusal (401, 403, 404, 400) will not change by asking again.
-      retry: (failures, error) =>
-        !(error instanceof ApiError && error.status < 500) && failures < 2,
-      refetchOnWindowFocus: false,
-    },
-  },
-});
+const queryClient = createQueryClient();
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

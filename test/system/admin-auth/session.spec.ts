@@ -106,6 +106,22 @@ describe.each(ADAPTERS)('panel sessions on %s', (adapter) => {
     expect(formSignIn.status).toBe(403);
   });
 
+  it('lets a tab poll on with its ended session without locking its address out', async () => {
+    const url = await start();
+    const cookie = sessionCookieOf(await signIn(url, 'victor', TOKENS.victor));
+    const headers = { cookie, 'x-requested-with': 'sluice' };
+    expect((await fetch(`${url}/sluice/api/session`, { method: 'DELETE', headers })).status).toBe(
+      204,
+    );
+    // A minute of an open Overview: more polls than the 20 failures that block an address.
+    const polls: number[] = [];
+    for (let poll = 0; poll < 30; poll++) {
+      polls.push((await fetch(`${url}/sluice/api/things`, { headers })).status);
+    }
+    expect(new Set(polls)).toEqual(new Set([401]));
+    expect((await signIn(url, 'victor', TOKENS.victor)).status).toBe(200);
+  });
+
   it('signs out: 204, the session row is gone and the cookie cleared', async () => {
     const url = await start();
     const cookie = sessionCookieOf(await signIn(url, 'victor', TOKENS.victor));

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { actorOf, type Actor } from '../common/actor.js';
 import { CredentialRegistry, type ActiveCredential } from './credential.registry.js';
+import { ExpiringCache } from './expiring.cache.js';
 import { MAX_TOKEN_LENGTH } from './credentials.parser.js';
 import { cookieOf, headerOf, userAgentOf } from './http.access.js';
 import { SESSION_COOKIE } from './session.cookie.js';
@@ -24,6 +25,14 @@ const BEARER = /^Bearer +(\S+) *$/i;
 const BEARER_SCHEME = /^Bearer\b/i;
 /** The shape randomSecret() makes; anything else is refused without a database look-up. */
 const SESSION_SECRET = /^[A-Za-z0-9_-]{43}$/;
+/**
+ * Session secrets found ended, kept an hour: a panel tab whose session ended keeps polling with
+ * it, and counting every poll as a failed sign-in would block its address within a minute
+ * (docs/security.md). A secret is charged the first time it fails, and after that refused from
+ * memory, neither charged nor looked up again.
+ */
+const ENDED_SESSIONS_KEPT_MS = 3_600_000;
+const ENDED_SESSIONS_KEPT = 10_000;
 
 /**
  * Says who a request comes from: a bearer token checked in memory, else the panel's session
@@ -31,6 +40,11 @@ const SESSION_SECRET = /^[A-Za-z0-9_-]{43}$/;
  */
 @Injectable()
 export class AuthService {
+  private readonly endedSessions = new ExpiringCache<true>(
+    ENDED_SESSIONS_KEPT_MS,
+    ENDED_SESSIONS_KEPT,
+  );
+
   constructor(
     @Inject(CredentialRegistry) private readonly credentials: CredentialRegistry,
     @Inject(SessionStore) private readonly sessions: SessionStore,
@@ -69,9 +83,12 @@ export class AuthService {
       await attempt.succeeded();
       return { actor: this.actorOf(request, credential), via: 'bearer' };
     }
+    const secret = cookie as string;
+    if (this.endedSessions.get(secret) === true) throw notSignedIn();
     await this.limiter.refuseIfLimited(request);
-    const credential = await this.sessionCredential(cookie as string);
+    const credential = await this.sessionCredential(secret);
     if (credential === null) {
+      if (SESSION_SECRET.test(secret)) this.endedSessions.set(secret, true);
       await this.limiter.failed(request);
       throw notSignedIn();
     }
