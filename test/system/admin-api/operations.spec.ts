@@ -94,6 +94,27 @@ describe.each(ADAPTERS)('admin operations API on %s', (adapter) => {
     ]);
   });
 
+  it("refuses to write the admin's own sign-in policies, which stay readable", async () => {
+    const name = 'sluice-admin.sign-in-attempts';
+    const body = {
+      algorithm: 'sliding-log',
+      limit: 1_000_000,
+      periodMs: 60_000,
+      key: 'ip',
+      version: 0,
+    };
+    for (const [method, path, sent] of [
+      ['PUT', `/policies/${name}`, body],
+      ['DELETE', `/policies/${name}`, undefined],
+      ['POST', `/policies/${name}/revisions/1/restore`, undefined],
+      ['POST', `/policies/${name}/candidate`, { policy: body }],
+    ] as const) {
+      const refused = await admin.api(method, path, { body: sent });
+      expect(refused.status, `${method} ${path}`).toBe(400);
+      expect(fieldsOf(refused.body.issues), `${method} ${path}`).toEqual(['name']);
+    }
+  });
+
   it('refuses an identifier that is not valid percent-encoded UTF-8 with 400', async () => {
     expect((await admin.api('GET', '/inspect/reply/%ED%A0%80')).status).toBe(400);
   });

@@ -6,6 +6,7 @@ import { startFaultProxy } from '../../support/fault-proxy.js';
 import { ADAPTERS, closeAppsAfterEach, createApp, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import { SluiceService } from '@sluice/nest';
 import { adminAuthApp } from './app.module.js';
 import { bearer, CREDENTIALS, sessionCookieOf, signIn, TOKENS } from './credentials.fixture.js';
 
@@ -98,6 +99,29 @@ describe.each(ADAPTERS)('admin authentication on %s', (adapter) => {
     }
     const signInLimited = await signIn(url, 'alice', TOKENS.alice);
     expect(signInLimited.status).toBe(429);
+  });
+
+  it('obeys its own sign-in limit, not another definition under its name', async () => {
+    const running = await startApp(
+      adapter,
+      adminAuthApp(database.url, { credentials: CREDENTIALS }),
+    );
+    // A snapshot written before the name was reserved could hold one like this.
+    running.app.get(SluiceService).engine.policies.set({
+      name: 'sluice-admin.sign-in-attempts',
+      algorithm: 'sliding-log',
+      limit: 100_000,
+      periodMs: 60_000,
+      key: 'ip',
+    });
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 21; attempt++) {
+      const wrong = await fetch(`${running.url}/sluice/api/things`, {
+        headers: bearer(`wrong-${attempt}`),
+      });
+      statuses.push(wrong.status);
+    }
+    expect(statuses).toEqual([...Array<number>(20).fill(401), 429]);
   });
 
   it('keeps accepting bearer tokens while PostgreSQL is unreachable; sessions answer 503', async () => {

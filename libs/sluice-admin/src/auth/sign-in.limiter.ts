@@ -128,15 +128,21 @@ export class SignInLimiter {
   }
 
   /**
-   * The policy's name, registered first if this instance does not hold it: a policy snapshot from
-   * the admin's database replaces the engine's policies, and these are not among them.
+   * The policy's name, registered first unless this instance holds the admin's own definition: a
+   * policy snapshot from the admin's database replaces the engine's policies, and may hold none of
+   * these, or (written before their names were reserved) another definition, never to be obeyed.
    */
   private ensure(name: string): string {
     const { policies } = this.sluice.engine;
-    if (policies.get(name) === undefined)
-      policies.set(POLICIES.find((policy) => policy.name === name));
+    const held = policies.get(name);
+    if (held === undefined || !this.own.has(held)) {
+      this.own.add(policies.set(POLICIES.find((policy) => policy.name === name)));
+    }
     return name;
   }
+
+  /** The policies this limiter registered, as the engine holds them. */
+  private readonly own = new WeakSet<object>();
 }
 
 function digestOf(name: string): string {

@@ -72,6 +72,25 @@ export function assertPolicyName(name: string): void {
   }
 }
 
+/**
+ * Names the admin keeps for its own limits (the sign-in limits, `sluice-admin.*`): readable like
+ * any policy, never written. An admin who could raise them could try tokens without limit.
+ */
+export const RESERVED_POLICY_PREFIX = 'sluice-admin.';
+
+/** assertPolicyName, and refuses the reserved names: for every write. */
+export function assertWritablePolicyName(name: string): void {
+  assertPolicyName(name);
+  if (name.startsWith(RESERVED_POLICY_PREFIX)) {
+    throw new InvalidRequestException([
+      {
+        field: 'name',
+        message: `"${RESERVED_POLICY_PREFIX}*" names the admin's own sign-in limits, which cannot be changed`,
+      },
+    ]);
+  }
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -86,7 +105,7 @@ export function parsePolicyWrite(
   body: unknown,
   knowsKey: (key: string) => boolean,
 ): PolicyWrite {
-  assertPolicyName(name);
+  assertWritablePolicyName(name);
   if (!isRecord(body)) {
     throw new InvalidRequestException([
       { field: '(body)', message: 'must be a JSON object: a policy with the version you read' },

@@ -15,7 +15,7 @@ import { PolicyRevisionEntity } from '../database/policy-revision.entity.js';
 import { VersionedWrites } from '../database/versioned-writes.service.js';
 import { assertMayChange } from './operator-scope.js';
 import {
-  assertPolicyName,
+  assertWritablePolicyName,
   parsePolicyWrite,
   toChangeNote,
   type ChangeNoteBody,
@@ -83,7 +83,7 @@ export class PolicyWriter {
    * route still names it (it would fail that route's next start).
    */
   remove(name: string, body: ChangeNoteBody, actor: Actor): Promise<PolicyRemoval> {
-    assertPolicyName(name);
+    assertWritablePolicyName(name);
     const note = toChangeNote(body);
     return this.commit(name, actor, async (manager, version) => {
       const row = await findPolicyRow(manager, name);
@@ -134,7 +134,7 @@ export class PolicyWriter {
 
   /** Writes a new version holding an earlier revision's body. */
   restore(name: string, revision: number, body: ChangeNoteBody, actor: Actor): Promise<Policy> {
-    assertPolicyName(name);
+    assertWritablePolicyName(name);
     const note = toChangeNote(body);
     return this.commit(name, actor, async (manager, version) => {
       const source = await manager.findOneBy(PolicyRevisionEntity, {
