@@ -119,7 +119,10 @@ describe.each(ADAPTERS)('panel sessions on %s', (adapter) => {
       polls.push((await fetch(`${url}/sluice/api/things`, { headers })).status);
     }
     expect(new Set(polls)).toEqual(new Set([401]));
-    expect((await signIn(url, 'victor', TOKENS.victor)).status).toBe(200);
+    const again = await signIn(url, 'victor', TOKENS.victor);
+    expect(again.status).toBe(200);
+    const fresh = { cookie: sessionCookieOf(again), 'x-requested-with': 'sluice' };
+    await fetch(`${url}/sluice/api/session`, { method: 'DELETE', headers: fresh });
   });
 
   it('signs out: 204, the session row is gone and the cookie cleared', async () => {
@@ -185,6 +188,23 @@ describe.each(ADAPTERS)('panel sessions on %s', (adapter) => {
       "SELECT disabled_at FROM sluice_admin_credential WHERE name = 'victor'",
     );
     expect(again?.disabled_at).toBeNull();
+  });
+
+  it('refuses a session opened with the old token during a rolling restart, on both instances', async () => {
+    const rotated = CREDENTIALS.replace(TOKENS.olga, 'olga-rotated-token-1111');
+    const b = await start(); // B still runs with the old token
+    const a = await start({ credentials: rotated }); // A restarted with the new one
+    // Signed in on B with the old token, after A's start ended the sessions it knew of.
+    const cookie = sessionCookieOf(await signIn(b, 'olga', TOKENS.olga));
+    const put = (url: string) =>
+      fetch(`${url}/sluice/api/things`, {
+        method: 'POST',
+        headers: { cookie, 'x-requested-with': 'sluice' },
+      });
+    expect((await put(a)).status).toBe(401);
+    const restartedB = await start({ credentials: rotated }); // B restarted with the new token
+    expect((await put(restartedB)).status).toBe(401);
+    expect((await put(a)).status).toBe(401);
   });
 
   it('ends the sessions of a credential whose token changed', async () => {

@@ -103,6 +103,7 @@ export class AuthService {
     await attempt.succeeded();
     const secret = await this.sessions.create({
       credentialName: credential.name,
+      credentialGeneration: credential.generation,
       role: credential.role,
       expiresAt: new Date(this.sessions.now() + this.sessionTtlMs),
       ...this.actorFields(request),
@@ -140,12 +141,19 @@ export class AuthService {
     return this.credentials.matchToken(token);
   }
 
-  /** A live session whose credential this process still accepts, with that credential's role. */
+  /**
+   * A live session whose credential this process still accepts, with that credential's role: a
+   * session opened under an earlier generation (its token or role changed since) is not.
+   */
   private async sessionCredential(secret: string): Promise<ActiveCredential | null> {
     if (!SESSION_SECRET.test(secret)) return null;
     const session = await this.sessions.find(secret);
     if (session === null) return null;
-    return this.credentials.byName(session.credentialName) ?? null;
+    const credential = this.credentials.byName(session.credentialName);
+    if (credential === undefined || credential.generation !== session.credentialGeneration) {
+      return null;
+    }
+    return credential;
   }
 
   private actorOf(request: unknown, credential: ActiveCredential): Actor {

@@ -11,6 +11,8 @@ export interface ActiveCredential {
   readonly name: string;
   readonly role: AdminRole;
   readonly secretHash: string;
+  /** The generation this start stored (credential.synchronizer.ts); a session must match it. */
+  readonly generation: number;
 }
 
 const ONE_TIME_NAME = 'admin';
@@ -57,9 +59,12 @@ export class CredentialRegistry implements OnModuleInit {
       })),
     );
     this.decoyHash = await hashSecret(randomSecret());
-    await this.synchronizer.sync(configured);
+    const generations = await this.synchronizer.sync(configured);
     this.credentials = new Map(
-      configured.map(({ name, role, secretHash }) => [name, { name, role, secretHash }]),
+      configured.map(({ name, role, secretHash }) => [
+        name,
+        { name, role, secretHash, generation: generations.get(name) ?? 1 },
+      ]),
     );
     if (generated) {
       this.logger.warn(

@@ -28,7 +28,9 @@ export class CredentialSynchronizer {
     private readonly credentials: Repository<CredentialEntity>,
   ) {}
 
-  async sync(configured: ConfiguredCredential[]): Promise<void> {
+  /** Resolves each configured credential's generation, as stored once this start is applied. */
+  async sync(configured: ConfiguredCredential[]): Promise<Map<string, number>> {
+    const generations = new Map<string, number>();
     await inTransaction(this.credentials.manager.connection, async (manager) => {
       await manager.query(LOCK);
       const now = new Date();
@@ -37,8 +39,11 @@ export class CredentialSynchronizer {
       );
       for (const credential of configured) {
         const row = stored.get(credential.name);
-        if (row === undefined) await this.insert(manager, credential, now);
-        else await this.update(manager, row, credential, now);
+        const generation =
+          row === undefined
+            ? await this.insert(manager, credential, now)
+            : await this.update(manager, row, credential, now);
+        generations.set(credential.name, generation);
       }
       const gone = { name: Not(In(configured.map((credential) => credential.name))) };
       await manager.update(
@@ -48,13 +53,14 @@ export class CredentialSynchronizer {
       );
       await manager.delete(SessionEntity, { credentialName: gone.name });
     });
+    return generations;
   }
 
   private async insert(
     manager: EntityManager,
     credential: ConfiguredCredential,
     now: Date,
-  ): Promise<void> {
+  ): Promise<number> {
     await manager.insert(CredentialEntity, {
       name: credential.name,
       role: credential.role,
@@ -63,7 +69,9 @@ export class CredentialSynchronizer {
       createdAt: now,
       updatedAt: now,
       disabledAt: null,
+      generation: 1,
     });
+    return 1;
   }
 
   private async update(
@@ -71,14 +79,17 @@ export class CredentialSynchronizer {
     row: CredentialEntity,
     credential: ConfiguredCredential,
     now: Date,
-  ): Promise<void> {
+  ): Promise<number> {
     const sameToken = await secretMatches(row.secretHash, credential.token);
     const sameRole = row.role === credential.role;
     if (!sameToken || !sameRole) {
       await manager.delete(SessionEntity, { credentialName: credential.name });
     }
+    // A changed token or role starts a new generation: sessions opened under the old one, even
+    // later by an instance still running with the old token, are refused by those that know it.
+    const generation = sameToken && sameRole ? row.generation : row.generation + 1;
     if (sameToken && sameRole && row.source === credential.source && row.disabledAt === null) {
-      return;
+      return generation;
     }
     await manager.update(
       CredentialEntity,
@@ -89,7 +100,9 @@ export class CredentialSynchronizer {
         secretHash: sameToken ? row.secretHash : credential.secretHash,
         updatedAt: now,
         disabledAt: null,
+        generation,
       },
     );
+    return generation;
   }
 }

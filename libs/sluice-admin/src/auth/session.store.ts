@@ -13,6 +13,8 @@ import { inTransaction } from '../database/transaction.js';
 
 export interface SessionHolder {
   credentialName: string;
+  /** The credential's generation when the session was opened. */
+  credentialGeneration: number;
   role: AdminRole;
   expiresAt: Date;
 }
@@ -70,7 +72,12 @@ export class SessionStore {
     if (session === undefined) {
       const row = await this.sessions.findOneBy({ id });
       if (row === null) return null;
-      session = { credentialName: row.credentialName, role: row.role, expiresAt: row.expiresAt };
+      session = {
+        credentialName: row.credentialName,
+        credentialGeneration: row.credentialGeneration,
+        role: row.role,
+        expiresAt: row.expiresAt,
+      };
       this.cache.set(id, session);
     }
     return session.expiresAt.getTime() > this.now() ? session : null;

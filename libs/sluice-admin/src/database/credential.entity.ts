@@ -25,6 +25,10 @@ export class CredentialEntity {
   @Column({ name: 'updated_at', type: 'timestamptz' })
   updatedAt!: Date;
 
+  /** Bumped when the token or role changes: sessions of an earlier generation are refused. */
+  @Column({ type: 'integer', default: 1 })
+  generation!: number;
+
   /** Set when a start-up no longer configures this credential; its sessions are gone. */
   @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
   disabledAt!: Date | null;

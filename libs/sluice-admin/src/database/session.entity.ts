@@ -13,6 +13,10 @@ export class SessionEntity {
   @Column({ type: 'varchar', length: 16 })
   role!: AdminRole;
 
+  /** The credential's generation when the session was opened. */
+  @Column({ name: 'credential_generation', type: 'integer', default: 1 })
+  credentialGeneration!: number;
+
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 
