@@ -8,7 +8,7 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { longSleep } from '../clock/long.sleep.js';
 import { summarize, type Decision } from '../engine/decision.js';
 import { InvalidIdentifierError } from '../keys/identifier.js';
 import type { Policy } from '../policy/policy.types.js';
@@ -86,7 +86,7 @@ export class SluiceGuard implements CanActivate {
       return false;
     }
     this.giveBackOnSuccess(res, charges, context);
-    if (decision.delayMs > 0) await sleep(decision.delayMs);
+    if (decision.delayMs > 0) await longSleep(decision.delayMs);
     return true;
   }
 

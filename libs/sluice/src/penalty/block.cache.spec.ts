@@ -103,4 +103,26 @@ describe('BlockCache', () => {
     cache.forget('p', 'ip', 'a');
     expect(cache.find('p', 'ip', 'a', 0)).toBeUndefined();
   });
+
+  it('keeps long identifiers by digest: apart however much they share, found and forgotten', () => {
+    const cache = new BlockCache(10);
+    const shared = 'eyJhbGciOiJIUzI1NiJ9.'.padEnd(14_000, 'x');
+    const [first, second] = [`${shared}1`, `${shared}2`];
+    cache.remember('api', 'header:authorization', first, { untilMs: 9, retryAtMs: 9, offence: 1 });
+    expect(cache.find('api', 'header:authorization', first, 1)?.offence).toBe(1);
+    expect(cache.find('api', 'header:authorization', second, 1)).toBeUndefined();
+    cache.forget('api', 'header:authorization', first);
+    expect(cache.find('api', 'header:authorization', first, 1)).toBeUndefined();
+  });
+
+  it('keeps an identifier that looks like a digest apart from the digest', () => {
+    const cache = new BlockCache(10);
+    const long = 'y'.repeat(200);
+    cache.remember('api', 'user', long, { untilMs: 9, retryAtMs: 9, offence: 1 });
+    const lookalike = `#h:${'y'.repeat(10)}`;
+    expect(cache.find('api', 'user', lookalike, 1)).toBeUndefined();
+    cache.remember('api', 'user', lookalike, { untilMs: 9, retryAtMs: 9, offence: 2 });
+    expect(cache.find('api', 'user', long, 1)?.offence).toBe(1);
+    expect(cache.find('api', 'user', lookalike, 1)?.offence).toBe(2);
+  });
 });

@@ -1,4 +1,16 @@
+import { createHash } from 'node:crypto';
 import { getOrAdd, newMap } from '../collections/get-or-add.js';
+
+/** Identifiers longer than this are kept as their digest: the cache's size is bounded by count. */
+const LONGEST_KEPT = 128;
+/** Marks a digest; an identifier that starts with it is kept as its digest too, so none collide. */
+const DIGEST_MARK = '#h:';
+
+/** What the cache files an identifier under: itself, or for a long one a digest of 46 characters. */
+function keyOf(identifier: string): string {
+  if (identifier.length <= LONGEST_KEPT && !identifier.startsWith(DIGEST_MARK)) return identifier;
+  return DIGEST_MARK + createHash('sha256').update(identifier, 'utf8').digest('base64url');
+}
 
 export interface CachedBlock {
   /** Epoch ms the block ends. */
@@ -44,7 +56,7 @@ export class BlockCache {
     identifier: string,
     nowMs: number,
   ): CachedBlock | undefined {
-    const entry = this.byPolicy.get(policy)?.get(keyKind)?.get(identifier);
+    const entry = this.byPolicy.get(policy)?.get(keyKind)?.get(keyOf(identifier));
     if (entry === undefined) return undefined;
     if (entry.block.retryAtMs <= nowMs) {
       this.remove(entry);
@@ -54,8 +66,9 @@ export class BlockCache {
     return entry.block;
   }
 
-  remember(policy: string, keyKind: string, identifier: string, block: CachedBlock): void {
+  remember(policy: string, keyKind: string, raw: string, block: CachedBlock): void {
     if (this.capacity === 0) return;
+    const identifier = keyOf(raw);
     const identifiers = this.identifiersOf(policy, keyKind);
     const existing = identifiers.get(identifier);
     if (existing !== undefined) this.remove(existing);
@@ -66,7 +79,7 @@ export class BlockCache {
   }
 
   forget(policy: string, keyKind: string, identifier: string): void {
-    const entry = this.byPolicy.get(policy)?.get(keyKind)?.get(identifier);
+    const entry = this.byPolicy.get(policy)?.get(keyKind)?.get(keyOf(identifier));
     if (entry !== undefined) this.remove(entry);
   }
 
