@@ -5,6 +5,7 @@ describe('resolveDatabaseOptions', () => {
   it('takes a URL alone and fills in the pool and timeout defaults', () => {
     expect(resolveDatabaseOptions('postgresql://app@db:5432/sluice')).toEqual({
       url: 'postgresql://app@db:5432/sluice',
+      schema: 'public',
       poolSize: 5,
       connectTimeoutMs: 2_000,
       queryTimeoutMs: 5_000,
@@ -24,6 +25,23 @@ describe('resolveDatabaseOptions', () => {
         'SluiceAdminModule options.database.queryTimeoutMs: must be an integer from 100 to 600000; ' +
         'SluiceAdminModule options.database.ssl: is not an option',
     );
+  });
+
+  it('takes a schema of its own, and refuses one that is no plain PostgreSQL name', () => {
+    expect(resolveDatabaseOptions({ url: 'postgres://db/x', schema: 'sluice_admin' }).schema).toBe(
+      'sluice_admin',
+    );
+    for (const schema of [
+      'sluice"; DROP SCHEMA public; --',
+      '1st',
+      'pg_catalog',
+      '',
+      'a'.repeat(64),
+    ]) {
+      expect(() => resolveDatabaseOptions({ url: 'postgres://db/x', schema }), schema).toThrow(
+        /^SluiceAdminModule options\.database\.schema: must be a PostgreSQL schema name/,
+      );
+    }
   });
 
   it('refuses what is not a PostgreSQL URL without echoing it', () => {

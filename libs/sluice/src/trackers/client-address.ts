@@ -99,16 +99,38 @@ export function clientIp(request: IncomingRequestLike, trust: TrustFunction): st
  */
 export function compileAddressList(entries: unknown, field: string): (address: string) => boolean {
   if (!Array.isArray(entries)) throw new RangeError(`${field}: must be an array of addresses`);
-  entries.forEach((entry, index) => {
-    if (typeof entry !== 'string' || !isAddressOrRange(entry)) {
+  const ranges = entries.map((entry: unknown, index) => {
+    const range = typeof entry === 'string' ? parseRange(entry) : undefined;
+    if (range === undefined) {
       throw new RangeError(
         `${field}[${index}]: ${describe(entry)} is not an IP address or a CIDR range`,
       );
     }
+    return range;
   });
-  if (entries.length === 0) return () => false;
-  const matches = proxyAddr.compile(entries as string[]);
-  return (address) => isIpAddress(address) && matches(address, 0);
+  if (ranges.length === 0) return () => false;
+  return (address) => {
+    if (!isIpAddress(address)) return false;
+    const ip = ipaddr.process(address);
+    return ranges.some(([network, bits]) => {
+      if (ip.kind() === network.kind()) return ip.match(network, bits);
+      // An IPv6 range written for IPv4-mapped addresses still matches the IPv4 client.
+      return ip instanceof ipaddr.IPv4 && ip.toIPv4MappedAddress().match(network, bits);
+    });
+  };
+}
+
+/** An address (a range of one) or a CIDR range, /0 to /32 or /128; undefined if neither. */
+function parseRange(entry: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | undefined {
+  const [address = '', bits, extra] = entry.split('/');
+  if (extra !== undefined) return undefined;
+  const v4 = ipaddr.IPv4.isValidFourPartDecimal(address);
+  if (!v4 && !ipaddr.IPv6.isValid(address)) return undefined;
+  const max = v4 ? 32 : 128;
+  if (bits !== undefined && !/^(0|[1-9][0-9]{0,2})$/.test(bits)) return undefined;
+  const length = bits === undefined ? max : Number(bits);
+  if (length > max) return undefined;
+  return [ipaddr.parse(address), length];
 }
 
 /** The identifier of an address, or undefined when it is not one; remembered for the next request. */
