@@ -72,6 +72,26 @@ describe('the admin when Redis or PostgreSQL fail', () => {
     await eventually(async () => (await storedVersion()) === String(written.body.version), 8_000);
   });
 
+  it("answers the charts and identifier lists while Redis is slow, past the decisions' 100 ms", async () => {
+    const redisUrl = inject('redisUrl');
+    const { hostname, port } = new URL(redisUrl);
+    const redisProxy = await proxy({ host: hostname, port: Number(port) });
+    const app = await running(
+      'express',
+      adminApp({
+        redisUrl: redisProxy.url(redisUrl),
+        prefix: uniquePrefix('admin-slow'),
+        databaseUrl: (await database()).url,
+      }),
+    );
+    const api = adminClient(`${app.url}/sluice/api`);
+    // Each read crosses the proxy twice: about 500 ms, where a decision waits 100 ms.
+    await redisProxy.mode({ delayMs: 250 });
+    expect((await api('GET', '/stats?seconds=60')).status).toBe(200);
+    expect((await api('GET', '/identifiers?policy=reply')).status).toBe(200);
+    await redisProxy.mode('pass');
+  });
+
   it('answers 503 with Retry-After while PostgreSQL is unreachable, still serves what Redis holds, and recovers', async () => {
     const postgresProxy = await proxy(postgresServer());
     const app = await running(

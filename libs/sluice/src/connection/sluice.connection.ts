@@ -13,6 +13,8 @@ import { assertPeerVersions } from '../peers/peer.versions.js';
 import { assertRedisServer } from '../peers/redis-server.check.js';
 
 const DEFAULT_TIMEOUT_MS = 100;
+/** How long a read an operator waits on may take (readRedis). */
+const READ_TIMEOUT_MS = 2_000;
 /** How long the start waits for a first connection before going on without Redis. */
 const FIRST_CONNECT_WAIT_MS = 2_000;
 
@@ -100,9 +102,37 @@ export class SluiceConnection implements OnApplicationShutdown {
     return new SluiceConnection(eventual, client, decisionClient, owned, breaker, eventual);
   }
 
+  private reader: Redis | Cluster | undefined;
+
+  /**
+   * The connection for reads an operator waits on (the admin's charts and identifier lists): the
+   * same Redis, opened on first use, with READ_TIMEOUT_MS instead of the decisions' `timeoutMs`,
+   * so a Redis that is only slow under load answers them rather than a 503. Absent in memory.
+   */
+  get readRedis(): Redis | Cluster | undefined {
+    if (this.redis === undefined) return undefined;
+    if (this.reader === undefined) {
+      const client = this.redis;
+      // A read counts nothing, so it may wait for the connection to open rather than fail.
+      this.reader =
+        'nodes' in client
+          ? client.duplicate(undefined, {
+              enableOfflineQueue: true,
+              redisOptions: { ...client.options.redisOptions, commandTimeout: READ_TIMEOUT_MS },
+            })
+          : client.duplicate({ commandTimeout: READ_TIMEOUT_MS, enableOfflineQueue: true });
+      this.reader.on('error', reportConnectionError);
+    }
+    return this.reader;
+  }
+
   async onApplicationShutdown(): Promise<void> {
     // What eventual policies admitted here since the last sync is counted before Redis goes.
     await this.eventual?.close().catch(() => undefined);
+    const reader = this.reader;
+    if (reader !== undefined && reader.status !== 'end') {
+      await reader.quit().catch(() => reader.disconnect());
+    }
     if (!this.owned) return;
     await Promise.all(
       [this.redis, this.decisionRedis].map(async (client) => {

@@ -103,7 +103,12 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
       useFactory: (options: SluiceModuleOptions, connection: SluiceConnection) =>
         connection.redis === undefined
           ? new LocalIdentifierStats()
-          : new RedisIdentifierStats(connection.redis, options.prefix ?? 'sluice'),
+          : new RedisIdentifierStats(
+              connection.redis,
+              options.prefix ?? 'sluice',
+              () =>
+                connection.readRedis ?? (connection.redis as NonNullable<typeof connection.redis>),
+            ),
     },
     {
       provide: DECISION_STATS,
@@ -111,7 +116,12 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
       useFactory: (options: SluiceModuleOptions, connection: SluiceConnection, clock: Clock) =>
         connection.redis === undefined
           ? new LocalDecisionStats(clock)
-          : new RedisDecisionStats(connection.redis, options.prefix ?? 'sluice'),
+          : new RedisDecisionStats(
+              connection.redis,
+              options.prefix ?? 'sluice',
+              () =>
+                connection.readRedis ?? (connection.redis as NonNullable<typeof connection.redis>),
+            ),
     },
     PolicyBus,
     PenaltyEventPublisher,

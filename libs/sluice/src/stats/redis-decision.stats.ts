@@ -19,6 +19,8 @@ export class RedisDecisionStats implements DecisionStatsStore {
   constructor(
     private readonly client: Redis | Cluster,
     private readonly prefix: string,
+    /** Where reads go: a connection with a longer timeout (SluiceConnection.readRedis). */
+    private readonly reader: () => Redis | Cluster = () => client,
   ) {}
 
   async add(counts: readonly PolicyCounts[]): Promise<void> {
@@ -56,7 +58,7 @@ export class RedisDecisionStats implements DecisionStatsStore {
     const step = RESOLUTION_MS[resolution];
     const last = Math.floor(lastAt / step) * step;
     const starts = Array.from({ length: points }, (_, index) => last - (points - 1 - index) * step);
-    const pipeline = this.client.pipeline();
+    const pipeline = this.reader().pipeline();
     for (const at of starts) pipeline.hgetall(this.key(policy, resolution, at));
     const replies = (await pipeline.exec()) ?? [];
     return starts.map((at, index) => {

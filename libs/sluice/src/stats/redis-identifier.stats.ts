@@ -18,6 +18,8 @@ export class RedisIdentifierStats implements IdentifierStatsStore {
   constructor(
     private readonly client: Redis | Cluster,
     private readonly prefix: string,
+    /** Where reads go: a connection with a longer timeout (SluiceConnection.readRedis). */
+    private readonly reader: () => Redis | Cluster = () => client,
   ) {}
 
   /** One pipeline per policy: a policy's sets share a slot, different policies may not. */
@@ -54,7 +56,7 @@ export class RedisIdentifierStats implements IdentifierStatsStore {
     const keys = this.keys(policy);
     const [seen, passed, rejected] = await Promise.all(
       [keys.seen, keys.passed, keys.rejected].map((key) =>
-        this.client.zrange(key, 0, -1, 'WITHSCORES'),
+        this.reader().zrange(key, 0, -1, 'WITHSCORES'),
       ),
     );
     const scores = (flat: string[] = []) => {
