@@ -343,7 +343,7 @@ describe('the admin panel in Chromium', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('Policy').selectOption('reply');
     await dialog.getByLabel('Identifier').fill('draco');
-    await dialog.getByLabel('Duration (minutes)').fill('10');
+    await dialog.getByLabel('Duration').fill('10 min');
     await dialog.getByLabel('Reason').fill('spam');
     await dialog.getByRole('button', { name: 'Block' }).click();
     await page.getByRole('row').filter({ hasText: 'draco' }).waitFor({ timeout: LIVE_MS });

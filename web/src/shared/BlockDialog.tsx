@@ -1,6 +1,7 @@
 import { Button, Callout, Dialog, Flex, TextField } from '@radix-ui/themes';
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client';
+import { durationText, parseDuration } from './duration';
 import { Field } from './Field';
 import { useBlock } from './block-actions.hooks';
 import { PolicySelect } from './PolicySelect';
@@ -15,7 +16,23 @@ interface BlockDialogProps {
   onDone?: (message: string) => void;
 }
 
-/** Blocks an identifier under a policy by hand, for a number of minutes. */
+/** A year: the server's longest block (a ban belongs in an override). */
+const LONGEST_BLOCK_MS = 365 * 86_400_000;
+
+/**
+ * The block's length as people write it ("90 min", "1 h", "2 d", as in the policy editor), or
+ * why it is not one. A bare number is refused rather than guessed at: minutes or milliseconds?
+ */
+export function blockDuration(text: string): { ms: number } | { error: string } {
+  const trimmed = text.trim();
+  const ms = /^\d+(\.\d+)?$/.test(trimmed) ? undefined : parseDuration(trimmed);
+  if (ms === undefined) return { error: 'write it with its unit, like 30 min, 1 h or 2 d' };
+  if (ms < 1) return { error: 'must be longer than 0' };
+  if (ms > LONGEST_BLOCK_MS) return { error: 'must be at most a year' };
+  return { ms };
+}
+
+/** Blocks an identifier under a policy by hand, for a duration written as in the editor. */
 export function BlockDialog({
   policy = '',
   identifier = '',
@@ -25,28 +42,31 @@ export function BlockDialog({
 }: BlockDialogProps) {
   const block = useBlock();
   const [open, setOpen] = useState(false);
-  const [values, setValues] = useState({ policy, identifier, minutes: '60', reason: '' });
+  const [values, setValues] = useState({ policy, identifier, duration: '1 h', reason: '' });
+  const [durationError, setDurationError] = useState<string | undefined>();
   const set = (field: keyof typeof values) => (event: { target: { value: string } }) =>
     setValues((current) => ({ ...current, [field]: event.target.value }));
   const errors = block.error instanceof ApiError ? block.error.fieldErrors : {};
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const minutes = Number(values.minutes);
+    const duration = blockDuration(values.duration);
+    if ('error' in duration) {
+      setDurationError(duration.error);
+      return;
+    }
+    setDurationError(undefined);
     block.mutate(
       {
         policy: values.policy,
         identifier: values.identifier,
-        durationMs:
-          Number.isFinite(minutes) && values.minutes.trim() !== ''
-            ? Math.round(minutes * 60_000)
-            : NaN,
+        durationMs: duration.ms,
         reason: values.reason.trim() === '' ? null : values.reason,
       },
       {
         onSuccess: (result) => {
           setOpen(false);
           onDone?.(
-            `${result.identifier} is blocked under ${result.policy} until ${new Date(result.expiresAt).toLocaleString()}.`,
+            `${result.identifier} is blocked under ${result.policy} for ${durationText(duration.ms)}, until ${new Date(result.expiresAt).toLocaleString()}.`,
           );
         },
       },
@@ -72,11 +92,11 @@ export function BlockDialog({
             <Field label="Identifier" error={errors.identifier}>
               <TextField.Root value={values.identifier} onChange={set('identifier')} />
             </Field>
-            <Field label="Duration (minutes)" error={errors.durationMs}>
+            <Field label="Duration" error={durationError ?? errors.durationMs}>
               <TextField.Root
-                inputMode="decimal"
-                value={values.minutes}
-                onChange={set('minutes')}
+                value={values.duration}
+                placeholder="30 min, 1 h, 2 d"
+                onChange={set('duration')}
               />
             </Field>
             <Field label="Reason" error={errors.reason}>

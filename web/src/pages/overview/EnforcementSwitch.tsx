@@ -13,7 +13,7 @@ import { useCan } from '../../app/session';
 import { Field } from '../../shared/Field';
 import { useEnforcement, useSetEnforcement } from './overview.hooks';
 
-/** The global switch: off, every policy counts and reports but none refuses. Admins only. */
+/** The global switch: off, no request is decided (nor counted) and none refused. Admins only. */
 export function EnforcementSwitch() {
   const isAdmin = useCan('admin');
   const labelId = useId();
@@ -54,8 +54,8 @@ export function EnforcementSwitch() {
         <AlertDialog.Content maxWidth="460px">
           <AlertDialog.Title>Turn enforcement off?</AlertDialog.Title>
           <AlertDialog.Description size="2">
-            Every instance keeps counting and reporting, but no request is refused until it is
-            turned on again.
+            Every instance lets every request through, undecided: nothing is counted, refused or
+            blocked until it is turned on again, and the charts show no decisions meanwhile.
           </AlertDialog.Description>
           <Flex direction="column" gap="3" mt="3">
             <Field label="Change note">
