@@ -2,6 +2,7 @@
 // the live policy by the running app, compared per identifier, promoted (with a confirmation
 // when the policy changed meanwhile), discarded and expired, each in the audit.
 import type {
+  PolicyRevisionList,
   AuditPage,
   CandidateComparison,
   CandidateView,
@@ -138,6 +139,17 @@ describe.each(ADAPTERS)('shadow candidates on %s', (adapter) => {
     for (let i = 0; i < 3; i++) statuses.push((await reply('ginny')).status);
     expect(statuses).toEqual([201, 201, 429]);
     expect(await audited('policy.promote')).toContain('reply alice');
+  });
+
+  it("keeps the proposal's note in the promoted revision", async () => {
+    await propose({ limit: 2, comment: 'bursts of spam at night' });
+    const promoted = await admin.api('POST', '/policies/reply/candidate/promote', { body: {} });
+    expect(promoted.status).toBe(200);
+    const revisions = await admin.api<PolicyRevisionList>('GET', '/policies/reply/revisions');
+    expect(revisions.body.revisions[0]).toMatchObject({
+      action: 'policy.promote',
+      comment: 'bursts of spam at night (promoted the candidate alice proposed)',
+    });
   });
 
   it('is discarded on request, and expires by itself, both audited', async () => {

@@ -149,6 +149,9 @@ describe('the admin panel in Chromium', () => {
     await screenshot(page, 'policy-candidate');
 
     await candidate.getByRole('button', { name: 'Promote' }).click();
+    const promotion = page.getByRole('alertdialog');
+    await promotion.getByLabel('Change note').fill('three is plenty');
+    await promotion.getByRole('button', { name: 'Promote' }).click();
     await candidate.waitFor({ state: 'detached', timeout: LIVE_MS });
     await expect.poll(() => limit.inputValue(), { timeout: LIVE_MS }).toBe('3');
     await bothOnLatest();
@@ -359,6 +362,9 @@ describe('the admin panel in Chromium', () => {
     expect((await reply(demos[0]!.url, 'draco')).status).toBe(201);
     await screenshot(page, 'enforcement-off');
     await page.getByRole('switch').click();
+    const resume = page.getByRole('alertdialog');
+    await resume.getByText('Turn enforcement on?').waitFor();
+    await resume.getByRole('button', { name: 'Turn on' }).click();
     await page.getByText('on: policies refuse').waitFor();
     await bothOnLatest();
     expect((await reply(demos[0]!.url, 'draco')).status).toBe(429);
@@ -382,6 +388,7 @@ describe('the admin panel in Chromium', () => {
     const promoted = page.getByRole('row').filter({ hasText: 'policy.promote' });
     const version = Number(await promoted.getByRole('rowheader').textContent());
     await page.getByRole('button', { name: `Restore version ${version}` }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Restore' }).click();
     await waitFor(
       'the restored revision',
       async () => {

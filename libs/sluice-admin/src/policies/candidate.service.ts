@@ -201,8 +201,12 @@ export class CandidateService implements OnApplicationBootstrap, OnApplicationSh
         before: row.body,
         after,
         actor,
+        // The proposal's own note says why the change was made; the promotion keeps it.
         comment:
-          body.comment ?? `promoted the candidate ${candidate.proposedBy ?? 'someone'} proposed`,
+          body.comment ??
+          (candidate.comment !== null && candidate.comment !== ''
+            ? `${candidate.comment} (promoted the candidate ${candidate.proposedBy ?? 'someone'} proposed)`
+            : `promoted the candidate ${candidate.proposedBy ?? 'someone'} proposed`),
         version,
       });
       return after;

@@ -18,10 +18,11 @@ export function EnforcementSwitch() {
   const isAdmin = useCan('admin');
   const labelId = useId();
   const state = useEnforcement();
-  const [confirming, setConfirming] = useState(false);
+  /** The state asked to be confirmed: both ways change every instance at once. */
+  const [confirming, setConfirming] = useState<boolean | null>(null);
   const [comment, setComment] = useState('');
   const change = useSetEnforcement(() => {
-    setConfirming(false);
+    setConfirming(null);
     setComment('');
   });
   const turn = (enabled: boolean) => change.mutate({ enabled, comment: comment.trim() || null });
@@ -38,7 +39,7 @@ export function EnforcementSwitch() {
             aria-labelledby={labelId}
             checked={enabled}
             disabled={change.isPending}
-            onCheckedChange={(checked) => (checked ? turn(true) : setConfirming(true))}
+            onCheckedChange={(checked) => setConfirming(checked)}
           />
         ) : null}
         <Badge color={enabled ? 'green' : 'red'}>
@@ -50,12 +51,20 @@ export function EnforcementSwitch() {
           <Callout.Text>{change.error.message}</Callout.Text>
         </Callout.Root>
       )}
-      <AlertDialog.Root open={confirming} onOpenChange={setConfirming}>
+      <AlertDialog.Root
+        open={confirming !== null}
+        onOpenChange={(open) => {
+          if (!open) setConfirming(null);
+        }}
+      >
         <AlertDialog.Content maxWidth="460px">
-          <AlertDialog.Title>Turn enforcement off?</AlertDialog.Title>
+          <AlertDialog.Title>
+            {confirming === true ? 'Turn enforcement on?' : 'Turn enforcement off?'}
+          </AlertDialog.Title>
           <AlertDialog.Description size="2">
-            Every instance lets every request through, undecided: nothing is counted, refused or
-            blocked until it is turned on again, and the charts show no decisions meanwhile.
+            {confirming === true
+              ? 'Every instance decides every request again within a second: clients over a limit, or blocked, are refused from then on.'
+              : 'Every instance lets every request through, undecided: nothing is counted, refused or blocked until it is turned on again, and the charts show no decisions meanwhile.'}
           </AlertDialog.Description>
           <Flex direction="column" gap="3" mt="3">
             <Field label="Change note">
@@ -68,11 +77,15 @@ export function EnforcementSwitch() {
           <Flex gap="3" mt="4" justify="end">
             <AlertDialog.Cancel>
               <Button variant="soft" color="gray">
-                Keep it on
+                {confirming === true ? 'Keep it off' : 'Keep it on'}
               </Button>
             </AlertDialog.Cancel>
-            <Button color="red" loading={change.isPending} onClick={() => turn(false)}>
-              Turn off
+            <Button
+              color={confirming === true ? undefined : 'red'}
+              loading={change.isPending}
+              onClick={() => turn(confirming === true)}
+            >
+              {confirming === true ? 'Turn on' : 'Turn off'}
             </Button>
           </Flex>
         </AlertDialog.Content>

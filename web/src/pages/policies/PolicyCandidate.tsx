@@ -1,10 +1,11 @@
 import type { CandidateComparison } from '@sluice/admin/api';
-import { Badge, Button, Callout, Card, Flex, Heading, Table, Text } from '@radix-ui/themes';
+import { Badge, Callout, Card, Flex, Heading, Table, Text } from '@radix-ui/themes';
 import { useState } from 'react';
 import { ApiError } from '../../api/client';
 import { useCan } from '../../app/session';
 import { rateText } from '../../shared/duration';
 import { formatTime } from '../../shared/format';
+import { ConfirmDialog } from '../../shared/ConfirmDialog';
 import { QueryState } from '../../shared/QueryState';
 import { useCandidate, useCandidateActions } from './policies.hooks';
 
@@ -25,22 +26,29 @@ function CandidateCard({ name, candidate }: { name: string; candidate: Candidate
   const [failure, setFailure] = useState<string | null>(null);
   const busy = actions.promote.isPending || actions.discard.isPending;
 
-  const promote = async (confirm: boolean) => {
+  const promote = async (comment: string | null): Promise<boolean> => {
     setFailure(null);
     try {
-      await actions.promote.mutateAsync(confirm ? { confirm: true } : {});
+      await actions.promote.mutateAsync({
+        ...(confirming ? { confirm: true } : {}),
+        ...(comment === null ? {} : { comment }),
+      });
       setConfirming(false);
+      return true;
     } catch (error) {
       if (error instanceof ApiError && error.status === 409) setConfirming(true);
       else setFailure((error as Error).message);
+      return false;
     }
   };
-  const discard = async () => {
+  const discard = async (comment: string | null): Promise<boolean> => {
     setFailure(null);
     try {
-      await actions.discard.mutateAsync();
+      await actions.discard.mutateAsync(comment === null ? {} : { comment });
+      return true;
     } catch (error) {
       setFailure((error as Error).message);
+      return false;
     }
   };
 
@@ -91,8 +99,8 @@ function CandidateCard({ name, candidate }: { name: string; candidate: Candidate
             <Table.Header>
               <Table.Row>
                 <Table.ColumnHeaderCell>Identifier</Table.ColumnHeaderCell>
-                <Table.ColumnHeaderCell>Candidate would refuse</Table.ColumnHeaderCell>
-                <Table.ColumnHeaderCell>Live refused</Table.ColumnHeaderCell>
+                <Table.ColumnHeaderCell>Candidate would have refused</Table.ColumnHeaderCell>
+                <Table.ColumnHeaderCell>Live refused, of the same requests</Table.ColumnHeaderCell>
                 <Table.ColumnHeaderCell>Last seen</Table.ColumnHeaderCell>
               </Table.Row>
             </Table.Header>
@@ -112,12 +120,28 @@ function CandidateCard({ name, candidate }: { name: string; candidate: Candidate
         )}
         {canAct && (
           <Flex gap="3">
-            <Button loading={busy} onClick={() => void promote(confirming)}>
-              {confirming ? 'Promote anyway' : 'Promote'}
-            </Button>
-            <Button loading={busy} variant="soft" color="gray" onClick={() => void discard()}>
-              Discard
-            </Button>
+            <ConfirmDialog
+              label={confirming ? 'Promote anyway' : 'Promote'}
+              title={`Promote the candidate of ${name}?`}
+              description={`Every instance enforces ${rateText(candidate.rules.limit, candidate.rules.periodMs)} within a second, as a new revision of ${name}. Restoring the present revision undoes it.`}
+              busy={busy}
+              error={
+                confirming
+                  ? `The policy changed since this candidate was proposed (at version ${candidate.baseVersion}, now ${candidate.liveVersion}): promoting replaces that change.`
+                  : failure
+              }
+              onConfirm={promote}
+            />
+            <ConfirmDialog
+              label="Discard"
+              title={`Discard the candidate of ${name}?`}
+              description="Its comparison is lost; the live policy does not change."
+              danger
+              triggerVariant="soft"
+              busy={busy}
+              error={failure}
+              onConfirm={discard}
+            />
           </Flex>
         )}
       </Flex>

@@ -1,5 +1,5 @@
 import type { PolicyView } from '@sluice/admin/api';
-import { cleanup, screen, waitFor } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { answerFetch, renderScreen, TestEventSource } from '../../testing/render-screen';
@@ -284,8 +284,11 @@ describe('the policy editor', () => {
     expect(harry?.textContent).toMatch(/harry.*2.*0/);
 
     await user.click(screen.getByRole('button', { name: 'Promote' }));
-    await screen.findByRole('button', { name: 'Promote anyway' });
-    await user.click(screen.getByRole('button', { name: 'Promote anyway' }));
+    const dialog = await screen.findByRole('alertdialog');
+    await user.click(within(dialog).getByRole('button', { name: 'Promote' }));
+    await within(dialog).findByRole('button', { name: 'Promote anyway' });
+    expect(dialog.textContent).toMatch(/The policy changed since this candidate was proposed/);
+    await user.click(within(dialog).getByRole('button', { name: 'Promote anyway' }));
     await waitFor(() => expect(promotions).toBe(2));
     const sent = requests
       .filter((request) => request.url.endsWith('/candidate/promote'))

@@ -85,6 +85,7 @@ function PolicyEditor({ policy }: { policy: PolicyView | null }) {
               ? {}
               : {
                   propose: (body: CandidateProposal) => candidateActions.propose.mutateAsync(body),
+                  hasCandidate: policy.candidate != null,
                 })}
             onValuesChange={onValuesChange}
           />

@@ -38,6 +38,8 @@ interface PolicyFormProps {
   save: (body: PolicyWriteRequest) => Promise<{ version: number }>;
   /** Proposes the edited policy as its shadow candidate instead of saving it. */
   propose?: (body: CandidateProposal) => Promise<unknown>;
+  /** Whether the policy has a candidate now: the note of a proposal goes once it is gone. */
+  hasCandidate?: boolean;
   onValuesChange: (values: PolicyFormValues) => void;
 }
 
@@ -133,7 +135,7 @@ export function PolicyForm(props: PolicyFormProps) {
             <Callout.Text>{errors.root.server.message}</Callout.Text>
           </Callout.Root>
         )}
-        {proposed && (
+        {proposed && props.hasCandidate !== false && (
           <Callout.Root color="green" role="status">
             <Callout.Text>
               Proposed as this policy&apos;s candidate. Every instance decides it beside the live

@@ -1,14 +1,5 @@
 import type { PolicyRevision } from '@sluice/admin/api';
-import {
-  Button,
-  Callout,
-  Card,
-  Flex,
-  Heading,
-  Link as ThemeLink,
-  Table,
-  Text,
-} from '@radix-ui/themes';
+import { Callout, Card, Flex, Heading, Link as ThemeLink, Table, Text } from '@radix-ui/themes';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useCan } from '../../app/session';
@@ -16,6 +7,7 @@ import { Field } from '../../shared/Field';
 import { formatTime } from '../../shared/format';
 import { JsonDiff } from '../../shared/JsonDiff';
 import { QueryState } from '../../shared/QueryState';
+import { ConfirmDialog } from '../../shared/ConfirmDialog';
 import { useRestoreRevision, useRevisions } from './policies.hooks';
 
 export function PolicyRevisionsPage() {
@@ -89,15 +81,24 @@ function Revisions({ name, revisions }: { name: string; revisions: PolicyRevisio
               {isAdmin && (
                 <Table.Cell>
                   {revision.body !== null && revision.version !== newest && (
-                    <Button
-                      size="1"
-                      variant="soft"
-                      loading={restore.isPending && restore.variables === revision.version}
-                      onClick={() => restore.mutate(revision.version)}
-                      aria-label={`Restore version ${revision.version}`}
-                    >
-                      Restore
-                    </Button>
+                    <ConfirmDialog
+                      label="Restore"
+                      ariaLabel={`Restore version ${revision.version}`}
+                      title={`Restore version ${revision.version} of ${name}?`}
+                      description="It becomes a new revision, enforced by every instance within a second; restoring the present one undoes it."
+                      triggerVariant="soft"
+                      triggerSize="1"
+                      busy={restore.isPending && restore.variables?.version === revision.version}
+                      error={restore.error?.message ?? null}
+                      onConfirm={async (comment) => {
+                        try {
+                          await restore.mutateAsync({ version: revision.version, comment });
+                          return true;
+                        } catch {
+                          return false;
+                        }
+                      }}
+                    />
                   )}
                 </Table.Cell>
               )}

@@ -1,4 +1,9 @@
-import type { CandidatePromotion, CandidateProposal, PolicyWriteRequest } from '@sluice/admin/api';
+import type {
+  CandidatePromotion,
+  CandidateProposal,
+  ChangeNoteRequest,
+  PolicyWriteRequest,
+} from '@sluice/admin/api';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import { queryKeys } from '../../api/query-keys';
@@ -43,7 +48,8 @@ export function useDeletePolicy(name: string) {
 export function useRestoreRevision(name: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (version: number) => api.policies.restore(name, version),
+    mutationFn: ({ version, comment }: { version: number; comment: string | null }) =>
+      api.policies.restore(name, version, comment === null ? {} : { comment }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.policies.all }),
   });
 }
@@ -72,7 +78,7 @@ export function useCandidateActions(name: string) {
       onSuccess: refresh,
     }),
     discard: useMutation({
-      mutationFn: () => api.policies.candidate.discard(name),
+      mutationFn: (body: ChangeNoteRequest = {}) => api.policies.candidate.discard(name, body),
       onSuccess: refresh,
     }),
   };
