@@ -167,6 +167,12 @@ describe.each(ADAPTERS)('penalties through the admin API on %s', (adapter) => {
         ['counters.reset', { policy: 'attempts', identifier: user, offencesForgotten: true }],
       ]),
     );
+    // Found by any part of the identifier, as a user name inside an address/user key.
+    const found = await api<PenaltyPage>(
+      'GET',
+      `/penalties?q=${encodeURIComponent(`da-${adapter}`)}`,
+    );
+    expect(new Set(found.body.penalties.map((row) => row.identifier))).toEqual(new Set([user]));
     const bad = await api('DELETE', `/counters/attempts/${user}?forgetOffences=yes`, {
       as: 'operator',
     });

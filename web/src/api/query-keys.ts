@@ -28,6 +28,7 @@ export const queryKeys = {
       ['identifier', identifier, 'inspect', policy] as const,
     traffic: (identifier: string) => ['identifier', identifier, 'traffic'] as const,
     penalties: (identifier: string) => ['identifier', identifier, 'penalties'] as const,
+    matches: (text: string) => ['identifier', text, 'matches'] as const,
   },
   /** A filtered, paged list (penalties, audit): its screen, the filters and the cursor. */
   pages: (screen: string, query: unknown, cursor: string | undefined) =>

@@ -227,6 +227,8 @@ export interface BlockedList {
 /** GET /penalties' query: identifier, policy, a time range (ISO 8601, `to` exclusive), a page. */
 export type PenaltyQuery = {
   identifier?: string;
+  /** Identifiers that contain this text (a user name inside `203.0.113.7/<name>`). */
+  q?: string;
   policy?: string;
   from?: string;
   to?: string;

@@ -125,9 +125,11 @@ export class PenaltyHistoryService {
     const select = this.dataSource.manager
       .createQueryBuilder(PenaltyEntity, 'penalty')
       .orderBy('penalty.id', 'DESC');
-    const { identifier, policy, from, to, cursor } = filters;
+    const { identifier, q, policy, from, to, cursor } = filters;
     if (identifier !== undefined)
       select.andWhere('penalty.identifier = :identifier', { identifier });
+    // strpos, not LIKE: the text is matched as it is, % and _ included.
+    if (q !== undefined) select.andWhere('strpos(penalty.identifier, :q) > 0', { q });
     if (policy !== undefined) select.andWhere('penalty.policy = :policy', { policy });
     if (from !== undefined) select.andWhere('penalty.startedAt >= :from', { from });
     if (to !== undefined) select.andWhere('penalty.startedAt < :to', { to });

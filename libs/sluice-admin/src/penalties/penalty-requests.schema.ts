@@ -83,9 +83,10 @@ export const blockedQuerySchema = z.strictObject({
   limit: count(10_000).optional(),
 });
 
-/** GET /penalties?identifier=&policy=&from=&to=&cursor=&limit= (from inclusive, to exclusive). */
+/** GET /penalties?identifier=&q=&policy=&from=&to=&cursor=&limit= (from inclusive, to exclusive). */
 export const penaltyQuerySchema = z.strictObject({
   identifier: identifier.optional(),
+  q: searchText(256).optional(),
   policy: policyName.optional(),
   from: z.iso.datetime({ offset: true, error: TIME_RULE }).optional(),
   to: z.iso.datetime({ offset: true, error: TIME_RULE }).optional(),

@@ -74,4 +74,45 @@ describe('the Identifiers screen', () => {
     await screen.findByText(/blocked until/);
     expect(screen.queryByRole('button', { name: /Unblock|Block|Reset/ })).toBeNull();
   });
+
+  it('offers the other identifiers that contain the text, seen lately or penalized', async () => {
+    const requests = answerFetch({
+      ...routes,
+      'GET /identifiers': {
+        body: {
+          identifiers: [
+            {
+              policy: 'reply',
+              keyKind: 'user',
+              identifier: '203.0.113.7/harry',
+              passed: 1,
+              rejected: 0,
+              lastSeen: '2026-11-24T12:00:00.000Z',
+              state: {
+                blocked: false,
+                blockedUntil: null,
+                remaining: 1,
+                limit: 2,
+                retryAfterMs: 0,
+              },
+            },
+          ],
+        },
+      },
+      'GET /penalties': {
+        body: {
+          penalties: [{ id: '1', policy: 'reply', identifier: 'harry@example.org' }],
+          nextCursor: null,
+        },
+      },
+    });
+    renderScreen(<IdentifiersPage />, { role: 'viewer', path: '/identifiers?q=harry' });
+    const matches = await screen.findByRole('navigation', { name: 'Identifiers containing harry' });
+    expect(
+      within(matches)
+        .getAllByRole('link')
+        .map((link) => link.textContent),
+    ).toEqual(['203.0.113.7/harry', 'harry@example.org']);
+    expect(requests.some((request) => request.url.startsWith('/api/penalties?q=harry'))).toBe(true);
+  });
 });

@@ -1,14 +1,25 @@
-import { Button, Callout, Flex, Heading, Text, TextField } from '@radix-ui/themes';
-import { useState, type FormEvent } from 'react';
-import { useSearchParams } from 'react-router';
+import {
+  Button,
+  Callout,
+  Flex,
+  Heading,
+  Link as ThemeLink,
+  Text,
+  TextField,
+} from '@radix-ui/themes';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link, useSearchParams } from 'react-router';
 import { Field } from '../../shared/Field';
 import { IdentifierPenalties } from './IdentifierPenalties';
 import { IdentifierStates } from './IdentifierStates';
+import { useIdentifierMatches } from './identifiers.hooks';
 
 export function IdentifiersPage() {
   const [params, setParams] = useSearchParams();
   const identifier = params.get('q')?.trim() ?? '';
   const [draft, setDraft] = useState(identifier);
+  // Following a link to another identifier puts it in the search field too.
+  useEffect(() => setDraft(identifier), [identifier]);
   const [notice, setNotice] = useState<string | null>(null);
   const search = (event: FormEvent) => {
     event.preventDefault();
@@ -46,10 +57,32 @@ export function IdentifiersPage() {
           <Heading as="h3" size="5">
             {identifier}
           </Heading>
+          <IdentifierMatches text={identifier} />
           <IdentifierStates identifier={identifier} onDone={setNotice} />
           <IdentifierPenalties identifier={identifier} />
         </>
       )}
     </Flex>
+  );
+}
+
+/** The other identifiers that hold the text, each a link to its own page. */
+function IdentifierMatches({ text }: { text: string }) {
+  const matches = useIdentifierMatches(text);
+  const found = matches.data ?? [];
+  if (found.length === 0) return null;
+  return (
+    <nav aria-label={`Identifiers containing ${text}`}>
+      <Text size="2" as="p">
+        Also containing “{text}”:
+      </Text>
+      <Flex gap="3" wrap="wrap" mt="1">
+        {found.map((each) => (
+          <ThemeLink key={each} asChild size="2">
+            <Link to={`?q=${encodeURIComponent(each)}`}>{each}</Link>
+          </ThemeLink>
+        ))}
+      </Flex>
+    </nav>
   );
 }

@@ -36,3 +36,28 @@ export function useIdentifierPenalties(identifier: string) {
     enabled: identifier !== '',
   });
 }
+
+/** How many other identifiers that contain the text are offered. */
+const MATCHES_SHOWN = 20;
+
+/**
+ * Other identifiers that contain the text searched for, from the identifiers seen lately and the
+ * penalty history: a user name finds `203.0.113.7/<name>`. Each once, the searched one left out.
+ */
+export function useIdentifierMatches(text: string) {
+  return useQuery({
+    queryKey: queryKeys.identifiers.matches(text),
+    queryFn: async () => {
+      const [seen, penalized] = await Promise.all([
+        api.identifiers({ q: text, limit: MATCHES_SHOWN }),
+        api.penalties({ q: text, limit: 100 }),
+      ]);
+      const found = [
+        ...seen.identifiers.map((each) => each.identifier),
+        ...penalized.penalties.map((each) => each.identifier),
+      ];
+      return [...new Set(found)].filter((each) => each !== text).slice(0, MATCHES_SHOWN);
+    },
+    enabled: text !== '',
+  });
+}
