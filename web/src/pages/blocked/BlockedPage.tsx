@@ -97,7 +97,14 @@ export function BlockedPage() {
                           until {formatTime(entry.expiresAt)}
                         </Text>
                       </Table.Cell>
-                      <Table.Cell>{entry.reason ?? entry.route ?? '—'}</Table.Cell>
+                      <Table.Cell>
+                        {entry.reason ?? (entry.source === 'manual' ? '—' : 'over the limit')}
+                        {entry.route !== null && (
+                          <Text as="div" size="1" color="gray">
+                            set off on {entry.route}
+                          </Text>
+                        )}
+                      </Table.Cell>
                       {canAct && (
                         <Table.Cell>
                           <UnblockDialog

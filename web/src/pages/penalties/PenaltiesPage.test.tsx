@@ -50,6 +50,9 @@ describe('the Penalties screen', () => {
     renderScreen(<PenaltiesPage />, { role: 'viewer', path: '/penalties' });
 
     await screen.findByText('talked to him', { exact: false });
+    // What set the block off, read as the rule it is, and where.
+    expect(screen.getByText('after 3 refusals over 2 per 1 min (sliding-log)')).toBeTruthy();
+    expect(screen.getByText('set off on PostsController.reply')).toBeTruthy();
     await user.type(screen.getByLabelText('Identifier'), 'harry');
     await user.selectOptions(screen.getByLabelText('Policy'), 'reply');
     await user.click(screen.getByRole('button', { name: 'Apply' }));

@@ -113,9 +113,9 @@ function PenaltyDetails({ penalty }: { penalty: PenaltyRecord }) {
   const lines = [
     penalty.trigger === null
       ? null
-      : `${penalty.trigger.count} of ${penalty.trigger.limit} per ${formatDuration(penalty.trigger.windowMs)} (${penalty.trigger.algorithm})`,
+      : `after ${penalty.trigger.count} ${penalty.trigger.count === 1 ? 'refusal' : 'refusals'} over ${penalty.trigger.limit} per ${formatDuration(penalty.trigger.windowMs)} (${penalty.trigger.algorithm})`,
     penalty.reason,
-    penalty.route,
+    penalty.route === null ? null : `set off on ${penalty.route}`,
     penalty.liftedAt === null
       ? null
       : `lifted ${formatTime(penalty.liftedAt)}${penalty.liftedBy === null ? '' : ` by ${penalty.liftedBy}`}${penalty.liftReason === null ? '' : `: ${penalty.liftReason}`}`,
