@@ -1,17 +1,23 @@
-import { Button, Card, Flex, Heading, Text, TextField } from '@radix-ui/themes';
+import { Badge, Button, Card, Flex, Heading, Text, TextField } from '@radix-ui/themes';
 import { useFieldArray, type FieldPath, type UseFormReturn } from 'react-hook-form';
 import { Field } from '../../shared/Field';
-import type { PolicyFormValues } from './policy-form';
+import { algorithmFields, type PolicyFormValues } from './policy-form';
 
 interface OverridesFieldsProps {
   form: UseFormReturn<PolicyFormValues>;
   message: (field: FieldPath<PolicyFormValues>) => string | undefined;
 }
 
+/** The browser's time zone, which the expiry fields are written in. */
+const TIME_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
 /** Per-identifier exceptions: another limit, no limit, or refused outright, until an expiry. */
 export function OverridesFields({ form, message }: OverridesFieldsProps) {
   const { register, control, watch } = form;
   const overrides = useFieldArray({ control, name: 'overrides' });
+  const burst = watch('burst').trim();
+  const algorithm = watch('algorithm');
+  const capped = algorithmFields(algorithm).burst && burst !== '';
   return (
     <Card>
       <Flex direction="column" gap="3">
@@ -25,6 +31,8 @@ export function OverridesFields({ form, message }: OverridesFieldsProps) {
         )}
         {overrides.fields.map((override, index) => {
           const kind = watch(`overrides.${index}.kind`);
+          const expiresAt = watch(`overrides.${index}.expiresAt`);
+          const expired = expiresAt !== '' && new Date(expiresAt).getTime() <= Date.now();
           return (
             <Flex
               key={override.id}
@@ -45,13 +53,17 @@ export function OverridesFields({ form, message }: OverridesFieldsProps) {
                 </select>
               </Field>
               {kind === 'limit' && (
-                <Field label="Its limit" error={message(`overrides.${index}.limit`)}>
+                <Field
+                  label="Its limit"
+                  {...(capped ? { hint: `at most ${burst} at once: the burst still applies` } : {})}
+                  error={message(`overrides.${index}.limit`)}
+                >
                   <TextField.Root inputMode="numeric" {...register(`overrides.${index}.limit`)} />
                 </Field>
               )}
               <Field
                 label="Expires"
-                hint="Empty: never"
+                hint={`Empty: never. In ${TIME_ZONE} time`}
                 error={message(`overrides.${index}.expiresAt`)}
               >
                 <TextField.Root
@@ -59,6 +71,7 @@ export function OverridesFields({ form, message }: OverridesFieldsProps) {
                   {...register(`overrides.${index}.expiresAt`)}
                 />
               </Field>
+              {expired && <Badge color="gray">expired: no longer applies</Badge>}
               <Button
                 type="button"
                 variant="soft"

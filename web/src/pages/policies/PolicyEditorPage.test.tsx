@@ -357,4 +357,28 @@ describe('the policy editor', () => {
       overrides: [{ identifier: 'alice', limit: 50, expiresAt: null }],
     });
   });
+
+  it("marks an expired override, says its time zone, and that the policy's burst still caps it", async () => {
+    answerFetch({
+      'GET /policies/reply': {
+        body: {
+          ...REPLY,
+          algorithm: 'token-bucket',
+          burst: 23,
+          overrides: [
+            { identifier: 'neville', limit: 100, unlimited: false, expiresAt: Date.now() - 60_000 },
+            { identifier: 'luna', limit: 100, unlimited: false, expiresAt: null },
+          ],
+        },
+      },
+    });
+    editor('operator');
+    const [neville, luna] = await screen.findAllByRole('group', { name: /^Override \d$/ });
+    expect(neville!.textContent).toContain('expired: no longer applies');
+    expect(luna!.textContent).not.toContain('expired');
+    const limit = within(luna!).getByLabelText('Its limit');
+    expect(describedBy(limit)).toContain('at most 23 at once: the burst still applies');
+    const expires = within(luna!).getByLabelText('Expires');
+    expect(describedBy(expires)).toContain(Intl.DateTimeFormat().resolvedOptions().timeZone);
+  });
 });
