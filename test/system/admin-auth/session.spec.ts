@@ -125,6 +125,26 @@ describe.each(ADAPTERS)('panel sessions on %s', (adapter) => {
     await fetch(`${url}/sluice/api/session`, { method: 'DELETE', headers: fresh });
   });
 
+  it('signs out on every instance within two seconds', async () => {
+    const [a, b] = [await start(), await start()];
+    const cookie = sessionCookieOf(await signIn(a, 'olga', TOKENS.olga));
+    const headers = { cookie, 'x-requested-with': 'sluice' };
+    // B has read the session, and keeps it in memory.
+    expect((await fetch(`${b}/sluice/api/session`, { headers })).status).toBe(200);
+    expect((await fetch(`${a}/sluice/api/session`, { method: 'DELETE', headers })).status).toBe(
+      204,
+    );
+    const signedOut = performance.now();
+    let status = 200;
+    while (status === 200 && performance.now() - signedOut < 5_000) {
+      status = (await fetch(`${b}/sluice/api/session`, { headers })).status;
+      if (status === 200) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(status).toBe(401);
+    // Budget: the session cache's second, and a second for the requests on a busy machine.
+    expect(performance.now() - signedOut).toBeLessThan(2_000);
+  });
+
   it('signs out: 204, the session row is gone and the cookie cleared', async () => {
     const url = await start();
     const cookie = sessionCookieOf(await signIn(url, 'victor', TOKENS.victor));

@@ -24,12 +24,13 @@ export interface NewSession extends SessionHolder {
   userAgent: string | null;
 }
 
-const SESSION_CACHE_TTL_MS = 60_000;
+const SESSION_CACHE_TTL_MS = 1_000;
 const SESSIONS_CACHED = 10_000;
 
 /**
  * Panel sessions in the database, found by the SHA-256 of the cookie's secret. A session read
- * once is served from memory for a minute, so a sign-out on another instance may take that long.
+ * once is served from memory for a second: a panel's bursts of requests cost one query, and a
+ * sign-out on another instance reaches this one within that second (docs/security.md).
  */
 @Injectable()
 export class SessionStore {
