@@ -141,6 +141,23 @@ describe.each(ADAPTERS)('shadow candidates on %s', (adapter) => {
     expect(await audited('policy.promote')).toContain('reply alice');
   });
 
+  it("keeps an admin's candidate from an operator's proposal, which would replace it", async () => {
+    const adminsLimit = (await live()).limit + 7;
+    await propose({ limit: adminsLimit });
+    const overridesOnly = await propose(
+      { overrides: [{ identifier: 'neville', limit: 10 }] },
+      'operator',
+    );
+    expect(overridesOnly.status).toBe(403);
+    const kept = await admin.api<CandidateComparison>('GET', '/policies/reply/candidate');
+    expect(kept.body.rules.limit).toBe(adminsLimit);
+    // With no candidate of an admin's in the way, the operator's proposal is within its remit.
+    expect((await admin.api('DELETE', '/policies/reply/candidate', { body: {} })).status).toBe(200);
+    expect(
+      (await propose({ overrides: [{ identifier: 'neville', limit: 10 }] }, 'operator')).status,
+    ).toBe(201);
+  });
+
   it("keeps the proposal's note in the promoted revision", async () => {
     await propose({ limit: 2, comment: 'bursts of spam at night' });
     const promoted = await admin.api('POST', '/policies/reply/candidate/promote', { body: {} });

@@ -102,6 +102,8 @@ export class CandidateService implements OnApplicationBootstrap, OnApplicationSh
       }
       assertMayChange(actor, row.body, request.policy);
       const before = await manager.findOneBy(PolicyCandidateEntity, { policyName: name });
+      // Replacing a candidate removes it: an operator may replace only one they could propose.
+      if (before !== null) assertMayChange(actor, row.body, before.body);
       const candidate = manager.create(PolicyCandidateEntity, {
         policyName: name,
         body: request.policy,
