@@ -14,12 +14,15 @@ export class PlanController {
   }
 }
 
-export function overridesApp(options: SluiceModuleOptions): ModuleMetadata {
+export function overridesApp(
+  options: SluiceModuleOptions,
+  policies?: SluiceModuleOptions['policies'],
+): ModuleMetadata {
   return {
     imports: [
       SluiceModule.forRoot({
         ...options,
-        policies: [
+        policies: policies ?? [
           {
             name: 'search',
             // A sliding log: no window boundary can fall inside a test and reset the count.

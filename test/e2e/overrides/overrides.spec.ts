@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { PolicyBus } from '@sluice/nest/internals';
 import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { overridesApp, POLICY_LIMIT, VIP_LIMIT } from './app.module.js';
@@ -36,6 +37,30 @@ describe.each(ADAPTERS)('per-identifier overrides on %s', (adapter) => {
     const app = await startApp(adapter, overridesApp(options));
     return `${app.url}/search`;
   }
+
+  it('lets in at once an identifier whose block was cached, once an unlimited override is published', async () => {
+    const policy = {
+      name: 'search',
+      algorithm: 'sliding-log',
+      limit: 1,
+      periodMs: 60_000,
+      key: 'header:x-user',
+      penalty: { afterViolations: 1, blockMs: 600_000 },
+    } as const;
+    const app = await startApp(
+      adapter,
+      overridesApp({ redis: connectRedis(), prefix: uniquePrefix('overrides') }, [policy]),
+    );
+    const url = `${app.url}/search`;
+    // The second request sets off a ten-minute block, which the instance caches.
+    expect(statuses(await getAs(url, 'draco', 3))).toEqual([200, 429, 429]);
+    await app.app.get(PolicyBus).publish({
+      version: 1,
+      enforcement: true,
+      policies: [{ ...policy, overrides: [{ identifier: 'draco', unlimited: true }] }],
+    });
+    expect(statuses(await getAs(url, 'draco', 3))).toEqual(accepted(3));
+  });
 
   it('gives an identifier without an override the policy limit', async () => {
     const seen = await getAs(await start(), 'someone', POLICY_LIMIT + 1);

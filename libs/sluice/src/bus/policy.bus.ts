@@ -33,6 +33,7 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly follower: SnapshotFollower;
   private readonly presence: InstancePresence;
   private readonly fanout: UnblockFanout;
+  private readonly blocks: BlockCache;
   private starting: Promise<void> | undefined;
   private timers: NodeJS.Timeout[] = [];
 
@@ -46,6 +47,7 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
     this.applier = new SnapshotApplier(engine, trackers, this.logger);
     this.presence = new InstancePresence(channel);
     this.fanout = new UnblockFanout(channel, blocks);
+    this.blocks = blocks;
     this.follower = new SnapshotFollower(channel, {
       version: () => this.applier.version,
       apply: (snapshot) => this.apply(snapshot),
@@ -136,7 +138,18 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
 
   /** Applies a snapshot newer than the current one; false when it is older, the same or invalid. */
   apply(snapshot: PolicySnapshot): boolean {
+    const before = new Map(this.engine.policies.all().map((policy) => [policy.name, policy]));
     const applied = this.applier.apply(snapshot);
+    // A cached block was decided under the old definition: an override given since (unlimited,
+    // say) must not wait for the cached block to run out.
+    if (applied) {
+      for (const policy of this.engine.policies.all()) {
+        const old = before.get(policy.name);
+        if (old === undefined || JSON.stringify(old) !== JSON.stringify(policy)) {
+          this.blocks.forgetPolicy(policy.name);
+        }
+      }
+    }
     // Once following, the panel learns of the new version with the next heartbeat, sent now.
     if (applied && this.starting !== undefined) void this.beat();
     return applied;

@@ -125,4 +125,16 @@ describe('BlockCache', () => {
     expect(cache.find('api', 'user', long, 1)?.offence).toBe(1);
     expect(cache.find('api', 'user', lookalike, 1)?.offence).toBe(2);
   });
+
+  it("forgets a policy's blocks, and only that policy's", () => {
+    const cache = new BlockCache(10);
+    cache.remember('search', 'user', 'draco', { untilMs: 9, retryAtMs: 9, offence: 1 });
+    cache.remember('search', 'ip', '10.0.0.1', { untilMs: 9, retryAtMs: 9, offence: 1 });
+    cache.remember('reply', 'user', 'draco', { untilMs: 9, retryAtMs: 9, offence: 1 });
+    cache.forgetPolicy('search');
+    expect(cache.find('search', 'user', 'draco', 1)).toBeUndefined();
+    expect(cache.find('search', 'ip', '10.0.0.1', 1)).toBeUndefined();
+    expect(cache.find('reply', 'user', 'draco', 1)?.offence).toBe(1);
+    expect(cache.size).toBe(1);
+  });
 });

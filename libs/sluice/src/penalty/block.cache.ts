@@ -83,6 +83,16 @@ export class BlockCache {
     if (entry !== undefined) this.remove(entry);
   }
 
+  /** Forgets every block cached under a policy: its definition changed (an override, say). */
+  forgetPolicy(policy: string): void {
+    const byKeyKind = this.byPolicy.get(policy);
+    if (byKeyKind === undefined) return;
+    for (const identifiers of byKeyKind.values()) {
+      for (const entry of identifiers.values()) this.order.delete(entry);
+    }
+    this.byPolicy.delete(policy);
+  }
+
   private identifiersOf(policy: string, keyKind: string): Map<string, Entry> {
     return getOrAdd(getOrAdd(this.byPolicy, policy, newMap), keyKind, newMap);
   }
