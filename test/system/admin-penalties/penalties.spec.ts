@@ -12,6 +12,7 @@ import { adminClient, eventually } from '../admin-api/admin.client.js';
 import { TOKENS } from '../admin-api/app.module.js';
 import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
 import { closeAll } from '../../support/redis.clients.js';
+import { withPostgres } from '../../support/postgres-server.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 import { ExpirySweeper } from '../../../libs/sluice-admin/src/penalties/expiry.sweeper.js';
 import { HeardEvents, penaltiesApp } from './app.module.js';
@@ -178,6 +179,27 @@ describe.each(ADAPTERS)('penalties through the admin API on %s', (adapter) => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain('forgetOffences');
+  });
+
+  it('deletes the history of blocks that ended more than the retention ago, and only those', async () => {
+    const [old, recent] = [`old-${adapter}`, `recent-${adapter}`];
+    const rows: PenaltyRecord[] = [];
+    for (const user of [old, recent]) {
+      expect((await attempt(user)).status).toBe(201);
+      expect((await attempt(user)).status).toBe(429);
+      rows.push(...(await recorded(user, 1)));
+      expect((await api('DELETE', `/blocked/attempts/${user}`)).status).toBe(200);
+    }
+    // As if lifted 91 days ago, past the default retention of 90.
+    await withPostgres(database.url, (client) =>
+      client.query(
+        `UPDATE sluice_penalty SET lifted_at = now() - interval '91 days' WHERE id = $1`,
+        [rows[0]!.id],
+      ),
+    );
+    expect(await app.app.get(ExpirySweeper).purge()).toBe(1);
+    expect(await history(old)).toEqual([]);
+    expect(await history(recent)).toHaveLength(1);
   });
 
   it('tells the app in-process of every start, escalation, manual block and lifting', async () => {

@@ -37,6 +37,11 @@ export interface AdminPenaltyOptions {
    * over (that admin is presumed gone), ms. Default 30 000.
    */
   claimIdleMs?: number;
+  /**
+   * How long the penalty history keeps a block once it has ended, in days: older rows are
+   * deleted, an hour apart at most. 1 to 3650; default 90.
+   */
+  retentionDays?: number;
   webhooks?: PenaltyWebhook[];
 }
 

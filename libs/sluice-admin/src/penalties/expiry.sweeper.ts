@@ -9,10 +9,27 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { PenaltyEventPublisher, PolicyBus, type PenaltyEvent } from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
+import type { SluiceAdminModuleOptions } from '../config/sluice-admin-options.interface.js';
+import { ADMIN_OPTIONS } from '../config/sluice-admin.tokens.js';
 import { WebhookDispatcher } from './webhook.dispatcher.js';
 
 const SWEEP_EVERY_MS = 5_000;
 export const EXPIRED = 'expired';
+/** How often ended blocks past the retention are deleted, and how many rows at most a time. */
+const PURGE_EVERY_MS = 3_600_000;
+const PURGE_BATCH = 10_000;
+const DEFAULT_RETENTION_DAYS = 90;
+
+/** `penalties.retentionDays`, checked; throws naming the option. */
+export function retentionDays(value: unknown): number {
+  if (value === undefined) return DEFAULT_RETENTION_DAYS;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 3650) {
+    throw new Error(
+      `SluiceAdminModule options.penalties.retentionDays: must be an integer from 1 to 3650, got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
 
 interface ExpiredRow {
   id: string;
@@ -36,13 +53,18 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
   private readonly logger = new Logger('SluiceAdmin');
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
+  private readonly retentionDays: number;
+  private lastPurge = 0;
 
   constructor(
+    @Inject(ADMIN_OPTIONS) options: SluiceAdminModuleOptions,
     @InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource,
     @Inject(PenaltyEventPublisher) private readonly events: PenaltyEventPublisher,
     @Inject(WebhookDispatcher) private readonly webhooks: WebhookDispatcher,
     @Inject(PolicyBus) private readonly bus: PolicyBus,
-  ) {}
+  ) {
+    this.retentionDays = retentionDays(options.penalties?.retentionDays);
+  }
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
@@ -56,8 +78,35 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
 
   /** One sweep at a time; resolves once the blocks ended by now are marked and announced. */
   sweep(): Promise<void> {
-    this.sweeping ??= this.markExpired().finally(() => (this.sweeping = undefined));
+    this.sweeping ??= this.markExpired()
+      .then(() => this.purgeIfDue())
+      .finally(() => (this.sweeping = undefined));
     return this.sweeping;
+  }
+
+  /**
+   * Deletes the history of blocks that ended more than retentionDays ago, a batch at a time;
+   * resolves how many rows went. The history would otherwise grow for good (docs/operations.md).
+   */
+  async purge(): Promise<number> {
+    this.lastPurge = Date.now();
+    const [, deleted] = await this.dataSource.query<[unknown[], number]>(
+      `DELETE FROM sluice_penalty WHERE id IN (
+         SELECT id FROM sluice_penalty
+         WHERE COALESCE(lifted_at, expires_at) < now() - make_interval(days => $1)
+         LIMIT $2)`,
+      [this.retentionDays, PURGE_BATCH],
+    );
+    return deleted;
+  }
+
+  private async purgeIfDue(): Promise<void> {
+    if (Date.now() - this.lastPurge < PURGE_EVERY_MS) return;
+    try {
+      await this.purge();
+    } catch (error) {
+      this.logger.warn(`Could not delete the old penalty history: ${(error as Error).message}`);
+    }
   }
 
   private async markExpired(): Promise<void> {
