@@ -59,7 +59,12 @@ describe.each(ADAPTERS)('panel sessions on %s', (adapter) => {
     const url = await start();
     const unknown = await signIn(url, 'mallory', TOKENS.olga);
     const wrong = await signIn(url, 'olga', TOKENS.alice);
-    const expected = { statusCode: 401, error: 'Unauthorized', message: 'Wrong name or password' };
+    const expected = {
+      statusCode: 401,
+      error: 'Unauthorized',
+      message:
+        "Wrong name or token: a development start's one-time token signs in to its own instance only",
+    };
     expect([unknown.status, await unknown.json()]).toEqual([401, expected]);
     expect([wrong.status, await wrong.json()]).toEqual([401, expected]);
     expect(wrong.headers.get('set-cookie')).toBeNull();

@@ -1,5 +1,5 @@
 import { AlertDialog, Button, Callout, Flex, Text, TextField } from '@radix-ui/themes';
-import { useState } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { Field } from './Field';
 import { useUnblock } from './block-actions.hooks';
 
@@ -20,16 +20,22 @@ export function UnblockDialog({ policy, identifier, keyKind, onDone }: UnblockDi
   const [reason, setReason] = useState('');
   const [resetCounters, setResetCounters] = useState(true);
   const [forgetOffences, setForgetOffences] = useState(false);
-  const confirm = () =>
+  const reasonRef = useRef<HTMLInputElement>(null);
+  /** Whether the block was lifted: its row, and the button that opened this, are then gone. */
+  const lifted = useRef(false);
+  const confirm = (event?: FormEvent) => {
+    event?.preventDefault();
     unblock.mutate(
       { policy, identifier, keyKind, reason, resetCounters, forgetOffences },
       {
         onSuccess: () => {
+          lifted.current = true;
           setOpen(false);
           onDone?.(`${identifier} is no longer blocked under ${policy}.`);
         },
       },
     );
+  };
   return (
     <AlertDialog.Root open={open} onOpenChange={setOpen}>
       <AlertDialog.Trigger>
@@ -37,55 +43,80 @@ export function UnblockDialog({ policy, identifier, keyKind, onDone }: UnblockDi
           Unblock
         </Button>
       </AlertDialog.Trigger>
-      <AlertDialog.Content maxWidth="460px">
+      <AlertDialog.Content
+        maxWidth="460px"
+        // The reason is what one types first; Enter in it unblocks (the form below).
+        onOpenAutoFocus={(event) => {
+          event.preventDefault();
+          reasonRef.current?.focus();
+        }}
+        // Lifted, the row and its Unblock button are gone: focus goes to the page's notice or
+        // heading, not to the document's body.
+        onCloseAutoFocus={(event) => {
+          if (!lifted.current) return;
+          event.preventDefault();
+          lifted.current = false;
+          const landing =
+            document.querySelector<HTMLElement>('[role="status"]') ??
+            document.querySelector<HTMLElement>('main h2, h2');
+          landing?.setAttribute('tabindex', '-1');
+          landing?.focus();
+        }}
+      >
         <AlertDialog.Title>
           Unblock {identifier} under {policy}?
         </AlertDialog.Title>
         <AlertDialog.Description size="2">
           Every instance forgets the block within a second. The lifting is recorded with your name.
         </AlertDialog.Description>
-        <Flex direction="column" gap="3" mt="3">
-          <Field label="Reason">
-            <TextField.Root value={reason} onChange={(event) => setReason(event.target.value)} />
-          </Field>
-          <Text as="label" size="2">
-            <Flex gap="2" align="center">
-              <input
-                type="checkbox"
-                className="native-checkbox"
-                checked={resetCounters}
-                onChange={(event) => setResetCounters(event.target.checked)}
+        <form onSubmit={confirm}>
+          <Flex direction="column" gap="3" mt="3">
+            <Field label="Reason">
+              <TextField.Root
+                ref={reasonRef}
+                value={reason}
+                onChange={(event) => setReason(event.target.value)}
               />
-              Also reset its counters, so its next request passes
-            </Flex>
-          </Text>
-          <Text as="label" size="2">
-            <Flex gap="2" align="center">
-              <input
-                type="checkbox"
-                className="native-checkbox"
-                checked={forgetOffences}
-                onChange={(event) => setForgetOffences(event.target.checked)}
-              />
-              Also forget its offences, so a next block counts as its first
-            </Flex>
-          </Text>
-          {unblock.error !== null && (
-            <Callout.Root color="red" role="alert">
-              <Callout.Text>{unblock.error.message}</Callout.Text>
-            </Callout.Root>
-          )}
-        </Flex>
-        <Flex gap="3" mt="4" justify="end">
-          <AlertDialog.Cancel>
-            <Button variant="soft" color="gray">
-              Cancel
+            </Field>
+            <Text as="label" size="2">
+              <Flex gap="2" align="center">
+                <input
+                  type="checkbox"
+                  className="native-checkbox"
+                  checked={resetCounters}
+                  onChange={(event) => setResetCounters(event.target.checked)}
+                />
+                Also reset its counters, so its next request passes
+              </Flex>
+            </Text>
+            <Text as="label" size="2">
+              <Flex gap="2" align="center">
+                <input
+                  type="checkbox"
+                  className="native-checkbox"
+                  checked={forgetOffences}
+                  onChange={(event) => setForgetOffences(event.target.checked)}
+                />
+                Also forget its offences, so a next block counts as its first
+              </Flex>
+            </Text>
+            {unblock.error !== null && (
+              <Callout.Root color="red" role="alert">
+                <Callout.Text>{unblock.error.message}</Callout.Text>
+              </Callout.Root>
+            )}
+          </Flex>
+          <Flex gap="3" mt="4" justify="end">
+            <AlertDialog.Cancel>
+              <Button type="button" variant="soft" color="gray">
+                Cancel
+              </Button>
+            </AlertDialog.Cancel>
+            <Button type="submit" loading={unblock.isPending}>
+              Unblock
             </Button>
-          </AlertDialog.Cancel>
-          <Button loading={unblock.isPending} onClick={confirm}>
-            Unblock
-          </Button>
-        </Flex>
+          </Flex>
+        </form>
       </AlertDialog.Content>
     </AlertDialog.Root>
   );

@@ -7,7 +7,9 @@ export function notSignedIn(): UnauthorizedException {
 
 /** The same for an unknown name and a wrong password, so names cannot be probed. */
 export function wrongNameOrPassword(): UnauthorizedException {
-  return new UnauthorizedException('Wrong name or password');
+  return new UnauthorizedException(
+    "Wrong name or token: a development start's one-time token signs in to its own instance only",
+  );
 }
 
 /** An address made too many failed attempts; its requests are refused before any check. */

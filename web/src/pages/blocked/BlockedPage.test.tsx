@@ -114,4 +114,28 @@ describe('the Blocked screen', () => {
       expect.stringMatching(/\/blocked\/reply\/harry\?keyKind=user&forgetOffences=true$/),
     ]);
   });
+
+  it('unblocks from the keyboard: the reason has focus, Enter lifts, focus lands on the notice', async () => {
+    let blocked = HARRY;
+    answerFetch({
+      'GET /blocked': () => ({ body: blocked }),
+      'GET /policies': { body: { version: 1, enforcement: true, policies: [] } },
+      'DELETE /blocked/reply/harry': () => {
+        blocked = { total: 0, blocked: [] };
+        return { body: { lifted: true } };
+      },
+      'DELETE /counters/reply/harry': { body: { reset: true } },
+    });
+    const user = userEvent.setup();
+    renderScreen(<BlockedPage />, { role: 'operator', path: '/blocked' });
+
+    await user.click(await screen.findByRole('button', { name: 'Unblock harry' }));
+    const dialog = screen.getByRole('alertdialog');
+    await waitFor(() =>
+      expect(document.activeElement).toBe(within(dialog).getByLabelText('Reason')),
+    );
+    await user.keyboard('talked to him{Enter}');
+    const notice = await screen.findByText('harry is no longer blocked under reply.');
+    await waitFor(() => expect(notice.closest('[role="status"]')).toBe(document.activeElement));
+  });
 });

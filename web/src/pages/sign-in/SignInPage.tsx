@@ -66,9 +66,15 @@ export function SignInPage({ failure }: { failure: Error | null }) {
                   onChange={(event) => setPassword(event.target.value)}
                   aria-invalid={fieldErrors.password !== undefined}
                   aria-describedby={
-                    fieldErrors.password === undefined ? undefined : 'sign-in-token-error'
+                    fieldErrors.password === undefined
+                      ? 'sign-in-token-hint'
+                      : 'sign-in-token-hint sign-in-token-error'
                   }
                 />
+                <Text id="sign-in-token-hint" as="p" color="gray" size="1">
+                  Your credential&apos;s token; in development, the one-time token this instance
+                  printed at start (each instance prints its own).
+                </Text>
                 {fieldErrors.password !== undefined && (
                   <Text id="sign-in-token-error" color="red" size="1">
                     {fieldErrors.password}
