@@ -1,5 +1,5 @@
 import type { AdminEventMap, InstanceList, StatsPoint } from '@sluice/admin/api';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, EVENTS_URL } from '../api/client';
 import { queryKeys } from '../api/query-keys';
@@ -17,34 +17,44 @@ export interface LiveEvents {
   unavailable: string | null;
 }
 
-/** Keeps the newest WINDOW_SECONDS points, one per second, oldest first. */
+/**
+ * One point per second, oldest first, of the WINDOW_SECONDS before the newest: a point older
+ * than that goes, however few came since (a burst from before a gap is not drawn as recent).
+ */
 export function mergePoints(current: StatsPoint[], incoming: StatsPoint[]): StatsPoint[] {
   const byTime = new Map(current.map((point) => [point.at, point]));
   for (const point of incoming) byTime.set(point.at, point);
   const merged = [...byTime.values()].sort((a, b) => a.at.localeCompare(b.at));
-  return merged.slice(-WINDOW_SECONDS);
+  const newest = merged.at(-1);
+  if (newest === undefined) return merged;
+  const since = Date.parse(newest.at) - (WINDOW_SECONDS - 1) * 1000;
+  return merged.filter((point) => Date.parse(point.at) >= since);
 }
 
 /**
  * The last five minutes from GET /stats, then every settled second from the SSE stream, and the
  * instances as the stream reports them every two seconds. EventSource reconnects by itself.
+ * The points live in the query cache, shared by every screen that charts them: a screen opened
+ * again reads the five minutes afresh and merges what the stream had brought, so no second is
+ * lost to a change of screen.
  */
 export function useLiveEvents(): LiveEvents {
+  const queryClient = useQueryClient();
+  const key = queryKeys.stats(WINDOW_SECONDS);
   const history = useQuery({
-    queryKey: queryKeys.stats(WINDOW_SECONDS),
-    queryFn: () => api.stats({ seconds: WINDOW_SECONDS }),
-    staleTime: Infinity,
+    queryKey: key,
+    queryFn: async () => {
+      const fetched = await api.stats({ seconds: WINDOW_SECONDS });
+      const cached = queryClient.getQueryData<typeof fetched>(key)?.points ?? [];
+      return { ...fetched, points: mergePoints(cached, fetched.points) };
+    },
+    refetchOnMount: 'always',
   });
   const firstInstances = useQuery({ queryKey: queryKeys.instances, queryFn: api.instances });
-  const [points, setPoints] = useState<StatsPoint[]>([]);
+  const points = history.data?.points ?? [];
   const [instances, setInstances] = useState<InstanceList | null>(null);
   const [stream, setStream] = useState<StreamState>('connecting');
   const [unavailable, setUnavailable] = useState<string | null>(null);
-
-  useEffect(() => {
-    if (history.data !== undefined)
-      setPoints((current) => mergePoints(current, history.data.points));
-  }, [history.data]);
 
   useEffect(() => {
     const source = new EventSource(EVENTS_URL);
@@ -59,7 +69,11 @@ export function useLiveEvents(): LiveEvents {
     source.onerror = () => setStream('reconnecting');
     read('stats', (point) => {
       setUnavailable(null);
-      setPoints((current) => mergePoints(current, [point]));
+      queryClient.setQueryData(key, (current: typeof history.data) =>
+        current === undefined
+          ? { resolution: 'second' as const, points: [point] }
+          : { ...current, points: mergePoints(current.points, [point]) },
+      );
     });
     read('instances', (list) => {
       setUnavailable(null);
@@ -67,7 +81,8 @@ export function useLiveEvents(): LiveEvents {
     });
     read('unavailable', ({ message }) => setUnavailable(message));
     return () => source.close();
-  }, []);
+    // The key is the same on every render: WINDOW_SECONDS is a constant.
+  }, [queryClient]);
 
   return { points, instances: instances ?? firstInstances.data ?? null, stream, unavailable };
 }
