@@ -155,10 +155,11 @@ describe('the decision tally of one instance', () => {
       shadowRejected: 1,
       storeError: 1,
     });
-    // The policy that admitted a request another refused counts it as rejected: it did not pass.
+    // The policy that admitted a request another refused counts it neither way: the refusal is
+    // the other policy's, counted once, and this one's charge was given back.
     expect((await stats.read('burst', 'second', START, 1))[0]!.counts).toMatchObject({
       allowed: 1,
-      rejected: 1,
+      rejected: 0,
     });
   });
 

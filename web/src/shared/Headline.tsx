@@ -16,8 +16,17 @@ interface HeadlineProps {
 const percent = (share: number | null) =>
   share === null ? '—' : `${(share * 100).toFixed(share > 0 && share < 0.001 ? 2 : 1)} %`;
 
-const rate = (perSecond: number) =>
-  perSecond >= 100 ? Math.round(perSecond).toLocaleString() : perSecond.toFixed(1);
+/**
+ * A rate in the unit that shows it: per second when there is at least one a second, else per
+ * minute or per hour (a week's quiet policy read "0.0/s").
+ */
+export function rateText(perSecond: number): { value: string; unit: string } {
+  const figure = (value: number) =>
+    value >= 100 ? Math.round(value).toLocaleString() : value.toFixed(1);
+  if (perSecond === 0 || perSecond >= 1) return { value: figure(perSecond), unit: 'second' };
+  if (perSecond * 60 >= 1) return { value: figure(perSecond * 60), unit: 'minute' };
+  return { value: figure(perSecond * 3600), unit: 'hour' };
+}
 
 /** The figures an operator looks at first, over the range shown. */
 export function Headline({
@@ -30,8 +39,9 @@ export function Headline({
 }: HeadlineProps) {
   const figures = headlineFigures(points, resolution, live, policy);
   const over = live ? `the last ${LIVE_RATE_SECONDS} s` : 'the range shown';
+  const shown = rateText(figures.perSecond);
   const cells = [
-    { id: 'rate', label: 'Decisions per second', value: rate(figures.perSecond), hint: over },
+    { id: 'rate', label: `Decisions per ${shown.unit}`, value: shown.value, hint: over },
     { id: 'refused', label: 'Refused', value: percent(figures.refusedShare), hint: over },
     { id: 'delayed', label: 'Delayed', value: percent(figures.delayedShare), hint: over },
     {

@@ -17,6 +17,7 @@ const SERIES = [
   { key: 'rejected', name: 'rejected', color: 'var(--red-9)' },
   { key: 'delayed', name: 'delayed', color: 'var(--blue-9)' },
   { key: 'shadowRejected', name: 'shadow-rejected', color: 'var(--amber-9)' },
+  { key: 'storeError', name: 'decided without Redis', color: 'var(--gray-9)' },
 ] as const;
 
 type SeriesKey = (typeof SERIES)[number]['key'];
@@ -62,6 +63,7 @@ function rowOf(at: string, counts: DecisionCounts | undefined, resolution: Resol
     rejected: (counts?.rejected ?? 0) + (counts?.blocked ?? 0),
     delayed: counts?.delayed ?? 0,
     shadowRejected: counts?.shadowRejected ?? 0,
+    storeError: counts?.storeError ?? 0,
   };
 }
 
@@ -114,6 +116,12 @@ export function PolicyCharts({
               <DataList.Item>
                 <DataList.Label>Shadow-rejected</DataList.Label>
                 <DataList.Value>{total('shadowRejected')}</DataList.Value>
+              </DataList.Item>
+              <DataList.Item>
+                <DataList.Label>Decided without Redis</DataList.Label>
+                <DataList.Value>
+                  <span data-testid={`store-error-${name}`}>{total('storeError')}</span>
+                </DataList.Value>
               </DataList.Item>
             </DataList.Root>
             <Box

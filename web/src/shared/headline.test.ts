@@ -1,6 +1,7 @@
 import type { DecisionCounts, StatsPoint } from '@sluice/admin/api';
 import { describe, expect, it } from 'vitest';
 import { headlineFigures, LIVE_RATE_SECONDS } from './headline';
+import { rateText } from './Headline';
 
 const counts = (partial: Partial<DecisionCounts>): DecisionCounts => ({
   allowed: 0,
@@ -51,5 +52,13 @@ describe('the headline figures', () => {
     const figures = headlineFigures([point(0, {})], 'hour', false, 'reply');
     expect(figures).toEqual({ perSecond: 0, refusedShare: null, delayedShare: null });
     expect(headlineFigures([], 'second', true).perSecond).toBe(0);
+  });
+
+  it('writes a rate in the unit that shows it: a quiet week is per hour, not 0.0 per second', () => {
+    expect(rateText(250)).toEqual({ value: '250', unit: 'second' });
+    expect(rateText(2.5)).toEqual({ value: '2.5', unit: 'second' });
+    expect(rateText(0.05)).toEqual({ value: '3.0', unit: 'minute' });
+    expect(rateText(12 / (7 * 86_400))).toEqual({ value: '0.1', unit: 'hour' });
+    expect(rateText(0)).toEqual({ value: '0.0', unit: 'second' });
   });
 });

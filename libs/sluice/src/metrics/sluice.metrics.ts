@@ -86,7 +86,10 @@ export class SluiceMetrics implements OnModuleInit {
   decided(decision: Decision, storeSeconds: number | undefined): void {
     if (storeSeconds === undefined) this.cacheHits.inc();
     else this.storeDuration.observe(storeSeconds);
-    for (const part of decision.policies) this.child(part.policy, outcomeOf(decision, part)).inc();
+    for (const part of decision.policies) {
+      const outcome = outcomeOf(decision, part);
+      if (outcome !== null) this.child(part.policy, outcome).inc();
+    }
   }
 
   private child(policy: string, outcome: DecisionOutcome): { inc(): void } {

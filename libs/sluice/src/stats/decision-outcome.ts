@@ -37,12 +37,17 @@ export function candidateOutcomeOf(part: PolicyDecision): DecisionOutcome {
   return part.delayMs > 0 ? 'delayed' : 'allowed';
 }
 
-/** A policy that admitted a request another policy refused counts as rejected: it did not pass. */
-export function outcomeOf(decision: Decision, part: PolicyDecision): DecisionOutcome {
+/**
+ * A policy's own answer. A policy that admitted a request another policy refused answered
+ * nothing that happened: its charge was given back, and the refusal is the other policy's, so it
+ * counts under neither (null), and a refusal is counted once, by the policy that refused.
+ */
+export function outcomeOf(decision: Decision, part: PolicyDecision): DecisionOutcome | null {
   if (part.reason === 'store-error') return 'store_error';
   if (part.reason === 'shadow') return 'shadow_rejected';
   if (part.reason === 'cache-block') return 'cache_block';
   if (part.reason === 'blocked') return 'blocked';
-  if (!part.allowed || !decision.allowed) return 'rejected';
+  if (!part.allowed) return 'rejected';
+  if (!decision.allowed) return null;
   return part.delayMs > 0 ? 'delayed' : 'allowed';
 }

@@ -64,7 +64,8 @@ export class DecisionTally implements OnModuleInit, OnApplicationShutdown {
     const second = Math.floor(this.clock() / 1_000_000) * 1_000;
     if (second !== this.second) this.startSecond(second);
     for (const part of decision.policies) {
-      this.countsOf(part.policy, second)[COUNT_OF_OUTCOME[outcomeOf(decision, part)]]++;
+      const outcome = outcomeOf(decision, part);
+      if (outcome !== null) this.countsOf(part.policy, second)[COUNT_OF_OUTCOME[outcome]]++;
     }
     if (decision.candidates === undefined) return;
     for (const part of decision.candidates) {
@@ -72,9 +73,10 @@ export class DecisionTally implements OnModuleInit, OnApplicationShutdown {
       counts[COUNT_OF_OUTCOME[candidateOutcomeOf(part)]]++;
       const live = decision.policies.find((each) => each.policy === part.policy);
       if (live === undefined) continue;
-      this.countsOf(sampledStatsName(part.policy), second)[
-        COUNT_OF_OUTCOME[outcomeOf(decision, live)]
-      ]++;
+      // Beside the candidate's own verdict, the live policy's own: admitted counts as admitted
+      // here even when another policy refused the request.
+      const outcome = outcomeOf(decision, live) ?? (live.delayMs > 0 ? 'delayed' : 'allowed');
+      this.countsOf(sampledStatsName(part.policy), second)[COUNT_OF_OUTCOME[outcome]]++;
     }
   }
 

@@ -67,6 +67,15 @@ describe('the Overview screen', () => {
     expect(screen.getByTestId('rejected-news').textContent).toBe('0');
   });
 
+  it('shows the decisions made without Redis (its failure mode), not only refusals', () => {
+    const points: StatsPoint[] = [
+      { at: '2026-11-24T12:00:00.000Z', policies: { reply: { ...counts(0), storeError: 4 } } },
+      { at: '2026-11-24T12:00:01.000Z', policies: { reply: { ...counts(0), storeError: 2 } } },
+    ];
+    render(<PolicyCharts names={['reply']} points={points} />);
+    expect(screen.getByTestId('store-error-reply').textContent).toBe('6');
+  });
+
   it('keeps one point per second, the newest five minutes, in order', () => {
     const point = (second: number, rejected: number): StatsPoint => ({
       at: new Date(Date.UTC(2026, 10, 24, 12, 0, second)).toISOString(),
