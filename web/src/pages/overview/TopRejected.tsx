@@ -6,7 +6,10 @@ import { useTopIdentifiers } from './overview.hooks';
 
 const SHOWN = 10;
 
-/** The identifiers refused most over the last day, across policies. */
+/**
+ * The identifiers refused most, across policies: the identifier stats keep a count per
+ * identifier (bounded in number), not per minute, so no time range can be applied to them.
+ */
 export function TopRejected() {
   const identifiers = useTopIdentifiers();
   return (
@@ -14,6 +17,10 @@ export function TopRejected() {
       <Heading as="h3" size="4">
         Most rejected identifiers
       </Heading>
+      <Text size="1" color="gray">
+        Counted since each was first seen, until a day without requests: the range chosen for the
+        charts does not apply to this list.
+      </Text>
       <QueryState query={identifiers}>
         {(list) => {
           const top = list.identifiers
