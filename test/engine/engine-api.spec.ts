@@ -363,6 +363,35 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
       expect(decisions[3]).toMatchObject({ reason: 'limit', policy: 'real' });
     });
 
+    it('a shadow policy still enforces a block set by hand, and only while it lasts', async () => {
+      const clock = new ManualClock(1_700_000_000_000_000);
+      const engine = make({
+        clock,
+        policies: [
+          {
+            name: 'trial',
+            algorithm: 'fixed-window',
+            limit: 100,
+            periodMs: HOUR,
+            mode: 'shadow',
+          },
+        ],
+      });
+      await engine.block('trial', 'mona', 60_000);
+      expect(await engine.consume('trial', 'mona')).toMatchObject({
+        allowed: false,
+        reason: 'blocked',
+      });
+      // Another identifier, not blocked, passes as shadow mode lets everyone pass.
+      expect((await engine.consume('trial', 'nell')).allowed).toBe(true);
+      clock.advance(60_000_000);
+      expect(await engine.consume('trial', 'mona')).toMatchObject({ allowed: true, reason: 'ok' });
+      // Lifted early, it no longer refuses.
+      await engine.block('trial', 'mona', 60_000);
+      await engine.unblock('trial', 'mona');
+      expect((await engine.consume('trial', 'mona')).allowed).toBe(true);
+    });
+
     it('a shadow policy is never blocked by its penalty', async () => {
       const engine = make({
         policies: [

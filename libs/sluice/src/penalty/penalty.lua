@@ -5,6 +5,15 @@ local penalty = {}
 
 local NO_PENALTY = { blockedUntil = 0, offence = 0, violations = 0, since = 0 }
 
+-- A block set by hand keeps `since` = 1 while no violations are counted (`since` is read only
+-- when there are some): shadow mode does not suspend it, as it suspends the policy's own blocks.
+-- The format stays four numbers, so an instance of an earlier release reads it as before.
+local MANUAL = 1
+
+function penalty.isManual(state)
+  return state.violations == 0 and state.since == MANUAL
+end
+
 function penalty.decode(value)
   if not value then
     return NO_PENALTY
@@ -65,7 +74,7 @@ function penalty.violate(state, now, period, rule)
 end
 
 function penalty.block(state, now, duration)
-  return { blockedUntil = now + duration, offence = state.offence, violations = 0, since = 0 }
+  return { blockedUntil = now + duration, offence = state.offence, violations = 0, since = MANUAL }
 end
 
 function penalty.unblock(state, now)

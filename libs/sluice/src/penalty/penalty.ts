@@ -20,6 +20,17 @@ export interface PenaltyState {
 
 export const NO_PENALTY: PenaltyState = { blockedUntil: 0, offence: 0, violations: 0, since: 0 };
 
+/**
+ * A block set by hand keeps `since` = 1 while no violations are counted (`since` is read only when
+ * there are some): shadow mode does not suspend it, as it suspends the policy's own blocks. The
+ * stored form stays four numbers, so an instance of an earlier release reads it as before.
+ */
+const MANUAL = 1;
+
+export function isManual(state: PenaltyState): boolean {
+  return state.violations === 0 && state.since === MANUAL;
+}
+
 export function isBlocked(state: PenaltyState, now: number): boolean {
   return state.blockedUntil > now;
 }
@@ -61,7 +72,7 @@ export function violate(
 }
 
 export function block(state: PenaltyState, now: number, duration: number): PenaltyState {
-  return { ...state, blockedUntil: now + duration, violations: 0, since: 0 };
+  return { ...state, blockedUntil: now + duration, violations: 0, since: MANUAL };
 }
 
 /** Lifts a block; the offence stays remembered, counted from now. */

@@ -141,7 +141,9 @@ local function evaluate(base, specs, now)
     else
       entry.reason = entry.verdict.allowed and 'ok' or 'limit'
     end
-    if entry.reason ~= 'ok' and spec.shadow then
+    -- Shadow mode refuses nothing but a block set by hand: an operator's block is meant.
+    local manual = entry.reason == 'blocked' and penalty.isManual(entry.penalty)
+    if entry.reason ~= 'ok' and spec.shadow and not manual then
       entry.reason = 'shadow'
     end
     if not spec.candidateOf and (entry.reason == 'limit' or entry.reason == 'blocked') then

@@ -144,7 +144,9 @@ export function runOperation(access: StateAccess, call: StoreCall, now: number):
       entry.verdict = entry.twin.decide(entry.state, now, entry.rate, entry.spec.cost);
       if (penalty.isBlocked(entry.penalty, now)) entry.reason = 'blocked';
       else entry.reason = entry.verdict.allowed ? 'ok' : 'limit';
-      if (entry.reason !== 'ok' && entry.spec.mode === 'shadow') entry.reason = 'shadow';
+      // Shadow mode refuses nothing but a block set by hand: an operator's block is meant.
+      const manual = entry.reason === 'blocked' && penalty.isManual(entry.penalty);
+      if (entry.reason !== 'ok' && entry.spec.mode === 'shadow' && !manual) entry.reason = 'shadow';
       // A candidate never refuses the request.
       if (entry.spec.mode !== 'candidate' && refuses(entry)) admitted = false;
     }
