@@ -1,5 +1,6 @@
-import { AlertDialog, Button, Callout, Flex, Text, TextField } from '@radix-ui/themes';
+import { AlertDialog, Button, Callout, Flex, TextField } from '@radix-ui/themes';
 import { useRef, useState, type FormEvent } from 'react';
+import { CheckboxLabel } from './CheckboxLabel';
 import { Field } from './Field';
 import { useUnblock } from './block-actions.hooks';
 
@@ -78,28 +79,18 @@ export function UnblockDialog({ policy, identifier, keyKind, onDone }: UnblockDi
                 onChange={(event) => setReason(event.target.value)}
               />
             </Field>
-            <Text as="label" size="2">
-              <Flex gap="2" align="center">
-                <input
-                  type="checkbox"
-                  className="native-checkbox"
-                  checked={resetCounters}
-                  onChange={(event) => setResetCounters(event.target.checked)}
-                />
-                Also reset its counters, so its next request passes
-              </Flex>
-            </Text>
-            <Text as="label" size="2">
-              <Flex gap="2" align="center">
-                <input
-                  type="checkbox"
-                  className="native-checkbox"
-                  checked={forgetOffences}
-                  onChange={(event) => setForgetOffences(event.target.checked)}
-                />
-                Also forget its offences, so a next block counts as its first
-              </Flex>
-            </Text>
+            <CheckboxLabel
+              checked={resetCounters}
+              onChange={(event) => setResetCounters(event.target.checked)}
+            >
+              Also reset its counters, so its next request passes
+            </CheckboxLabel>
+            <CheckboxLabel
+              checked={forgetOffences}
+              onChange={(event) => setForgetOffences(event.target.checked)}
+            >
+              Also forget its offences, so a next block counts as its first
+            </CheckboxLabel>
             {unblock.error !== null && (
               <Callout.Root color="red" role="alert">
                 <Callout.Text>{unblock.error.message}</Callout.Text>

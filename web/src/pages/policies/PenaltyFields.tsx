@@ -1,7 +1,8 @@
-import { Card, Flex, Heading, Text, TextField } from '@radix-ui/themes';
+import { Card, Flex, Heading, TextField } from '@radix-ui/themes';
 import type { FieldPath, UseFormReturn } from 'react-hook-form';
 import { Field } from '../../shared/Field';
 import { durationRules, type PolicyFormValues } from './policy-form';
+import { CheckboxLabel } from '../../shared/CheckboxLabel';
 
 interface PenaltyFieldsProps {
   form: UseFormReturn<PolicyFormValues>;
@@ -19,17 +20,9 @@ export function PenaltyFields({ form, locked, message }: PenaltyFieldsProps) {
         <Heading as="h3" size="3">
           Penalty
         </Heading>
-        <Text as="label" size="2">
-          <Flex gap="2" align="center">
-            <input
-              type="checkbox"
-              className="native-checkbox"
-              disabled={locked}
-              {...register('penaltyOn')}
-            />
-            Block repeat offenders
-          </Flex>
-        </Text>
+        <CheckboxLabel disabled={locked} {...register('penaltyOn')}>
+          Block repeat offenders
+        </CheckboxLabel>
         {on && (
           <div className="field-grid">
             <Field label="Block after violations" error={message('afterViolations')}>
