@@ -42,6 +42,8 @@ interface Fixture {
   admin?: string;
   /** It keeps notes in a table of its own (/notes). */
   notes?: boolean;
+  /** It stops with `useProcessExit` (exit 0) and says whether its own data source closed. */
+  exitsZero?: boolean;
 }
 
 const FIXTURE_LIST: Fixture[] = [
@@ -86,6 +88,7 @@ const FIXTURE_LIST: Fixture[] = [
     },
     hits: '/api/v1/hits',
     admin: '/api/sluice',
+    exitsZero: true,
   },
 ];
 
@@ -444,10 +447,18 @@ describe.each(FIXTURE_LIST)('$name, stopped with SIGTERM', (fixture) => {
     expect(Object.keys(await redis.hgetall(instances))).toHaveLength(1);
     const stopped = await app.stop();
     stream.abort();
-    // Nest's shutdown hooks re-raise the signal once the app has closed; an error exits 1.
+    // Nest's shutdown hooks re-raise the signal once the app has closed, or exit 0 when told
+    // to (useProcessExit, the prefix fixture); an error during shutdown exits 1.
     expect([stopped.code, stopped.signal]).toEqual(
-      stopped.signal === null ? [0, null] : [null, 'SIGTERM'],
+      fixture.exitsZero === true
+        ? [0, null]
+        : stopped.signal === null
+          ? [0, null]
+          : [null, 'SIGTERM'],
     );
+    if (fixture.exitsZero === true) {
+      expect(stopped.closingOutput).toContain("exiting 0: the app's data source closed: true");
+    }
     expect(stopped.closingOutput).not.toMatch(/ERROR|Error happened/);
     expect(stopped.elapsedMs).toBeLessThan(2_000);
     expect(await redis.hgetall(instances)).toEqual({});
