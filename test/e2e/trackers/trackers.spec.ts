@@ -1,3 +1,7 @@
+import { once } from 'node:events';
+import type { IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
+import { SluiceService } from '@sluice/nest';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SluiceModuleOptions } from '@sluice/nest';
 import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
@@ -129,5 +133,35 @@ describe.each(ADAPTERS)('trackers on %s', (adapter) => {
         200, 200, 429,
       ]);
     }
+  });
+});
+
+describe('a client that resets its connection', () => {
+  it('is still counted as its own address, not as the one unknown client', async () => {
+    const prefix = uniquePrefix('trackers-reset');
+    let arrived: () => void = () => undefined;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    const app = await startApp('express', trackersApp({ redis: connectRedis(), prefix }), (nest) =>
+      // Slow middleware: the guard runs only once the client has gone.
+      nest.use((request: IncomingMessage, _response: unknown, next: () => void) => {
+        request.socket.once('close', () => next());
+        arrived();
+      }),
+    );
+    const { port } = new URL(app.url);
+    const client = connect(Number(port), '127.0.0.1');
+    await once(client, 'connect');
+    client.write('GET /by-ip HTTP/1.1\r\nHost: x\r\n\r\n');
+    await reached;
+    client.resetAndDestroy();
+    const sluice = app.app.get(SluiceService);
+    const remaining = async () =>
+      (await sluice.peek('by-ip', '127.0.0.1', { keyKind: 'ip' })).remaining;
+    const deadline = performance.now() + 2_000;
+    while ((await remaining()) === 2 && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20)); // waits for the decision, not time
+    }
+    expect(await remaining()).toBe(1);
+    expect((await sluice.peek('by-ip', 'unknown', { keyKind: 'ip' })).remaining).toBe(2);
   });
 });

@@ -16,6 +16,7 @@ import { LocalIdentifierStats } from '../stats/local-identifier.stats.js';
 import { RedisIdentifierStats } from '../stats/redis-identifier.stats.js';
 import { BlockCache } from '../penalty/block.cache.js';
 import { BlockGate } from './block.gate.js';
+import { PeerAddressesInstaller } from './peer-addresses.installer.js';
 import { RouteExplorer } from './route.explorer.js';
 import { RouteRegistry } from './route.registry.js';
 import { SluiceConnection } from '../connection/sluice.connection.js';
@@ -133,6 +134,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     RouteExplorer,
     SluiceService,
     BlockGate,
+    PeerAddressesInstaller,
     SluiceGuard,
     { provide: GLOBAL_GUARD, useExisting: SluiceGuard },
   ],
