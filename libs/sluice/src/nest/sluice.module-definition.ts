@@ -29,12 +29,18 @@ function metricsPath(metrics: SluiceModuleExtras['metrics']): string | undefined
  * tells `count: 'failures'` how a resolver ended, so apps without GraphQL pay nothing for it.
  */
 function graphqlInstalled(): boolean {
-  try {
-    createRequire(import.meta.url).resolve('@nestjs/graphql');
-    return true;
-  } catch {
-    return false;
+  const require = createRequire(import.meta.url);
+  // From this package, else from the app's folder: a strict layout (pnpm) links the app's
+  // @nestjs/graphql beside the app, not beside Sluice, which does not depend on it.
+  for (const paths of [undefined, [process.cwd()]]) {
+    try {
+      require.resolve('@nestjs/graphql', paths === undefined ? undefined : { paths });
+      return true;
+    } catch {
+      // Not found from there.
+    }
   }
+  return false;
 }
 
 /**
