@@ -221,6 +221,20 @@ describe('the admin panel in Chromium', () => {
     const harry = page.getByRole('row').filter({ hasText: 'harry' }).filter({ hasText: 'reply' });
     await harry.waitFor({ timeout: LIVE_MS });
     await screenshot(page, 'blocked');
+    // On a phone's width, harry and his Unblock button are on screen together.
+    const wide = page.viewportSize();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByText('More columns to the right: scroll the table sideways.').waitFor();
+    const onScreen = async (box: { x: number; width: number } | null) =>
+      box !== null && box.x >= 0 && box.x + box.width <= 390;
+    expect(await onScreen(await harry.getByRole('link', { name: 'harry' }).boundingBox())).toBe(
+      true,
+    );
+    expect(
+      await onScreen(await page.getByRole('button', { name: 'Unblock harry' }).boundingBox()),
+    ).toBe(true);
+    await screenshot(page, 'blocked-phone');
+    if (wide !== null) await page.setViewportSize(wide);
     await page.getByRole('button', { name: 'Unblock harry' }).click();
     const dialog = page.getByRole('alertdialog');
     await dialog

@@ -57,16 +57,22 @@ export function BlockedPage() {
                 : `${list.total} blocked now${list.total > list.blocked.length ? `, the newest ${list.blocked.length} shown` : ''}.`}
             </Text>
             {list.blocked.length > 0 && (
+              <Text size="1" color="gray" className="narrow-only">
+                More columns to the right: scroll the table sideways.
+              </Text>
+            )}
+            {list.blocked.length > 0 && (
               <Table.Root variant="surface">
                 <Table.Header>
                   <Table.Row>
                     <Table.ColumnHeaderCell>Identifier</Table.ColumnHeaderCell>
+                    {/* Beside the identifier it acts on, so both are on a phone's screen at once. */}
+                    {canAct && <Table.ColumnHeaderCell>Action</Table.ColumnHeaderCell>}
                     <Table.ColumnHeaderCell>Policy</Table.ColumnHeaderCell>
                     <Table.ColumnHeaderCell>Source</Table.ColumnHeaderCell>
                     <Table.ColumnHeaderCell>Started</Table.ColumnHeaderCell>
                     <Table.ColumnHeaderCell>Time left</Table.ColumnHeaderCell>
                     <Table.ColumnHeaderCell>Reason</Table.ColumnHeaderCell>
-                    {canAct && <Table.ColumnHeaderCell>Action</Table.ColumnHeaderCell>}
                   </Table.Row>
                 </Table.Header>
                 <Table.Body>
@@ -80,6 +86,16 @@ export function BlockedPage() {
                           {entry.keyKind}
                         </Text>
                       </Table.RowHeaderCell>
+                      {canAct && (
+                        <Table.Cell>
+                          <UnblockDialog
+                            policy={entry.policy}
+                            identifier={entry.identifier}
+                            keyKind={entry.keyKind}
+                            onDone={setNotice}
+                          />
+                        </Table.Cell>
+                      )}
                       <Table.Cell>{entry.policy}</Table.Cell>
                       <Table.Cell>
                         {entry.source === 'manual' ? (
@@ -105,16 +121,6 @@ export function BlockedPage() {
                           </Text>
                         )}
                       </Table.Cell>
-                      {canAct && (
-                        <Table.Cell>
-                          <UnblockDialog
-                            policy={entry.policy}
-                            identifier={entry.identifier}
-                            keyKind={entry.keyKind}
-                            onDone={setNotice}
-                          />
-                        </Table.Cell>
-                      )}
                     </Table.Row>
                   ))}
                 </Table.Body>
