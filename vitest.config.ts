@@ -49,7 +49,7 @@ const MEASURED = [
   'test/system/faults/**/*.spec.ts',
   // A browser and two demos: its waits for live figures should not compete with the rest.
   'test/system/panel/**/*.spec.ts',
-  // Rebuilds both packages' dist/ (npm pack) and installs three apps: nothing else may read dist/
+  // Rebuilds both packages' dist/ (npm pack) and installs four apps: nothing else may read dist/
   // meanwhile.
   'test/packages/**/*.spec.ts',
 ];
