@@ -6,7 +6,13 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PenaltyEventPublisher, PolicyBus, type PenaltyEvent } from '@sluice/nest/internals';
+import {
+  PenaltyEventPublisher,
+  PolicyBus,
+  SLUICE_CLOCK,
+  type Clock,
+  type PenaltyEvent,
+} from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import type { SluiceAdminModuleOptions } from '../config/sluice-admin-options.interface.js';
@@ -62,6 +68,8 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(PenaltyEventPublisher) private readonly events: PenaltyEventPublisher,
     @Inject(WebhookDispatcher) private readonly webhooks: WebhookDispatcher,
     @Inject(PolicyBus) private readonly bus: PolicyBus,
+    // SluiceModule's clock (µs): when the last purge ran, so a test may move time on.
+    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
   ) {
     this.retentionDays = retentionDays(options.penalties?.retentionDays);
   }
@@ -89,7 +97,7 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
    * resolves how many rows went. The history would otherwise grow for good (docs/operations.md).
    */
   async purge(): Promise<number> {
-    this.lastPurge = Date.now();
+    this.lastPurge = this.nowMs();
     const [, deleted] = await this.dataSource.query<[unknown[], number]>(
       `DELETE FROM sluice_penalty WHERE id IN (
          SELECT id FROM sluice_penalty
@@ -100,8 +108,12 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
     return deleted;
   }
 
+  private nowMs(): number {
+    return Math.floor(this.clock() / 1_000);
+  }
+
   private async purgeIfDue(): Promise<void> {
-    if (Date.now() - this.lastPurge < PURGE_EVERY_MS) return;
+    if (this.nowMs() - this.lastPurge < PURGE_EVERY_MS) return;
     try {
       await this.purge();
     } catch (error) {

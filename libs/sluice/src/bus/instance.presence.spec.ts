@@ -30,7 +30,7 @@ describe('InstancePresence', () => {
 
   it('drops an entry whose date cannot be read', async () => {
     const channel = new LocalPolicyChannel();
-    const presence = new InstancePresence(channel);
+    const presence = new InstancePresence(channel, Date.now);
     await channel.beat({ ...heartbeat('odd', new Date(), 1, null, new Date()), lastSeen: 'x' });
     await presence.beat(1, null);
     expect((await channel.heartbeats()).map((each) => each.id)).toEqual([presence.instanceId]);

@@ -21,8 +21,8 @@ export class InstancePresence {
 
   constructor(
     private readonly channel: PolicyChannel,
-    /** Wall-clock ms: heartbeats carry dates that every instance compares. */
-    private readonly now: () => number = Date.now,
+    /** Wall-clock ms (SluiceModule's clock): heartbeats carry dates every instance compares. */
+    private readonly now: () => number,
   ) {}
 
   /** Instances that heartbeated within the last 30 s, this one included, as last read. */

@@ -7,7 +7,8 @@ import {
 } from '@nestjs/common';
 import { SluiceEngine } from '../engine/sluice.engine.js';
 import type { Policy } from '../policy/policy.types.js';
-import { POLICY_CHANNEL, SLUICE_OPTIONS } from '../config/sluice.tokens.js';
+import type { Clock } from '../clock/clock.js';
+import { POLICY_CHANNEL, SLUICE_CLOCK, SLUICE_OPTIONS } from '../config/sluice.tokens.js';
 import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
 import { TrackerResolver } from '../trackers/tracker.resolver.js';
 import { BlockCache } from '../penalty/block.cache.js';
@@ -43,9 +44,10 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
     @Inject(POLICY_CHANNEL) private readonly channel: PolicyChannel,
     @Inject(BlockCache) blocks: BlockCache,
     @Inject(TrackerResolver) trackers: TrackerResolver,
+    @Inject(SLUICE_CLOCK) clock: Clock,
   ) {
     this.applier = new SnapshotApplier(engine, trackers, this.logger);
-    this.presence = new InstancePresence(channel);
+    this.presence = new InstancePresence(channel, () => Math.floor(clock() / 1_000));
     this.fanout = new UnblockFanout(channel, blocks);
     this.blocks = blocks;
     this.follower = new SnapshotFollower(channel, {
