@@ -24,7 +24,8 @@ export class InstancesService {
         .map((heartbeat) => ({
           ...heartbeat,
           stale: now - Date.parse(heartbeat.lastSeen) > STALE_AFTER_MS,
-          upToDate: heartbeat.policyVersion === published,
+          // A policy the instance could not load keeps an older definition there (lastError).
+          upToDate: heartbeat.policyVersion === published && heartbeat.lastError === null,
         })),
     };
   }

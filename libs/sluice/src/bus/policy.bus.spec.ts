@@ -50,22 +50,30 @@ describe('PolicyBus on the in-memory channel', () => {
     expect([bus.version, engine.policies.get('like')?.limit]).toEqual([5, 7]);
   });
 
-  it('refuses an invalid snapshot whole, keeps the last good set, and says why', async () => {
+  it('keeps the last good definition of a policy it cannot load, applies the rest, and says why', async () => {
     const { bus, engine } = await start();
     bus.apply({ version: 2, enforcement: true, policies: [{ ...LIKE, limit: 7 }] });
     const applied = bus.apply({
       version: 3,
-      enforcement: true,
+      enforcement: false,
       policies: [
         { ...LIKE, limit: 9, name: 'fine' },
         { ...LIKE, limit: -1 },
+        { ...LIKE, name: 'later', tiers: { pro: { limit: 100 } } },
       ],
     });
-    expect(applied).toBe(false);
-    expect(bus.version).toBe(2);
+    expect(applied).toBe(true);
+    expect(bus.version).toBe(3);
     expect(engine.policies.get('like')?.limit).toBe(7);
-    expect(engine.policies.get('fine')).toBeUndefined();
-    expect(bus.lastError).toMatch(/^snapshot v3 not applied, the last good set stays: .*limit/);
+    expect(engine.policies.get('fine')?.limit).toBe(9);
+    expect(engine.policies.get('later')).toBeUndefined();
+    expect(engine.policies.enforcing).toBe(false);
+    expect(bus.lastError).toMatch(
+      /^snapshot v3 applied without 2 policies this instance cannot load, whose last good definition stays: policy "like": .*limit.*; policy "later": .*tiers/,
+    );
+
+    bus.apply({ version: 4, enforcement: true, policies: [{ ...LIKE, limit: 8 }] });
+    expect([engine.policies.get('like')?.limit, bus.lastError]).toEqual([8, null]);
   });
 
   it('keeps a code default the snapshot does not name', async () => {
