@@ -18,7 +18,8 @@ export {
 export { SluiceGuard, type RequestResponse } from './nest/sluice.guard.js';
 export { RouteRegistry, type ThrottledRoute } from './nest/route.registry.js';
 export type { Tracked } from './trackers/tracker.resolver.js';
-export { SluiceService, type ManualBlockOptions } from './nest/sluice.service.js';
+export { SluiceService, type LiftOptions, type ManualBlockOptions } from './nest/sluice.service.js';
+export type { KeyOptions } from './engine/sluice.engine.js';
 export type { PolicySelection } from './engine/call.target.js';
 export { SLUICE_CLOCK } from './config/sluice.tokens.js';
 export { TooManyRequestsException } from './nest/too-many-requests.exception.js';

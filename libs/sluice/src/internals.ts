@@ -23,7 +23,13 @@ export { STALE_AFTER_MS } from './bus/instance.presence.js';
 export type { InstanceHeartbeat } from './bus/instance.heartbeat.js';
 export type { ChangeNotice, PolicySnapshot, UnblockNotice } from './bus/policy-snapshot.js';
 export { ALGORITHM_CODES } from './algorithms/algorithm.types.js';
-export { isPlainIdentifier, PLAIN_IDENTIFIER_RULE, type Identifier } from './keys/identifier.js';
+export {
+  IDENTIFIER_KEY,
+  IDENTIFIER_KEY_RULE,
+  isPlainIdentifier,
+  PLAIN_IDENTIFIER_RULE,
+  type Identifier,
+} from './keys/identifier.js';
 export { identifierKey, KEY_KIND, toIdentifier } from './keys/key.builder.js';
 export {
   PENALTY_EVENT_TYPES,

@@ -1,6 +1,11 @@
-import { MAX_IDENTIFIERS_PER_POLICY, RedisIdentifierStats } from '@sluice/nest/internals';
+import {
+  MAX_IDENTIFIERS_PER_POLICY,
+  RedisIdentifierStats,
+  type IdentifierCount,
+} from '@sluice/nest/internals';
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { LocalIdentifierStats } from '../../../libs/sluice/src/stats/local-identifier.stats.js';
 import { uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
 
@@ -53,5 +58,35 @@ describe.each(topologies)('identifier counts on %s', (_, connect) => {
     expect(kept).toHaveLength(MAX_IDENTIFIERS_PER_POLICY);
     expect(kept.some((each) => each.identifier === counts[0]!.identifier)).toBe(false);
     expect(kept.some((each) => each.identifier === counts.at(-1)!.identifier)).toBe(true);
+  });
+
+  it('reads the busiest and the matching ones as the in-memory store does, ties included', async () => {
+    const stats = new RedisIdentifierStats(connect(), uniquePrefix('ids-top'));
+    const local = new LocalIdentifierStats();
+    const at = Date.now();
+    // 3 000 identifiers: a few refused, many with equal passes, so the top ends in a tie.
+    const counts: IdentifierCount[] = Array.from({ length: 3_000 }, (_, i) => ({
+      policy: 'reply',
+      keyKind: 'user',
+      identifier: `user-${i}${i % 7 === 0 ? '-[*?]' : ''}`,
+      passed: i < 40 ? 100 + i : i % 3 === 0 ? 7 : 1,
+      rejected: i % 500 === 0 ? 1 + (i % 3) : 0,
+      lastSeen: at - i,
+    }));
+    await stats.add(counts);
+    await local.add(counts);
+    for (const options of [
+      { limit: 5 },
+      { limit: 50 },
+      { limit: 200 },
+      { q: '-[*?]', limit: 20 },
+    ]) {
+      const shown = (list: IdentifierCount[]) => list.map((each) => each.identifier);
+      expect(shown(await stats.read('reply', options)), JSON.stringify(options)).toEqual(
+        shown(await local.read('reply', options)),
+      );
+    }
+    expect(await stats.read('reply', { q: 'nobody' })).toEqual([]);
+    expect(await stats.read('reply', { limit: 10 }).then((list) => list[0]?.rejected)).toBe(3);
   });
 });

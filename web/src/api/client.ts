@@ -126,8 +126,11 @@ export const api = {
   instances: () => request<InstanceList>('GET', '/instances'),
   inspect: (policy: string, identifier: string) =>
     request<InspectResult>('GET', `/inspect/${segment(policy)}/${segment(identifier)}`),
-  resetCounters: (policy: string, identifier: string) =>
-    request<CounterResetResult>('DELETE', `/counters/${segment(policy)}/${segment(identifier)}`),
+  /** `key`: the stored key of an identifier shown cut (over 256 characters). */
+  resetCounters: (policy: string, identifier: string, query: { key?: string } = {}) =>
+    request<CounterResetResult>('DELETE', `/counters/${segment(policy)}/${segment(identifier)}`, {
+      query,
+    }),
   blocked: {
     list: (query: { policy?: string; q?: string; limit?: number } = {}) =>
       request<BlockedList>('GET', '/blocked', { query }),
@@ -135,7 +138,7 @@ export const api = {
     unblock: (
       policy: string,
       identifier: string,
-      query: { keyKind?: string; reason?: string; forgetOffences?: 'true' } = {},
+      query: { keyKind?: string; reason?: string; forgetOffences?: 'true'; key?: string } = {},
     ) =>
       request<UnblockResult>('DELETE', `/blocked/${segment(policy)}/${segment(identifier)}`, {
         query,

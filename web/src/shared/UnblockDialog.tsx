@@ -7,6 +7,8 @@ import { useUnblock } from './block-actions.hooks';
 interface UnblockDialogProps {
   policy: string;
   identifier: string;
+  /** The stored key of an identifier shown cut: what the block is lifted by. */
+  identifierKey?: string | null;
   keyKind: string;
   onDone?: (message: string) => void;
 }
@@ -15,7 +17,13 @@ interface UnblockDialogProps {
  * Lifts a block, by default resetting the counters too so the client's next request passes; on
  * request forgetting its offence level as well, so it starts afresh.
  */
-export function UnblockDialog({ policy, identifier, keyKind, onDone }: UnblockDialogProps) {
+export function UnblockDialog({
+  policy,
+  identifier,
+  identifierKey,
+  keyKind,
+  onDone,
+}: UnblockDialogProps) {
   const unblock = useUnblock();
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState('');
@@ -27,7 +35,7 @@ export function UnblockDialog({ policy, identifier, keyKind, onDone }: UnblockDi
   const confirm = (event?: FormEvent) => {
     event?.preventDefault();
     unblock.mutate(
-      { policy, identifier, keyKind, reason, resetCounters, forgetOffences },
+      { policy, identifier, key: identifierKey, keyKind, reason, resetCounters, forgetOffences },
       {
         onSuccess: () => {
           lifted.current = true;

@@ -15,9 +15,15 @@ function useRefreshAfter() {
     ]);
 }
 
+/** `key` names an identifier shown cut (over 256 characters): the server acts on it, not the text. */
+function keyQuery(key: string | null | undefined): { key?: string } {
+  return key === null || key === undefined ? {} : { key };
+}
+
 export interface UnblockInput {
   policy: string;
   identifier: string;
+  key?: string | null;
   keyKind: string;
   reason: string;
   /** Lifting leaves the counters: a client still over the limit would be refused again. */
@@ -34,8 +40,11 @@ export function useUnblock() {
         keyKind: input.keyKind,
         reason: input.reason.trim() === '' ? undefined : input.reason,
         ...(input.forgetOffences ? { forgetOffences: 'true' as const } : {}),
+        ...keyQuery(input.key),
       });
-      if (input.resetCounters) await api.resetCounters(input.policy, input.identifier);
+      if (input.resetCounters) {
+        await api.resetCounters(input.policy, input.identifier, keyQuery(input.key));
+      }
     },
     onSettled: refresh,
   });
@@ -52,8 +61,8 @@ export function useBlock() {
 export function useResetCounters() {
   const refresh = useRefreshAfter();
   return useMutation({
-    mutationFn: (input: { policy: string; identifier: string }) =>
-      api.resetCounters(input.policy, input.identifier),
+    mutationFn: (input: { policy: string; identifier: string; key?: string | null }) =>
+      api.resetCounters(input.policy, input.identifier, keyQuery(input.key)),
     onSettled: refresh,
   });
 }

@@ -163,7 +163,7 @@ export interface RouteList {
 export interface InstanceView extends InstanceHeartbeat {
   /** No heartbeat for 30 s. */
   stale: boolean;
-  /** Enforces the version Redis holds. */
+  /** Enforces the version Redis holds, every policy of it loaded (else `lastError` says which not). */
   upToDate: boolean;
 }
 
@@ -176,7 +176,7 @@ export interface InstanceList {
 /** GET /inspect/:policy/:identifier: what a request would get now, nothing charged. */
 export type InspectResult = Decision;
 
-/** DELETE /counters/:policy/:identifier */
+/** DELETE /counters/:policy/:identifier?forgetOffences=&key= */
 export interface CounterResetResult {
   reset: true;
 }
@@ -207,6 +207,11 @@ export interface BlockedEntry {
   policy: string;
   keyKind: string;
   identifier: string;
+  /**
+   * For an identifier over 256 characters, which `identifier` shows cut: its stored key, which
+   * names it whole. Pass it as `key` to lift or reset. Null when `identifier` is whole.
+   */
+  key: string | null;
   /** 0 for a manual block. */
   offence: number;
   source: 'auto' | 'manual';
@@ -263,7 +268,7 @@ export interface BlockResult {
   expiresAt: string;
 }
 
-/** DELETE /blocked/:policy/:identifier?keyKind=&reason= */
+/** DELETE /blocked/:policy/:identifier?keyKind=&reason=&forgetOffences=&key= */
 export interface UnblockResult {
   lifted: true;
 }
@@ -278,6 +283,11 @@ export interface PenaltyRecord {
   policyVersion: number;
   keyKind: string;
   identifier: string;
+  /**
+   * For an identifier over 256 characters, which `identifier` shows cut: its stored key, which
+   * names it whole. Pass it as `key` to lift or reset. Null when `identifier` is whole.
+   */
+  key: string | null;
   offence: number;
   trigger: { count: number; limit: number; windowMs: number; algorithm: string } | null;
   startedAt: string;
@@ -305,6 +315,11 @@ export interface IdentifierView {
   policy: string;
   keyKind: string;
   identifier: string;
+  /**
+   * For an identifier over 256 characters, which `identifier` shows cut: its stored key, which
+   * names it whole. Pass it as `key` to lift or reset. Null when `identifier` is whole.
+   */
+  key: string | null;
   passed: number;
   rejected: number;
   lastSeen: string;

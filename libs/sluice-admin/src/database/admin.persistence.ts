@@ -2,6 +2,7 @@ import { AdminAuditEntity } from './admin-audit.entity.js';
 import { AdminSchema1795305600000 } from './migrations/1795305600000-admin-schema.migration.js';
 import { PolicyCandidates1795428000000 } from './migrations/1795428000000-policy-candidates.migration.js';
 import { CandidateSample1795500000000 } from './migrations/1795500000000-candidate-sample.migration.js';
+import { PenaltyIdentifierKey1795900000000 } from './migrations/1795900000000-penalty-identifier-key.migration.js';
 import { PenaltyEntity } from './penalty.entity.js';
 import { PolicyCandidateEntity } from './policy-candidate.entity.js';
 import { PolicyRevisionEntity } from './policy-revision.entity.js';
@@ -24,4 +25,5 @@ export const ADMIN_MIGRATIONS = [
   AdminSchema1795305600000,
   PolicyCandidates1795428000000,
   CandidateSample1795500000000,
+  PenaltyIdentifierKey1795900000000,
 ];

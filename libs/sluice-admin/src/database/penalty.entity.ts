@@ -24,6 +24,10 @@ export class PenaltyEntity {
   @Column({ type: 'varchar', length: 256 })
   identifier!: string;
 
+  /** The stored key of an identifier cut to 256 characters; null when it is shown whole. */
+  @Column({ name: 'identifier_key', type: 'varchar', length: 46, nullable: true })
+  identifierKey!: string | null;
+
   @Column({ name: 'offence_level', type: 'integer' })
   offenceLevel!: number;
 

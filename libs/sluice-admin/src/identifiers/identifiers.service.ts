@@ -24,9 +24,11 @@ export class IdentifiersService {
     const { policy, q, limit = DEFAULT_LIMIT } = query;
     const names = policy === undefined ? this.policiesInForce() : [this.known(policy)];
     try {
-      const counts = (await Promise.all(names.map((name) => this.stats.read(name))))
+      // Each policy's own busiest `limit` hold the busiest `limit` of all of them.
+      const read = (name: string) =>
+        this.stats.read(name, { limit, ...(q === undefined ? {} : { q }) });
+      const counts = (await Promise.all(names.map(read)))
         .flat()
-        .filter((count) => q === undefined || count.identifier.includes(q))
         .sort((a, b) => b.rejected - a.rejected || b.passed - a.passed || b.lastSeen - a.lastSeen)
         .slice(0, limit);
       return { identifiers: await Promise.all(counts.map((count) => this.view(count))) };
@@ -36,9 +38,14 @@ export class IdentifiersService {
   }
 
   private async view(count: IdentifierCount): Promise<IdentifierView> {
-    const now = await this.sluice.peek(count.policy, count.identifier, { keyKind: count.keyKind });
+    const { key } = count;
+    const now = await this.sluice.peek(count.policy, count.identifier, {
+      keyKind: count.keyKind,
+      ...(key === undefined ? {} : { key }),
+    });
     return {
       ...count,
+      key: key ?? null,
       lastSeen: new Date(count.lastSeen).toISOString(),
       state: {
         blocked: now.blocked !== undefined && now.blocked.untilMs > Date.now(),

@@ -55,7 +55,8 @@ export class CountersService {
   ): Promise<CounterResetResult> {
     this.assertKnown(policy);
     const { display } = checkedIdentifier(identifier);
-    const { forgetOffences = false } = parseRequest(resetQuerySchema, query ?? {}, '(query)');
+    const { forgetOffences = false, key } = parseRequest(resetQuerySchema, query ?? {}, '(query)');
+    const named = key === undefined ? {} : { key };
     await inTransaction(this.dataSource, async (manager) => {
       const { version } = await readSetting(manager);
       await recordAudit(manager, {
@@ -66,15 +67,16 @@ export class CountersService {
         after: {
           policy,
           identifier: display,
+          ...named,
           ...(forgetOffences ? { offencesForgotten: true } : {}),
         },
         comment: null,
         version,
       });
       try {
-        await this.engine.reset(policy, identifier);
+        await this.engine.reset(policy, identifier, named);
         if (forgetOffences) {
-          await this.sluice.forgetOffences(policy, identifier, { actor: actor.name });
+          await this.sluice.forgetOffences(policy, identifier, { ...named, actor: actor.name });
         }
       } catch (error) {
         throw new RedisUnavailableException('the counters were not reset', error);

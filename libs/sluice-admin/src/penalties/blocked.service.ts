@@ -23,6 +23,7 @@ interface BlockedRow {
   policy: string;
   key_kind: string;
   identifier: string;
+  identifier_key: string | null;
   offence_level: number;
   source: 'auto' | 'manual';
   started_at: Date;
@@ -49,14 +50,14 @@ export class BlockedService {
     const { policy, q, limit = DEFAULT_LIST_SIZE } = query;
     const rows = await this.dataSource.query<BlockedRow[]>(
       `SELECT *, count(*) OVER () AS total FROM (
-         SELECT DISTINCT ON (policy, key_kind, identifier)
-           policy, key_kind, identifier, offence_level, source, started_at, expires_at,
-           created_by, reason, route
+         SELECT DISTINCT ON (policy, key_kind, identifier, identifier_key)
+           policy, key_kind, identifier, identifier_key, offence_level, source, started_at,
+           expires_at, created_by, reason, route
          FROM sluice_penalty
          WHERE lifted_at IS NULL AND expires_at > now()
            AND ($1::varchar IS NULL OR policy = $1)
            AND ($2::text IS NULL OR strpos(identifier, $2) > 0)
-         ORDER BY policy, key_kind, identifier, started_at DESC
+         ORDER BY policy, key_kind, identifier, identifier_key, started_at DESC
        ) open ORDER BY started_at DESC LIMIT $3`,
       [policy ?? null, q ?? null, limit],
     );
@@ -89,12 +90,12 @@ export class BlockedService {
     const policy = this.policy(request.policy);
     const keyKind = request.keyKind ?? policy.key;
     const reason = request.reason ?? null;
-    const { identifier } = request;
+    const { identifier, key } = request;
     const forgetOffences = request.forgetOffences === true;
     const change = {
       action: 'block.lift',
       target: `${policy.name}/${identifier}`,
-      before: { keyKind, identifier },
+      before: { keyKind, identifier, ...(key === undefined ? {} : { key }) },
       after: forgetOffences ? { offencesForgotten: true } : null,
       comment: reason,
     };
@@ -107,11 +108,11 @@ export class BlockedService {
       });
     };
     const act = async () => {
-      const options = { keyKind, actor: actor.name, reason: reason ?? undefined };
+      const options = { keyKind, key, actor: actor.name, reason: reason ?? undefined };
       const lifted = await this.sluice.unblock(policy.name, identifier, options);
       // Only once a block was lifted: a 404 leaves everything as it was.
       if (lifted && forgetOffences) {
-        await this.sluice.engine.forgetOffences(policy.name, identifier, { keyKind });
+        await this.sluice.engine.forgetOffences(policy.name, identifier, { keyKind, key });
       }
       return lifted;
     };
@@ -158,6 +159,7 @@ function toEntry(row: BlockedRow, now: number): BlockedEntry {
     policy: row.policy,
     keyKind: row.key_kind,
     identifier: row.identifier,
+    key: row.identifier_key,
     offence: row.offence_level,
     source: row.source,
     startedAt: row.started_at.toISOString(),

@@ -43,6 +43,7 @@ interface ExpiredRow {
   policy_version: string;
   key_kind: string;
   identifier: string;
+  identifier_key: string | null;
   offence_level: number;
   started_at: Date;
   expires_at: Date;
@@ -127,8 +128,8 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
       [rows] = await this.dataSource.query<[ExpiredRow[], number]>(
         `UPDATE sluice_penalty SET lifted_at = expires_at, lift_reason = $1
          WHERE lifted_at IS NULL AND expires_at <= now()
-         RETURNING id, policy, policy_version, key_kind, identifier, offence_level, started_at,
-           expires_at`,
+         RETURNING id, policy, policy_version, key_kind, identifier, identifier_key, offence_level,
+           started_at, expires_at`,
         [EXPIRED],
       );
     } catch (error) {
@@ -152,6 +153,7 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
         reason: EXPIRED,
         instanceId: this.bus.instanceId,
         route: null,
+        ...(row.identifier_key === null ? {} : { key: row.identifier_key }),
       };
       this.events.emitLocally(event);
       this.webhooks.send(event);

@@ -36,6 +36,8 @@ const CSV_COLUMNS: ReadonlyArray<keyof PenaltyRecord> = [
   'instanceId',
   'route',
   'trigger',
+  // Added last, so spreadsheets built on the earlier columns still read them where they were.
+  'key',
 ];
 
 /** Expired once its end has passed, whether or not the admin has marked it yet. */
@@ -52,6 +54,7 @@ export function toRecord(row: PenaltyEntity, now: number): PenaltyRecord {
     policyVersion: row.policyVersion,
     keyKind: row.keyKind,
     identifier: row.identifier,
+    key: row.identifierKey,
     offence: row.offenceLevel,
     trigger: row.trigger,
     startedAt: row.startedAt.toISOString(),

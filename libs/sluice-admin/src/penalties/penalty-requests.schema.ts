@@ -1,4 +1,6 @@
 import {
+  IDENTIFIER_KEY,
+  IDENTIFIER_KEY_RULE,
   isPlainIdentifier,
   KEY_KIND,
   PLAIN_IDENTIFIER_RULE,
@@ -20,6 +22,11 @@ export const policyName = z
 export const identifier = z
   .string({ error: PLAIN_IDENTIFIER_RULE })
   .refine(isPlainIdentifier, { error: PLAIN_IDENTIFIER_RULE });
+
+/** A cut identifier's stored key, as the Blocked list, the history and GET /identifiers give it. */
+export const identifierKey = z
+  .string({ error: IDENTIFIER_KEY_RULE })
+  .regex(IDENTIFIER_KEY, { error: IDENTIFIER_KEY_RULE });
 
 /** The core's rule for a policy's `key`: what a block or a lift may name. */
 const KEY_KIND_RULE = "must be 'ip', 'user', 'header:<name>' or a tracker's name";
@@ -57,13 +64,17 @@ export const queryFlag = z
   .enum(['true', 'false'], { error: BOOLEAN_RULE })
   .transform((value) => value === 'true');
 
-/** DELETE /blocked/:policy/:identifier?keyKind=&reason=&forgetOffences= (path parameters included). */
+/**
+ * DELETE /blocked/:policy/:identifier?keyKind=&reason=&forgetOffences=&key= (path parameters
+ * included). `key` names an identifier over 256 characters, which the path then gives cut.
+ */
 export const unblockSchema = z.strictObject({
   policy: policyName,
   identifier,
   keyKind: keyKind.optional(),
   reason: reason.optional(),
   forgetOffences: queryFlag.optional(),
+  key: identifierKey.optional(),
 });
 
 /** DELETE /blocked/…'s query, as the API description states it. */
@@ -71,10 +82,14 @@ export const unblockQuerySchema = unblockSchema.pick({
   keyKind: true,
   reason: true,
   forgetOffences: true,
+  key: true,
 });
 
-/** DELETE /counters/:policy/:identifier?forgetOffences= */
-export const resetQuerySchema = z.strictObject({ forgetOffences: queryFlag.optional() });
+/** DELETE /counters/:policy/:identifier?forgetOffences=&key= (`key` as for DELETE /blocked). */
+export const resetQuerySchema = z.strictObject({
+  forgetOffences: queryFlag.optional(),
+  key: identifierKey.optional(),
+});
 
 /** GET /blocked?policy=&q=&limit= */
 export const blockedQuerySchema = z.strictObject({

@@ -40,10 +40,11 @@ async function insertBlocks(
   const column = <T>(value: (event: PenaltyEvent) => T): T[] => events.map(value);
   const inserted = await manager.query<Array<{ id: string; event_id: string }>>(
     `INSERT INTO sluice_penalty (event_id, policy, policy_version, key_kind, identifier,
-       offence_level, "trigger", started_at, expires_at, source, created_by, reason, instance_id, route)
+       offence_level, "trigger", started_at, expires_at, source, created_by, reason, instance_id, route,
+       identifier_key)
      SELECT * FROM unnest($1::text[], $2::varchar[], $3::bigint[], $4::varchar[], $5::varchar[],
        $6::integer[], $7::json[], $8::timestamptz[], $9::timestamptz[], $10::varchar[], $11::text[],
-       $12::varchar[], $13::text[], $14::text[])
+       $12::varchar[], $13::text[], $14::text[], $15::varchar[])
      ON CONFLICT (event_id) DO NOTHING
      RETURNING id, event_id`,
     [
@@ -61,6 +62,7 @@ async function insertBlocks(
       column((event) => event.reason),
       column((event) => event.instanceId),
       column((event) => event.route),
+      column((event) => event.key ?? null),
     ],
   );
   if (inserted.length === 0) return [];
@@ -72,10 +74,12 @@ async function insertBlocks(
   // table's statistics are after a burst of inserts.
   await manager.query(
     `UPDATE sluice_penalty older SET lifted_at = newer.started_at, lift_reason = $6
-     FROM unnest($1::bigint[], $2::varchar[], $3::varchar[], $4::varchar[], $5::timestamptz[])
-       AS newer (id, policy, key_kind, identifier, started_at)
+     FROM unnest($1::bigint[], $2::varchar[], $3::varchar[], $4::varchar[], $5::timestamptz[],
+       $7::varchar[]) AS newer (id, policy, key_kind, identifier, started_at, identifier_key)
      WHERE older.policy = newer.policy AND older.key_kind = newer.key_kind
-       AND older.identifier = newer.identifier AND older.lifted_at IS NULL
+       AND older.identifier = newer.identifier
+       AND older.identifier_key IS NOT DISTINCT FROM newer.identifier_key
+       AND older.lifted_at IS NULL
        AND (older.started_at, older.id) < (newer.started_at, newer.id)
        AND older.expires_at > newer.started_at`,
     [
@@ -85,6 +89,7 @@ async function insertBlocks(
       of((event) => event.identifier),
       of((event) => new Date(event.startedAt ?? event.occurredAt)),
       SUPERSEDED,
+      of((event) => event.key ?? null),
     ],
   );
   return rows.map((row) => row.event);
@@ -95,7 +100,7 @@ async function liftOpen(manager: EntityManager, event: PenaltyEvent): Promise<bo
   const [, lifted] = await manager.query<[unknown, number]>(
     `UPDATE sluice_penalty SET lifted_at = $5, lifted_by = $6, lift_reason = $7
      WHERE policy = $1 AND key_kind = $2 AND identifier = $3 AND expires_at = $4
-       AND lifted_at IS NULL`,
+       AND identifier_key IS NOT DISTINCT FROM $8::varchar AND lifted_at IS NULL`,
     [
       event.policy,
       event.keyKind,
@@ -104,6 +109,7 @@ async function liftOpen(manager: EntityManager, event: PenaltyEvent): Promise<bo
       new Date(event.occurredAt),
       event.actor,
       event.reason ?? LIFTED_BY_HAND,
+      event.key ?? null,
     ],
   );
   return lifted > 0;

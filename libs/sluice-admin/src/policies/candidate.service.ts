@@ -137,15 +137,15 @@ export class CandidateService implements OnApplicationBootstrap, OnApplicationSh
     ]);
     if (row === null) throw noPolicy(name);
     if (candidate === null) throw noCandidate(name);
-    const differences = (await this.identifiers.read(candidateStatsName(name)))
-      .slice(0, DIFFERENCES_SHOWN)
-      .map((count) => ({
-        keyKind: count.keyKind,
-        identifier: count.identifier,
-        candidateRefuses: count.rejected,
-        liveRefuses: count.passed,
-        lastSeen: new Date(count.lastSeen).toISOString(),
-      }));
+    const differences = (
+      await this.identifiers.read(candidateStatsName(name), { limit: DIFFERENCES_SHOWN })
+    ).map((count) => ({
+      keyKind: count.keyKind,
+      identifier: count.identifier,
+      candidateRefuses: count.rejected,
+      liveRefuses: count.passed,
+      lastSeen: new Date(count.lastSeen).toISOString(),
+    }));
     return {
       ...view(candidate),
       liveVersion: row.version,

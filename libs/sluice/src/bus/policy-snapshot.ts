@@ -17,7 +17,8 @@ export interface ChangeNotice {
 
 /** Published on `<prefix>:policies` when a block is lifted: every instance forgets its copy. */
 export interface UnblockNotice {
-  unblock: { policy: string; keyKind: string; identifier: string };
+  /** `key`: the stored key, when the block was lifted by it (an identifier too long to name). */
+  unblock: { policy: string; keyKind: string; identifier: string; key?: string };
 }
 
 export class SnapshotFormatError extends Error {
@@ -86,9 +87,12 @@ export function parseUnblockNotice(message: string): UnblockNotice['unblock'] | 
   try {
     const { unblock } = JSON.parse(message) as Partial<UnblockNotice>;
     if (typeof unblock !== 'object' || unblock === null) return null;
-    const { policy, keyKind, identifier } = unblock;
+    const { policy, keyKind, identifier, key } = unblock;
     if ([policy, keyKind, identifier].some((field) => typeof field !== 'string')) return null;
-    return { policy, keyKind, identifier };
+    if (key !== undefined && typeof key !== 'string') return null;
+    return key === undefined
+      ? { policy, keyKind, identifier }
+      : { policy, keyKind, identifier, key };
   } catch {
     return null;
   }

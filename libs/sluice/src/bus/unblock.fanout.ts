@@ -19,7 +19,8 @@ export class UnblockFanout {
   }
 
   /** Another instance (or this one) lifted a block. */
-  heard({ policy, keyKind, identifier }: UnblockNotice['unblock']): void {
-    this.blocks.forget(policy, keyKind, identifier);
+  heard({ policy, keyKind, identifier, key }: UnblockNotice['unblock']): void {
+    if (key === undefined) this.blocks.forget(policy, keyKind, identifier);
+    else this.blocks.forgetKey(policy, keyKind, key);
   }
 }

@@ -1,3 +1,4 @@
+import { identifierByKey } from '../keys/identifier.js';
 import { assertKeyKind, identifierKey, toIdentifier } from '../keys/key.builder.js';
 import type { PolicyRegistry } from '../policy/policy.registry.js';
 import type { Policy } from '../policy/policy.types.js';
@@ -26,10 +27,13 @@ export function callTarget(
   selection: PolicySelection,
   identifier: string,
   keyKind: string | undefined,
+  storedKey?: string,
 ): CallTarget {
   const policies = resolveSelection(registry, selection);
   const kind = countedKeyKind(policies, keyKind);
-  return { key: identifierKey(prefix, kind, toIdentifier(identifier)), identifier, policies };
+  const named =
+    storedKey === undefined ? toIdentifier(identifier) : identifierByKey(storedKey, identifier);
+  return { key: identifierKey(prefix, kind, named), identifier, policies };
 }
 
 /**

@@ -1,5 +1,10 @@
 // The engine without Nest: decide in Redis or in memory from any Node program.
-export { SluiceEngine, type ConsumeOptions, type SluiceEngineOptions } from './sluice.engine.js';
+export {
+  SluiceEngine,
+  type ConsumeOptions,
+  type KeyOptions,
+  type SluiceEngineOptions,
+} from './sluice.engine.js';
 export type { PolicySelection } from './call.target.js';
 export { MemoryStore, type MemoryStoreOptions } from '../store/memory.store.js';
 export {

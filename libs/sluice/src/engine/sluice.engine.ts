@@ -35,6 +35,21 @@ export interface ConsumeOptions {
   route?: string;
 }
 
+/**
+ * Options of the operations that act on an identifier's key rather than decide: reset, block,
+ * lift, forget.
+ */
+export interface KeyOptions {
+  /** What the identifier is. Default: the policies' `key`. */
+  keyKind?: string;
+  /**
+   * The identifier's stored key (`#h:` and a digest), as a penalty event's `key` gives it for an
+   * identifier over 256 characters: it names the counters, and `identifier` only labels them
+   * (docs/operations.md, "Identifiers too long to show").
+   */
+  key?: string;
+}
+
 const NO_PROPOSALS: never[] = [];
 
 /**
@@ -66,11 +81,11 @@ export class SluiceEngine {
     return this.decide('consume', policies, identifier, options);
   }
 
-  /** What consume would decide, without charging anything. */
+  /** What consume would decide, without charging anything; `options.key` as for reset. */
   peek(
     policies: PolicySelection,
     identifier: string,
-    options: ConsumeOptions = {},
+    options: ConsumeOptions & Pick<KeyOptions, 'key'> = {},
   ): Promise<Decision> {
     return this.decide('peek', policies, identifier, options);
   }
@@ -89,9 +104,9 @@ export class SluiceEngine {
   async reset(
     policies: PolicySelection,
     identifier: string,
-    options: ConsumeOptions = {},
+    options: ConsumeOptions & Pick<KeyOptions, 'key'> = {},
   ): Promise<void> {
-    const target = this.target(policies, identifier, options.keyKind);
+    const target = this.target(policies, identifier, options.keyKind, options.key);
     await this.run('reset', target, this.specs(target, undefined));
   }
 
@@ -100,14 +115,14 @@ export class SluiceEngine {
     policy: string,
     identifier: string,
     durationMs: number,
-    options: Pick<ConsumeOptions, 'keyKind'> = {},
+    options: KeyOptions = {},
   ): Promise<{ untilMs: number }> {
     if (!Number.isSafeInteger(durationMs) || durationMs < 1 || durationMs > 365 * 86_400_000) {
       throw new RangeError(
         `durationMs: must be an integer from 1 to 31536000000, got ${durationMs}`,
       );
     }
-    const target = this.target(policy, identifier, options.keyKind);
+    const target = this.target(policy, identifier, options.keyKind, options.key);
     const result = await this.run('block', target, this.specs(target, undefined), durationMs);
     return { untilMs: ceilDiv((result[0] as PolicyOutcome).blockedUntil, 1000) };
   }
@@ -120,18 +135,14 @@ export class SluiceEngine {
   async forgetOffences(
     policy: string,
     identifier: string,
-    options: Pick<ConsumeOptions, 'keyKind'> = {},
+    options: KeyOptions = {},
   ): Promise<void> {
-    const target = this.target(policy, identifier, options.keyKind);
+    const target = this.target(policy, identifier, options.keyKind, options.key);
     await this.run('forget', target, this.specs(target, undefined));
   }
 
   /** Lifts a block. Resolves false when the identifier was not blocked. */
-  async unblock(
-    policy: string,
-    identifier: string,
-    options: Pick<ConsumeOptions, 'keyKind'> = {},
-  ): Promise<boolean> {
+  async unblock(policy: string, identifier: string, options: KeyOptions = {}): Promise<boolean> {
     return (await this.lift(policy, identifier, options)) !== null;
   }
 
@@ -139,9 +150,9 @@ export class SluiceEngine {
   async lift(
     policy: string,
     identifier: string,
-    options: Pick<ConsumeOptions, 'keyKind'> = {},
+    options: KeyOptions = {},
   ): Promise<{ untilMs: number } | null> {
-    const target = this.target(policy, identifier, options.keyKind);
+    const target = this.target(policy, identifier, options.keyKind, options.key);
     const [outcome] = await this.run('unblock', target, this.specs(target, undefined));
     const blockedUntil = outcome?.blockedUntil ?? 0;
     return blockedUntil > 0 ? { untilMs: ceilDiv(blockedUntil, 1000) } : null;
@@ -166,8 +177,9 @@ export class SluiceEngine {
     names: PolicySelection,
     identifier: string,
     keyKind: string | undefined,
+    storedKey?: string,
   ): CallTarget {
-    return callTarget(this.policies, this.prefix, names, identifier, keyKind);
+    return callTarget(this.policies, this.prefix, names, identifier, keyKind, storedKey);
   }
 
   private override(policy: Policy, identifier: string): AppliedOverride | undefined {
@@ -248,9 +260,9 @@ export class SluiceEngine {
     op: 'consume' | 'peek',
     names: PolicySelection,
     identifier: string,
-    options: ConsumeOptions,
+    options: ConsumeOptions & Pick<KeyOptions, 'key'>,
   ): Promise<Decision> {
-    const target = this.target(names, identifier, options.keyKind);
+    const target = this.target(names, identifier, options.keyKind, options.key);
     const settled: PolicyDecision[] = [];
     const counted: Array<{ policy: Policy; override: AppliedOverride | undefined }> = [];
     for (const policy of target.policies) {

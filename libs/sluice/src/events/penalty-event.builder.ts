@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Decision } from '../engine/decision.js';
+import { keyOfCut, storedForm } from '../keys/identifier.js';
 import { toIdentifier } from '../keys/key.builder.js';
 import type { Policy } from '../policy/policy.types.js';
 import { blockDuration } from '../penalty/penalty.js';
@@ -9,6 +10,8 @@ import type { PenaltyEvent, PenaltyEventType } from '../penalty/penalty.event.js
 export interface PenaltyContext {
   keyKind: string;
   identifier: string;
+  /** The stored key, when the identifier was named by it (a lifting by key). */
+  key?: string;
   instanceId: string;
   policyVersion: number;
   route?: string;
@@ -68,7 +71,7 @@ export function penaltyEventId(
   expiresAt: number,
 ): string {
   if (type === 'block.lifted') return randomUUID();
-  const { stored } = toIdentifier(context.identifier);
+  const stored = context.key ?? storedForm(context.identifier);
   const key = [policy, context.keyKind, stored, String(expiresAt)].join('\u0000');
   return createHash('sha256').update(key).digest('hex').slice(0, 32);
 }
@@ -80,6 +83,9 @@ export function penaltyEvent(
   occurredAt: number,
 ): PenaltyEvent {
   const { type, policy, details } = news;
+  // Only an identifier cut for display carries its key, so consumers of earlier releases, which
+  // refuse fields they do not know, still read every other event.
+  const key = context.key ?? keyOfCut(context.identifier);
   return {
     id,
     type,
@@ -96,6 +102,7 @@ export function penaltyEvent(
     reason: details.reason ?? null,
     instanceId: context.instanceId,
     route: context.route ?? null,
+    ...(key === undefined ? {} : { key }),
   };
 }
 

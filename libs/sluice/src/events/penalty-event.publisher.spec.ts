@@ -5,7 +5,12 @@ import { PENALTY_STREAM } from '../config/sluice.tokens.js';
 import { startMemoryApp, type MemoryApp } from '../testing/memory-app.fixture.js';
 import { LocalPenaltyStream } from '../penalty/local-penalty.stream.js';
 import { PenaltyEventPublisher } from './penalty-event.publisher.js';
-import { PENALTY_EVENT_TYPES, type PenaltyEvent } from '../penalty/penalty.event.js';
+import {
+  parsePenaltyEvent,
+  PENALTY_EVENT_TYPES,
+  type PenaltyEvent,
+} from '../penalty/penalty.event.js';
+import { toIdentifier } from '../keys/identifier.js';
 
 const started: MemoryApp[] = [];
 afterEach(async () => {
@@ -66,6 +71,21 @@ describe('PenaltyEventPublisher on the in-memory stream', () => {
       }),
     ]);
     expect(heard).toEqual(events);
+  });
+
+  it('names an identifier it shows cut by its stored key, and no other', async () => {
+    const { like, streamed } = await start();
+    const token = 'eyJhbGciOiJIUzI1NiJ9.'.padEnd(400, 'x');
+    for (const user of ['mallory', token]) {
+      for (let n = 0; n < 3; n++) await like(user);
+    }
+
+    const events = await streamed();
+    expect(events.map((event) => [event.identifier, event.key])).toEqual([
+      ['mallory', undefined],
+      [token.slice(0, 256), toIdentifier(token).stored],
+    ]);
+    expect(events.map((event) => parsePenaltyEvent(JSON.stringify(event)))).toEqual(events);
   });
 
   it('escalates the next block after the first has ended', async () => {

@@ -64,9 +64,37 @@ export function toIdentifier(raw: unknown, field = 'identifier'): Identifier {
     );
   }
   const display = raw.length > MAX_DISPLAY_LENGTH ? raw.slice(0, MAX_DISPLAY_LENGTH) : raw;
+  const stored = storedForm(raw);
+  return { stored, display, hashed: stored !== raw };
+}
+
+/**
+ * The identifier's part of a Redis key, without toIdentifier's checks: the identifier itself, or
+ * `#h:` and its SHA-256 digest. The block cache files blocks under it, so a block lifted by its key
+ * leaves the cache too.
+ */
+export function storedForm(raw: string): string {
   if (raw.length <= MAX_RAW_LENGTH && !UNSAFE.test(raw) && !raw.startsWith(HASHED_MARK)) {
-    return { stored: raw, display, hashed: false };
+    return raw;
   }
-  const digest = createHash('sha256').update(raw, 'utf8').digest('base64url');
-  return { stored: HASHED_MARK + digest, display, hashed: true };
+  return HASHED_MARK + createHash('sha256').update(raw, 'utf8').digest('base64url');
+}
+
+/** A hashed identifier's stored form: what a penalty event's `key` holds. */
+export const IDENTIFIER_KEY = /^#h:[A-Za-z0-9_-]{43}$/;
+export const IDENTIFIER_KEY_RULE =
+  "must be the key a block's history gives: '#h:' and 43 characters";
+
+/**
+ * The key a penalty event gives for an identifier cut for display (over 256 characters): the
+ * only way to name such an identifier's counters without the whole of it.
+ */
+export function keyOfCut(raw: string): string | undefined {
+  return raw.length > MAX_DISPLAY_LENGTH ? storedForm(raw) : undefined;
+}
+
+/** An identifier named by its stored key (IDENTIFIER_KEY), shown as `display`. */
+export function identifierByKey(key: string, display: string, field = 'key'): Identifier {
+  if (!IDENTIFIER_KEY.test(key)) throw new InvalidIdentifierError(field, IDENTIFIER_KEY_RULE);
+  return { stored: key, display, hashed: true };
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Clock } from '../clock/clock.js';
 import { refusalWithoutStore, summarize, type Decision } from '../engine/decision.js';
-import { SluiceEngine, type ConsumeOptions } from '../engine/sluice.engine.js';
+import { SluiceEngine, type ConsumeOptions, type KeyOptions } from '../engine/sluice.engine.js';
 import { countedKeyKind, resolveSelection, type PolicySelection } from '../engine/call.target.js';
 import { InvalidIdentifierError } from '../keys/identifier.js';
 import { UnknownPolicyError } from '../policy/policy.registry.js';
@@ -21,6 +21,15 @@ export interface ManualBlockOptions {
   keyKind?: string;
   actor?: string;
   reason?: string;
+}
+
+/** Lifting a block: as a manual block, or by the stored key its penalty events give. */
+export interface LiftOptions extends ManualBlockOptions {
+  /**
+   * The stored key (`PenaltyEvent.key`) of an identifier over 256 characters, which events show
+   * cut: it names the block, and `identifier` (the cut form) labels the events.
+   */
+  key?: string;
 }
 
 /**
@@ -77,10 +86,11 @@ export class SluiceService {
     return refusal;
   }
 
+  /** What consume would decide, charging nothing; `options.key` as for reset. */
   peek(
     policies: PolicySelection,
     identifier: string,
-    options: ConsumeOptions = {},
+    options: ConsumeOptions & Pick<KeyOptions, 'key'> = {},
   ): Promise<Decision> {
     return this.engine.peek(policies, identifier, options);
   }
@@ -93,10 +103,11 @@ export class SluiceService {
     return this.engine.refund(policies, identifier, options);
   }
 
+  /** Forgets an identifier's counters; `options.key` names one too long to name whole. */
   reset(
     policies: PolicySelection,
     identifier: string,
-    options: ConsumeOptions = {},
+    options: ConsumeOptions & Pick<KeyOptions, 'key'> = {},
   ): Promise<void> {
     return this.engine.reset(policies, identifier, options);
   }
@@ -130,14 +141,19 @@ export class SluiceService {
    * Lifts a block, and has every instance forget its cached copy; a `block.lifted` event when
    * there was one. Resolves false when the identifier was not blocked.
    */
-  async unblock(
-    policy: string,
-    identifier: string,
-    options: ManualBlockOptions = {},
-  ): Promise<boolean> {
-    const context = this.context(options.keyKind ?? this.keyOf(policy), identifier);
+  async unblock(policy: string, identifier: string, options: LiftOptions = {}): Promise<boolean> {
+    const { key } = options;
+    const context = {
+      ...this.context(options.keyKind ?? this.keyOf(policy), identifier),
+      ...(key === undefined ? {} : { key }),
+    };
     const lifted = await this.engine.lift(policy, identifier, options);
-    const target = { policy, keyKind: context.keyKind, identifier };
+    const target = {
+      policy,
+      keyKind: context.keyKind,
+      identifier,
+      ...(key === undefined ? {} : { key }),
+    };
     await this.bus.announceUnblock(target).catch((error: unknown) => {
       this.logger.warn(`Other instances may keep the lifted block cached: ${String(error)}`);
     });
@@ -154,7 +170,7 @@ export class SluiceService {
   async forgetOffences(
     policy: string,
     identifier: string,
-    options: ManualBlockOptions = {},
+    options: LiftOptions = {},
   ): Promise<boolean> {
     const lifted = await this.unblock(policy, identifier, options);
     await this.engine.forgetOffences(policy, identifier, options);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { toIdentifier } from '../keys/identifier.js';
 import { BlockCache } from './block.cache.js';
 
 describe('BlockCache', () => {
@@ -113,6 +114,14 @@ describe('BlockCache', () => {
     expect(cache.find('api', 'header:authorization', second, 1)).toBeUndefined();
     cache.forget('api', 'header:authorization', first);
     expect(cache.find('api', 'header:authorization', first, 1)).toBeUndefined();
+  });
+
+  it('forgets a long identifier named by its stored key, as an admin lifts one', () => {
+    const cache = new BlockCache(10);
+    const token = 'eyJhbGciOiJIUzI1NiJ9.'.padEnd(300, 'x');
+    cache.remember('api', 'header:authorization', token, { untilMs: 9, retryAtMs: 9, offence: 1 });
+    cache.forgetKey('api', 'header:authorization', toIdentifier(token).stored);
+    expect(cache.find('api', 'header:authorization', token, 1)).toBeUndefined();
   });
 
   it('keeps an identifier that looks like a digest apart from the digest', () => {

@@ -1,16 +1,12 @@
-import { createHash } from 'node:crypto';
 import { getOrAdd, newMap } from '../collections/get-or-add.js';
+import { storedForm } from '../keys/identifier.js';
 
-/** Identifiers longer than this are kept as their digest: the cache's size is bounded by count. */
-const LONGEST_KEPT = 128;
-/** Marks a digest; an identifier that starts with it is kept as its digest too, so none collide. */
-const DIGEST_MARK = '#h:';
-
-/** What the cache files an identifier under: itself, or for a long one a digest of 46 characters. */
-function keyOf(identifier: string): string {
-  if (identifier.length <= LONGEST_KEPT && !identifier.startsWith(DIGEST_MARK)) return identifier;
-  return DIGEST_MARK + createHash('sha256').update(identifier, 'utf8').digest('base64url');
-}
+/**
+ * What the cache files an identifier under: its stored form in Redis keys, the identifier itself
+ * or, for a long one, a digest of 46 characters. So the cache's size is bounded by its count, and
+ * a block lifted by its stored key leaves the cache too.
+ */
+const keyOf = storedForm;
 
 export interface CachedBlock {
   /** Epoch ms the block ends. */
@@ -79,7 +75,12 @@ export class BlockCache {
   }
 
   forget(policy: string, keyKind: string, identifier: string): void {
-    const entry = this.byPolicy.get(policy)?.get(keyKind)?.get(keyOf(identifier));
+    this.forgetKey(policy, keyKind, keyOf(identifier));
+  }
+
+  /** Forgets a block named by its stored key (a lifting by key, docs/operations.md). */
+  forgetKey(policy: string, keyKind: string, key: string): void {
+    const entry = this.byPolicy.get(policy)?.get(keyKind)?.get(key);
     if (entry !== undefined) this.remove(entry);
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IDENTIFIER_KEY } from '../keys/identifier.js';
 
 /**
  * - `block.started`: a penalty blocked an identifier (offence 1);
@@ -50,6 +51,11 @@ export interface PenaltyEvent {
   instanceId: string;
   /** The handler whose request set the block off (`Controller.method`), when one did. */
   route: string | null;
+  /**
+   * For an identifier over 256 characters, which `identifier` shows cut: its stored key (`#h:`
+   * and a digest), which names it whole — lift or reset it by this key.
+   */
+  key?: string;
 }
 
 const epochMs = z.number().int().min(0).max(8.64e15);
@@ -78,6 +84,7 @@ const penaltyEventSchema = z.strictObject({
   reason: z.string().max(500).nullable(),
   instanceId: shortText(200),
   route: shortText(300).nullable(),
+  key: z.string().regex(IDENTIFIER_KEY).optional(),
 });
 
 /** The event a stream entry holds, or null when it is not one (another version, or damage). */

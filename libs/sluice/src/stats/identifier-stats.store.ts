@@ -4,6 +4,8 @@ export interface IdentifierCount {
   keyKind: string;
   /** As an operator reads it: the original, cut to 256 characters. */
   identifier: string;
+  /** For an identifier cut to 256 characters: its stored key, which names it whole. */
+  key?: string;
   passed: number;
   rejected: number;
   /** Epoch ms of its last request. */
@@ -17,22 +19,43 @@ export interface IdentifierCount {
  */
 export interface IdentifierStatsStore {
   add(counts: readonly IdentifierCount[]): Promise<void>;
-  /** The policy's identifiers, busiest in rejections first, then in passes. */
-  read(policy: string): Promise<IdentifierCount[]>;
+  /**
+   * The policy's `limit` busiest identifiers (all when absent), in rejections first, then in
+   * passes; with `q`, only those whose identifier contains it. A store reads what the answer needs,
+   * not the whole policy, where it can.
+   */
+  read(policy: string, options?: IdentifierReadOptions): Promise<IdentifierCount[]>;
+}
+
+export interface IdentifierReadOptions {
+  limit?: number;
+  q?: string;
 }
 
 export const MAX_IDENTIFIERS_PER_POLICY = 10_000;
 export const IDENTIFIER_STATS_TTL_MS = 86_400_000;
 
-/** One member per (keyKind, identifier); NUL cannot appear in a key kind. */
-export function memberOf(count: Pick<IdentifierCount, 'keyKind' | 'identifier'>): string {
+/**
+ * One member per (keyKind, identifier): `<keyKind>NUL<identifier>`, or for a cut identifier
+ * `<keyKind>NUL NUL<key>NUL<identifier>`. NUL cannot appear in a key kind or a key, and an
+ * identifier is never empty, so each reads back one way.
+ */
+export function memberOf(count: Pick<IdentifierCount, 'keyKind' | 'identifier' | 'key'>): string {
+  if (count.key !== undefined)
+    return `${count.keyKind}\u0000\u0000${count.key}\u0000${count.identifier}`;
   return `${count.keyKind}\u0000${count.identifier}`;
 }
 
-export function parseMember(member: string): { keyKind: string; identifier: string } | null {
+export function parseMember(
+  member: string,
+): Pick<IdentifierCount, 'keyKind' | 'identifier' | 'key'> | null {
   const at = member.indexOf('\u0000');
-  if (at <= 0) return null;
-  return { keyKind: member.slice(0, at), identifier: member.slice(at + 1) };
+  if (at <= 0 || at + 1 >= member.length) return null;
+  const keyKind = member.slice(0, at);
+  if (member[at + 1] !== '\u0000') return { keyKind, identifier: member.slice(at + 1) };
+  const end = member.indexOf('\u0000', at + 2);
+  if (end < 0 || end + 1 >= member.length) return null;
+  return { keyKind, key: member.slice(at + 2, end), identifier: member.slice(end + 1) };
 }
 
 export function busiestFirst(a: IdentifierCount, b: IdentifierCount): number {

@@ -9,6 +9,7 @@ import type { Decision } from '../engine/decision.js';
 import { IDENTIFIER_STATS } from '../config/sluice.tokens.js';
 import { ThrottledLogger } from '../logging/throttled.logger.js';
 import { getOrAdd, newMap } from '../collections/get-or-add.js';
+import { keyOfCut } from '../keys/identifier.js';
 import { candidateStatsName } from './decision-outcome.js';
 import type { IdentifierCount, IdentifierStatsStore } from './identifier-stats.store.js';
 
@@ -19,6 +20,9 @@ const SENT_PER_POLICY = 100;
 const TRACKED_PER_FLUSH = 50_000;
 const MAX_DISPLAY_LENGTH = 256;
 const LOG_EVERY_MS = 60_000;
+
+/** An identifier as the stats name it: shown cut to 256 characters, with its key when cut. */
+type Shown = Pick<IdentifierCount, 'identifier' | 'key'>;
 
 /**
  * Counts each identifier's passes and rejections per policy in memory and sends the busiest to
@@ -50,8 +54,12 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
    */
   count(decision: Decision, keyKind: string, identifier: string): void {
     const now = Date.now();
-    const shown =
-      identifier.length > MAX_DISPLAY_LENGTH ? identifier.slice(0, MAX_DISPLAY_LENGTH) : identifier;
+    // An identifier cut for display is counted, and named, by its stored key.
+    const key = keyOfCut(identifier);
+    const shown: Shown =
+      key === undefined
+        ? { identifier }
+        : { identifier: identifier.slice(0, MAX_DISPLAY_LENGTH), key };
     for (const part of decision.policies) {
       const passed = part.allowed && decision.allowed;
       if (part.allowed && !passed) continue;
@@ -65,7 +73,7 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
    * `rejected` counts the requests the candidate would refuse and live admits, `passed` those
    * live refuses and the candidate would admit (docs/architecture.md, "Shadow candidates").
    */
-  private countDifferences(decision: Decision, keyKind: string, shown: string, now: number): void {
+  private countDifferences(decision: Decision, keyKind: string, shown: Shown, now: number): void {
     for (const candidate of decision.candidates ?? []) {
       const live = decision.policies.find((part) => part.policy === candidate.policy);
       if (live === undefined || live.allowed === candidate.allowed) continue;
@@ -73,13 +81,14 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  private add(policy: string, keyKind: string, shown: string, passed: boolean, now: number): void {
+  private add(policy: string, keyKind: string, shown: Shown, passed: boolean, now: number): void {
     const counts = this.countsOf(policy, keyKind);
-    let entry = counts.get(shown);
+    const name = shown.key ?? shown.identifier;
+    let entry = counts.get(name);
     if (entry === undefined) {
       if (this.tracked >= TRACKED_PER_FLUSH) return;
-      entry = { policy, keyKind, identifier: shown, passed: 0, rejected: 0, lastSeen: now };
-      counts.set(shown, entry);
+      entry = { policy, keyKind, ...shown, passed: 0, rejected: 0, lastSeen: now };
+      counts.set(name, entry);
       this.tracked++;
     }
     if (passed) entry.passed++;

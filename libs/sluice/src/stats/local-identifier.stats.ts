@@ -4,6 +4,7 @@ import {
   MAX_IDENTIFIERS_PER_POLICY,
   memberOf,
   type IdentifierCount,
+  type IdentifierReadOptions,
   type IdentifierStatsStore,
 } from './identifier-stats.store.js';
 
@@ -34,9 +35,12 @@ export class LocalIdentifierStats implements IdentifierStatsStore {
     return Promise.resolve();
   }
 
-  read(policy: string): Promise<IdentifierCount[]> {
+  read(policy: string, options: IdentifierReadOptions = {}): Promise<IdentifierCount[]> {
+    const { limit, q } = options;
     const since = Date.now() - IDENTIFIER_STATS_TTL_MS;
-    const counts = [...(this.policies.get(policy)?.values() ?? [])];
-    return Promise.resolve(counts.filter((count) => count.lastSeen >= since).sort(busiestFirst));
+    const counts = [...(this.policies.get(policy)?.values() ?? [])].filter(
+      (count) => count.lastSeen >= since && (q === undefined || count.identifier.includes(q)),
+    );
+    return Promise.resolve(counts.sort(busiestFirst).slice(0, limit));
   }
 }

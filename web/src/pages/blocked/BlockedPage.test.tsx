@@ -13,6 +13,7 @@ const HARRY: BlockedList = {
       policy: 'reply',
       keyKind: 'user',
       identifier: 'harry',
+      key: null,
       offence: 1,
       source: 'auto',
       startedAt: new Date(Date.now() - 60_000).toISOString(),
@@ -89,6 +90,31 @@ describe('the Blocked screen', () => {
     );
     expect(calls[1]).toMatch(/\/counters\/reply\/harry$/);
     await waitFor(() => expect(screen.queryByRole('link', { name: 'harry' })).toBeNull());
+  });
+
+  it('lifts and resets an identifier shown cut by its key, not by the cut text', async () => {
+    const cut = 'eyJ'.padEnd(256, 'a');
+    const key = `#h:${'k'.repeat(43)}`;
+    const entry = { ...HARRY.blocked[0]!, keyKind: 'header:authorization', identifier: cut, key };
+    const requests = answerFetch({
+      'GET /blocked': { body: { total: 1, blocked: [entry] } },
+      'GET /policies': { body: { version: 1, enforcement: true, policies: [] } },
+      [`DELETE /blocked/reply/${cut}`]: { body: { lifted: true } },
+      [`DELETE /counters/reply/${cut}`]: { body: { reset: true } },
+    });
+    const user = userEvent.setup();
+    renderScreen(<BlockedPage />, { role: 'operator', path: '/blocked' });
+
+    expect(await screen.findByText(/its first 256 characters/)).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: `Unblock ${cut}` }));
+    await user.click(
+      within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Unblock' }),
+    );
+
+    await screen.findByText(`${cut} is no longer blocked under reply.`);
+    const deletes = requests.filter((request) => request.method === 'DELETE');
+    const keyOf = (url: string) => new URL(url, 'http://panel.test').searchParams.get('key');
+    expect(deletes.map((request) => keyOf(request.url))).toEqual([key, key]);
   });
 
   it('lets an operator forget the offences while unblocking', async () => {

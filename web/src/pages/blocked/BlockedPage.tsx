@@ -77,13 +77,16 @@ export function BlockedPage() {
                 </Table.Header>
                 <Table.Body>
                   {list.blocked.map((entry) => (
-                    <Table.Row key={`${entry.policy}/${entry.keyKind}/${entry.identifier}`}>
+                    <Table.Row
+                      key={`${entry.policy}/${entry.keyKind}/${entry.key ?? entry.identifier}`}
+                    >
                       <Table.RowHeaderCell>
                         <Link to={`/identifiers?q=${encodeURIComponent(entry.identifier)}`}>
                           {entry.identifier}
                         </Link>
                         <Text as="div" size="1" color="gray">
                           {entry.keyKind}
+                          {entry.key !== null && ' · its first 256 characters'}
                         </Text>
                       </Table.RowHeaderCell>
                       {canAct && (
@@ -91,6 +94,7 @@ export function BlockedPage() {
                           <UnblockDialog
                             policy={entry.policy}
                             identifier={entry.identifier}
+                            identifierKey={entry.key}
                             keyKind={entry.keyKind}
                             onDone={setNotice}
                           />

@@ -14,6 +14,7 @@ const PAGE: PenaltyPage = {
       policyVersion: 3,
       keyKind: 'user',
       identifier: 'harry',
+      key: null,
       offence: 1,
       trigger: { count: 3, limit: 2, windowMs: 60_000, algorithm: 'sliding-log' },
       startedAt: '2026-11-24T12:00:00.000Z',
