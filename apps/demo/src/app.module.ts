@@ -47,7 +47,7 @@ export class AppModule implements NestModule {
             config.onStoreError ? { ...policy, onStoreError: config.onStoreError } : policy,
           ),
           timeoutMs: config.timeoutMs,
-          trackers: { login: loginTracker(config.trustProxy) },
+          trackers: { login: loginTracker },
           trustProxy: config.trustProxy,
           syncIntervalMs: config.syncIntervalMs,
           heartbeatIntervalMs: config.heartbeatIntervalMs,

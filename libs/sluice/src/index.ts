@@ -7,7 +7,7 @@ export type {
   SluiceModuleExtras,
   SluiceModuleOptions,
 } from './config/sluice-options.interface.js';
-export type { Tracker } from './trackers/tracker.interface.js';
+export type { TrackedClient, Tracker } from './trackers/tracker.interface.js';
 export type { TrustProxy } from './trackers/client-address.js';
 export {
   SkipThrottle,

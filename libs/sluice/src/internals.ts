@@ -19,6 +19,7 @@ export {
   type SluiceStore,
 } from './engine/index.js';
 export { PolicyBus } from './bus/policy.bus.js';
+export { PeriodicTask } from './clock/periodic.task.js';
 export { STALE_AFTER_MS } from './bus/instance.presence.js';
 export type { InstanceHeartbeat } from './bus/instance.heartbeat.js';
 export type { ChangeNotice, PolicySnapshot, UnblockNotice } from './bus/policy-snapshot.js';

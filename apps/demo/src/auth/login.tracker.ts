@@ -1,4 +1,4 @@
-import { TrackerResolver, type Tracker, type TrustProxy } from '@sluice/nest/internals';
+import type { Tracker } from '@sluice/nest';
 
 /** Longer names are cut: the guard runs before the body is validated. */
 const MAX_USERNAME = 64;
@@ -10,11 +10,8 @@ const MAX_USERNAME = 64;
  * would need a policy per address or per user beside it. A body without a username is counted
  * by its address alone.
  */
-export function loginTracker(trustProxy: TrustProxy): Tracker {
-  const addresses = new TrackerResolver(trustProxy);
-  return (request: { body?: { username?: unknown } }) => {
-    const username = request.body?.username;
-    if (typeof username !== 'string' || username === '') return undefined;
-    return `${addresses.address(request)}/${username.slice(0, MAX_USERNAME).toLowerCase()}`;
-  };
-}
+export const loginTracker: Tracker = (request: { body?: { username?: unknown } }, _, client) => {
+  const username = request.body?.username;
+  if (typeof username !== 'string' || username === '') return undefined;
+  return `${client.address()}/${username.slice(0, MAX_USERNAME).toLowerCase()}`;
+};

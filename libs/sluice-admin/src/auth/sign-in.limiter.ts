@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  SLUICE_OPTIONS,
-  SluiceService,
-  TrackerResolver,
-  type PolicyInput,
-  type SluiceModuleOptions,
-} from '@sluice/nest/internals';
+import { SluiceService, TrackerResolver, type PolicyInput } from '@sluice/nest/internals';
 import { TooManySignInFailuresException } from './sign-in.errors.js';
 
 /** Every attempt to prove who one is (bearer token, password, session cookie), per client. */
@@ -59,19 +53,15 @@ export interface Attempt {
  * The admin's own sign-in limit, decided by Sluice's engine like any policy: in Redis when the app
  * has one, so every instance shares it. An attempt is charged before its secret is checked, so
  * parallel guesses count as they arrive, and given back when it succeeds. The client is the
- * address SluiceModule's `trustProxy` resolves, so one client's lock-out behind a proxy is its
- * own (docs/security.md).
+ * address SluiceModule's shared TrackerResolver resolves (its `trustProxy`), so one client's
+ * lock-out behind a proxy is its own (docs/security.md).
  */
 @Injectable()
 export class SignInLimiter {
-  private readonly addresses: TrackerResolver;
-
   constructor(
     @Inject(SluiceService) private readonly sluice: SluiceService,
-    @Inject(SLUICE_OPTIONS) options: SluiceModuleOptions,
-  ) {
-    this.addresses = new TrackerResolver(options.trustProxy ?? false);
-  }
+    @Inject(TrackerResolver) private readonly addresses: TrackerResolver,
+  ) {}
 
   /** The client's address, as SluiceModule's trustProxy resolves it. */
   clientAddress(request: unknown): string {

@@ -6,8 +6,7 @@ import type { Actor } from '../common/actor.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { SettingEntity } from '../database/setting.entity.js';
 import { readSetting, SETTING_ID } from '../database/snapshot.reader.js';
-import { VersionedWrites } from '../database/versioned-writes.service.js';
-import { SnapshotPublisher } from '../policies/snapshot.publisher.js';
+import { PolicyCommits } from '../policies/policy-commits.service.js';
 import { recordAudit } from '../database/audit.recorder.js';
 import type { EnforcementBody } from './enforcement-body.schema.js';
 
@@ -16,8 +15,7 @@ import type { EnforcementBody } from './enforcement-body.schema.js';
 export class EnforcementService {
   constructor(
     @InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource,
-    @Inject(VersionedWrites) private readonly writes: VersionedWrites,
-    @Inject(SnapshotPublisher) private readonly publisher: SnapshotPublisher,
+    @Inject(PolicyCommits) private readonly commits: PolicyCommits,
   ) {}
 
   async get(): Promise<EnforcementState> {
@@ -26,7 +24,7 @@ export class EnforcementService {
   }
 
   async set(request: EnforcementBody, actor: Actor): Promise<EnforcementState> {
-    const { result, snapshot } = await this.writes.write(actor, async (manager, version) => {
+    return this.commits.commit(actor, { changed: null }, async (manager, version) => {
       const before = await readSetting(manager);
       await manager.update(SettingEntity, { id: SETTING_ID }, { enforcement: request.enabled });
       await recordAudit(manager, {
@@ -40,7 +38,5 @@ export class EnforcementService {
       });
       return { enabled: request.enabled, version };
     });
-    await this.publisher.publish(snapshot, null);
-    return result;
   }
 }

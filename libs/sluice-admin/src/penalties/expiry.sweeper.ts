@@ -8,6 +8,7 @@ import {
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   PenaltyEventPublisher,
+  PeriodicTask,
   PolicyBus,
   SLUICE_CLOCK,
   type Clock,
@@ -58,8 +59,10 @@ interface ExpiredRow {
 @Injectable()
 export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('SluiceAdmin');
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<void> | undefined;
+  private readonly sweeps = new PeriodicTask(
+    () => this.markExpired().then(() => this.purgeIfDue()),
+    SWEEP_EVERY_MS,
+  );
   private readonly retentionDays: number;
   private lastPurge = 0;
 
@@ -76,21 +79,16 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
-    this.timer.unref();
+    this.sweeps.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
+  onApplicationShutdown(): Promise<void> {
+    return this.sweeps.stop();
   }
 
   /** One sweep at a time; resolves once the blocks ended by now are marked and announced. */
   sweep(): Promise<void> {
-    this.sweeping ??= this.markExpired()
-      .then(() => this.purgeIfDue())
-      .finally(() => (this.sweeping = undefined));
-    return this.sweeping;
+    return this.sweeps.run();
   }
 
   /**

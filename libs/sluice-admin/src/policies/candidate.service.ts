@@ -9,6 +9,7 @@ import {
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   candidateStatsName,
+  PeriodicTask,
   IDENTIFIER_STATS,
   TrackerResolver,
   type IdentifierStatsStore,
@@ -22,13 +23,12 @@ import { SYSTEM_ACTOR } from '../common/system.actor.js';
 import { recordAudit } from '../database/audit.recorder.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { PolicyCandidateEntity } from '../database/policy-candidate.entity.js';
-import { VersionedWrites } from '../database/versioned-writes.service.js';
 import { proposalParts, type CandidatePromotionBody } from './candidate-body.schema.js';
 import { assertMayChange } from './operator-scope.js';
 import { assertPolicyName, parsePolicyWrite, type ChangeNoteBody } from './policy-body.schema.js';
 import { findPolicyRow, writePolicyChange } from './policy-change.js';
 import { changedRuleFields, stamped } from './policy-rules.js';
-import { SnapshotPublisher } from './snapshot.publisher.js';
+import { PolicyCommits } from './policy-commits.service.js';
 
 /** How often expired candidates are looked for: each expiry is audited and published. */
 const SWEEP_EVERY_MS = 5_000;
@@ -70,24 +70,21 @@ function view(row: PolicyCandidateEntity): CandidateView {
 @Injectable()
 export class CandidateService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('SluiceAdmin');
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<void> | undefined;
+  private readonly sweeps = new PeriodicTask(() => this.expire(new Date()), SWEEP_EVERY_MS);
 
   constructor(
-    @Inject(VersionedWrites) private readonly writes: VersionedWrites,
-    @Inject(SnapshotPublisher) private readonly publisher: SnapshotPublisher,
+    @Inject(PolicyCommits) private readonly commits: PolicyCommits,
     @Inject(TrackerResolver) private readonly trackers: TrackerResolver,
     @Inject(IDENTIFIER_STATS) private readonly identifiers: IdentifierStatsStore,
     @InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
-    this.timer.unref();
+    this.sweeps.start();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  onApplicationShutdown(): Promise<void> {
+    return this.sweeps.stop();
   }
 
   /** Replaces any candidate the policy has; `version` in the body is the live version read. */
@@ -217,8 +214,7 @@ export class CandidateService implements OnApplicationBootstrap, OnApplicationSh
 
   /** Expires the candidates past their time, one audited change for all of them. */
   sweep(now = new Date()): Promise<void> {
-    this.sweeping ??= this.expire(now).finally(() => (this.sweeping = undefined));
-    return this.sweeping;
+    return this.sweeps.run(() => this.expire(now));
   }
 
   private async expire(now: Date): Promise<void> {
@@ -227,8 +223,9 @@ export class CandidateService implements OnApplicationBootstrap, OnApplicationSh
         expiresAt: LessThanOrEqual(now),
       });
       if (due === 0) return;
-      const { result, snapshot } = await this.writes.write(
+      await this.commits.commit(
         SYSTEM_ACTOR,
+        { changed: null, publish: (expired: number) => expired > 0 },
         async (manager, version) => {
           const expired = await manager.findBy(PolicyCandidateEntity, {
             expiresAt: LessThanOrEqual(now),
@@ -248,7 +245,6 @@ export class CandidateService implements OnApplicationBootstrap, OnApplicationSh
           return expired.length;
         },
       );
-      if (result > 0) await this.publisher.publish(snapshot, null);
     } catch (error) {
       this.logger.warn(`Expired candidates could not be removed yet: ${String(error)}`);
     }
@@ -263,13 +259,11 @@ export class CandidateService implements OnApplicationBootstrap, OnApplicationSh
     return candidate;
   }
 
-  private async commit<T>(
+  private commit<T>(
     name: string,
     actor: Actor,
     work: (manager: EntityManager, version: number) => Promise<T>,
   ): Promise<T> {
-    const { result, snapshot } = await this.writes.write(actor, work);
-    await this.publisher.publish(snapshot, name);
-    return result;
+    return this.commits.commit(actor, { changed: name }, work);
   }
 }

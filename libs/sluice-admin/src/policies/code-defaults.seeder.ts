@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { SYSTEM_ACTOR } from '../common/system.actor.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import type { PolicyEntity } from '../database/policy.entity.js';
-import { VersionedWrites } from '../database/versioned-writes.service.js';
+import { PolicyCommits } from './policy-commits.service.js';
 import { findPolicyRow, writePolicyChange } from './policy-change.js';
 import { changedRuleFields, stamped } from './policy-rules.js';
 
@@ -24,7 +24,7 @@ function needsSeeding(row: PolicyEntity | null, codeDefault: Policy): boolean {
 export class CodeDefaultsSeeder {
   constructor(
     @Inject(PolicyBus) private readonly bus: PolicyBus,
-    @Inject(VersionedWrites) private readonly writes: VersionedWrites,
+    @Inject(PolicyCommits) private readonly commits: PolicyCommits,
     @InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource,
   ) {}
 
@@ -41,7 +41,9 @@ export class CodeDefaultsSeeder {
     const row = await findPolicyRow(this.dataSource.manager, codeDefault.name);
     if (!needsSeeding(row, codeDefault)) return false;
     try {
-      await this.writes.write(SYSTEM_ACTOR, async (manager, version) => {
+      // AdminStartup publishes once, after every default is seeded.
+      const later = { changed: codeDefault.name, publish: () => false };
+      await this.commits.commit(SYSTEM_ACTOR, later, async (manager, version) => {
         const current = await findPolicyRow(manager, codeDefault.name);
         if (!needsSeeding(current, codeDefault)) throw new AlreadySeeded();
         await writePolicyChange(manager, {

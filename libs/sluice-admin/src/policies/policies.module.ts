@@ -6,6 +6,7 @@ import { CandidateService } from './candidate.service.js';
 import { CandidatesController } from './candidates.controller.js';
 import { CodeDefaultsSeeder } from './code-defaults.seeder.js';
 import { PoliciesController } from './policies.controller.js';
+import { PolicyCommits } from './policy-commits.service.js';
 import { PolicyReader } from './policy-reader.service.js';
 import { PolicyWriter } from './policy-writer.service.js';
 import { RevisionsController } from './revisions.controller.js';
@@ -17,12 +18,13 @@ import { SnapshotPublisher } from './snapshot.publisher.js';
   controllers: [PoliciesController, RevisionsController, CandidatesController],
   providers: [
     SnapshotPublisher,
+    PolicyCommits,
     CodeDefaultsSeeder,
     AdminStartup,
     PolicyReader,
     PolicyWriter,
     CandidateService,
   ],
-  exports: [SnapshotPublisher],
+  exports: [SnapshotPublisher, PolicyCommits],
 })
 export class PoliciesModule {}

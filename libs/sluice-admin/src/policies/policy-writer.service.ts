@@ -12,7 +12,6 @@ import type { Actor } from '../common/actor.js';
 import { InvalidRequestException } from '../common/invalid-request.exception.js';
 import { PolicyConflictException, staleVersion } from '../common/policy-conflict.exception.js';
 import { PolicyRevisionEntity } from '../database/policy-revision.entity.js';
-import { VersionedWrites } from '../database/versioned-writes.service.js';
 import { assertMayChange } from './operator-scope.js';
 import {
   assertWritablePolicyName,
@@ -21,9 +20,9 @@ import {
   type ChangeNoteBody,
 } from './policy-body.schema.js';
 import { findPolicyRow, writePolicyChange } from './policy-change.js';
+import { PolicyCommits } from './policy-commits.service.js';
 import { changedRuleFields, stamped } from './policy-rules.js';
 import { describeRoute } from './policy.view.js';
-import { SnapshotPublisher } from './snapshot.publisher.js';
 
 export interface PolicyPut {
   created: boolean;
@@ -48,8 +47,7 @@ function notFound(name: string): NotFoundException {
 @Injectable()
 export class PolicyWriter {
   constructor(
-    @Inject(VersionedWrites) private readonly writes: VersionedWrites,
-    @Inject(SnapshotPublisher) private readonly publisher: SnapshotPublisher,
+    @Inject(PolicyCommits) private readonly commits: PolicyCommits,
     @Inject(PolicyBus) private readonly bus: PolicyBus,
     @Inject(RouteRegistry) private readonly routes: RouteRegistry,
     @Inject(TrackerResolver) private readonly trackers: TrackerResolver,
@@ -189,14 +187,12 @@ export class PolicyWriter {
     return policy;
   }
 
-  private async commit<T>(
+  private commit<T>(
     name: string,
     actor: Actor,
     work: (manager: EntityManager, version: number) => Promise<T>,
   ): Promise<T> {
-    const { result, snapshot } = await this.writes.write(actor, work);
-    await this.publisher.publish(snapshot, name);
-    return result;
+    return this.commits.commit(actor, { changed: name }, work);
   }
 }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PolicyBus, type PolicySnapshot } from '@sluice/nest/internals';
+import { PeriodicTask, PolicyBus, type PolicySnapshot } from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { readSetting, readSnapshot, SETTING_ID } from '../database/snapshot.reader.js';
@@ -17,8 +17,7 @@ const CHECK_EVERY_MS = 5_000;
 @Injectable()
 export class SnapshotPublisher implements OnApplicationShutdown {
   private readonly logger = new Logger('SluiceAdmin');
-  private timer: NodeJS.Timeout | undefined;
-  private checking: Promise<void> | undefined;
+  private readonly checks = new PeriodicTask(() => this.republishIfBehind(), CHECK_EVERY_MS);
   private failing = false;
   private warnedAhead = false;
 
@@ -50,18 +49,16 @@ export class SnapshotPublisher implements OnApplicationShutdown {
     await this.passRedisVersion();
     const snapshot = await inTransaction(this.dataSource, readSnapshot, 'REPEATABLE READ');
     if (snapshot.version > 0) await this.publish(snapshot, null);
-    this.timer = setInterval(() => void this.check(), CHECK_EVERY_MS);
-    this.timer.unref();
+    this.checks.start();
   }
 
   /** One comparison at a time; resolves when Redis holds the database's version or cannot. */
   check(): Promise<void> {
-    this.checking ??= this.republishIfBehind().finally(() => (this.checking = undefined));
-    return this.checking;
+    return this.checks.run();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  onApplicationShutdown(): Promise<void> {
+    return this.checks.stop();
   }
 
   private async republishIfBehind(): Promise<void> {

@@ -15,6 +15,7 @@ import { BlockCache } from '../penalty/block.cache.js';
 import type { InstanceHeartbeat } from './instance.heartbeat.js';
 import { InstancePresence } from './instance.presence.js';
 import type { PolicyChannel } from './policy.channel.js';
+import { PeriodicTask } from '../clock/periodic.task.js';
 import type { PolicySnapshot, UnblockNotice } from './policy-snapshot.js';
 import { SnapshotApplier } from './snapshot.applier.js';
 import { SnapshotFollower } from './snapshot.follower.js';
@@ -36,7 +37,7 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly fanout: UnblockFanout;
   private readonly blocks: BlockCache;
   private starting: Promise<void> | undefined;
-  private timers: NodeJS.Timeout[] = [];
+  private tasks: PeriodicTask[] = [];
 
   constructor(
     @Inject(SLUICE_OPTIONS) private readonly options: SluiceModuleOptions,
@@ -108,8 +109,8 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   async onApplicationShutdown(): Promise<void> {
-    for (const timer of this.timers) clearInterval(timer);
-    this.timers = [];
+    await Promise.all(this.tasks.map((task) => task.stop()));
+    this.tasks = [];
     this.follower.stop();
     await this.presence.leave();
     await this.channel.close();
@@ -164,13 +165,14 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
         'Sluice: the policy snapshot could not be read at start; this instance enforces its code defaults until it can sync',
       );
     }
-    const every = (ms: number | undefined, task: () => Promise<void>) => {
-      const timer = setInterval(() => void task(), ms ?? DEFAULT_INTERVAL_MS);
-      timer.unref();
-      this.timers.push(timer);
-    };
-    every(this.options.syncIntervalMs, () => this.follower.poll());
-    every(this.options.heartbeatIntervalMs, () => this.beat());
+    this.tasks = [
+      new PeriodicTask(
+        () => this.follower.poll(),
+        this.options.syncIntervalMs ?? DEFAULT_INTERVAL_MS,
+      ),
+      new PeriodicTask(() => this.beat(), this.options.heartbeatIntervalMs ?? DEFAULT_INTERVAL_MS),
+    ];
+    for (const task of this.tasks) task.start();
     await this.beat();
   }
 

@@ -8,6 +8,7 @@ import {
 import type { Decision } from '../engine/decision.js';
 import { IDENTIFIER_STATS } from '../config/sluice.tokens.js';
 import { ThrottledLogger } from '../logging/throttled.logger.js';
+import { PeriodicTask } from '../clock/periodic.task.js';
 import { getOrAdd, newMap } from '../collections/get-or-add.js';
 import { keyOfCut } from '../keys/identifier.js';
 import { candidateStatsName } from './decision-outcome.js';
@@ -34,17 +35,16 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
   /** Policy → key kind → identifier → its counts since the last flush. */
   private current = new Map<string, Map<string, Map<string, IdentifierCount>>>();
   private tracked = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly flushes = new PeriodicTask(() => this.send(), FLUSH_EVERY_MS);
 
   constructor(@Inject(IDENTIFIER_STATS) private readonly store: IdentifierStatsStore) {}
 
   onModuleInit(): void {
-    this.timer = setInterval(() => void this.flush(), FLUSH_EVERY_MS);
-    this.timer.unref();
+    this.flushes.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
+    await this.flushes.stop();
     await this.flush();
   }
 
@@ -100,7 +100,12 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
     return getOrAdd(getOrAdd(this.current, policy, newMap), keyKind, newMap);
   }
 
-  async flush(): Promise<void> {
+  /** Sends what was counted since the last flush; joins a flush under way. */
+  flush(): Promise<void> {
+    return this.flushes.run();
+  }
+
+  private async send(): Promise<void> {
     if (this.tracked === 0) return;
     const counted = this.current;
     this.current = new Map();

@@ -42,7 +42,11 @@ export class TrackerResolver {
       keyKind === 'user'
         ? userIdOf(request)
         : Object.hasOwn(this.trackers, keyKind)
-          ? text(await (this.trackers[keyKind] as Tracker)(request, context))
+          ? text(
+              await (this.trackers[keyKind] as Tracker)(request, context, {
+                address: () => this.address(request),
+              }),
+            )
           : undefined;
     if (identifier !== undefined) return { keyKind, identifier };
     return { keyKind: 'ip', identifier: this.address(request) };

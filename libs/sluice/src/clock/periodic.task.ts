@@ -1,0 +1,39 @@
+/**
+ * A task run every `everyMs`: one run at a time (a run asked for while one is under way gets
+ * that one), on a timer that never keeps the process alive, and stopped at shutdown after the
+ * run under way ends. Sweepers, publishers, flushes and polls share it (docs/architecture.md).
+ */
+export class PeriodicTask {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly task: () => Promise<void>,
+    private readonly everyMs: number,
+  ) {}
+
+  start(): void {
+    if (this.timer !== undefined) return;
+    // Each task reports its own failures; a rejection here would only be unhandled.
+    this.timer = setInterval(() => void this.run().catch(() => undefined), this.everyMs);
+    this.timer.unref();
+  }
+
+  /**
+   * Runs the task now, or joins the run under way. `work` runs in the task's place, one at a time
+   * with it (a sweep as of a chosen time).
+   */
+  run(work: () => Promise<void> = this.task): Promise<void> {
+    this.running ??= Promise.resolve()
+      .then(work)
+      .finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  /** No further runs; resolves once the run under way, if any, has ended. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+}
