@@ -26,6 +26,9 @@ export const LIBRARY_LAYERS = {
     ['config'],
     ['common'],
   ],
+  // The panel: screens by page, the shell above them, shared parts and data hooks below, and the
+  // typed API client at the bottom; test helpers sit above what they render.
+  'web/src': [['app'], ['pages'], ['testing'], ['shared'], ['api']],
 };
 
 /** The folder a path is in, directly under the library's root; undefined for the root's own files. */
@@ -107,7 +110,7 @@ export const folderLayersPlugin = { rules: { 'folder-layers': folderLayers } };
 /** One ESLint config block per library, applying the rule with that library's layers. */
 export function folderLayersConfig() {
   return Object.entries(LIBRARY_LAYERS).map(([root, layers]) => ({
-    files: [`${root}/**/*.ts`],
+    files: [`${root}/**/*.{ts,tsx}`],
     plugins: { sluice: folderLayersPlugin },
     rules: { 'sluice/folder-layers': ['error', { root, layers }] },
   }));

@@ -2,7 +2,7 @@ import type { SessionView } from '@sluice/admin/api';
 import { Badge, Box, Button, Flex, Heading, Text } from '@radix-ui/themes';
 import { NavLink, Outlet } from 'react-router';
 import './layout.css';
-import { useSignOut } from './session';
+import { useSignOut } from '../shared/session.hooks';
 
 const SCREENS = [
   { to: '/', label: 'Overview', end: true },

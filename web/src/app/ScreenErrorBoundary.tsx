@@ -1,5 +1,6 @@
-import { Button, Callout, Flex } from '@radix-ui/themes';
+import { Button, Flex } from '@radix-ui/themes';
 import { Component, type ReactNode } from 'react';
+import { ErrorCallout } from '../shared/ErrorCallout';
 
 interface State {
   error: Error | null;
@@ -22,12 +23,10 @@ export class ScreenErrorBoundary extends Component<{ children: ReactNode }, Stat
     if (error === null) return this.props.children;
     return (
       <Flex direction="column" align="start" gap="3" p="5">
-        <Callout.Root color="red" role="alert">
-          <Callout.Text>
-            This screen could not be shown ({error.message}). If the admin was updated since the
-            panel was opened, reloading fetches the new version.
-          </Callout.Text>
-        </Callout.Root>
+        <ErrorCallout>
+          This screen could not be shown ({error.message}). If the admin was updated since the panel
+          was opened, reloading fetches the new version.
+        </ErrorCallout>
         <Button onClick={() => window.location.reload()}>Reload the panel</Button>
       </Flex>
     );

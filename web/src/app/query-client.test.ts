@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../api/client';
 import { createQueryClient } from './query-client';
-import { SESSION_KEY } from './session';
+import { SESSION_KEY } from '../shared/session.hooks';
 
 const refusal = (status: number) =>
   new ApiError(status, { statusCode: status, error: 'Refused', message: 'no' });

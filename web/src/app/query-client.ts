@@ -1,6 +1,6 @@
 import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { ApiError } from '../api/client';
-import { SESSION_KEY } from './session';
+import { SESSION_KEY } from '../shared/session.hooks';
 
 /**
  * The panel's query client. Any 401 means the session has ended (signed out elsewhere, expired,

@@ -1,10 +1,11 @@
-import { Button, Callout, Dialog, Flex, TextField } from '@radix-ui/themes';
+import { Button, Dialog, Flex, TextField } from '@radix-ui/themes';
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client';
 import { durationText, parseDuration } from './duration';
 import { Field } from './Field';
 import { useBlock } from './block-actions.hooks';
 import { PolicySelect } from './PolicySelect';
+import { ErrorCallout } from './ErrorCallout';
 
 interface BlockDialogProps {
   policy?: string;
@@ -102,11 +103,7 @@ export function BlockDialog({
             <Field label="Reason" error={errors.reason}>
               <TextField.Root value={values.reason} onChange={set('reason')} />
             </Field>
-            {block.error !== null && (
-              <Callout.Root color="red" role="alert">
-                <Callout.Text>{block.error.message}</Callout.Text>
-              </Callout.Root>
-            )}
+            <ErrorCallout error={block.error} />
             <Flex gap="3" justify="end">
               <Dialog.Close>
                 <Button type="button" variant="soft" color="gray">

@@ -1,6 +1,7 @@
-import { AlertDialog, Button, Callout, Flex, TextField } from '@radix-ui/themes';
+import { AlertDialog, Button, Flex, TextField } from '@radix-ui/themes';
 import { useState, type ReactNode } from 'react';
 import { Field } from './Field';
+import { ErrorCallout } from './ErrorCallout';
 
 interface ConfirmDialogProps {
   /** The trigger's text; also the confirming button's unless `confirmLabel` says otherwise. */
@@ -60,11 +61,7 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
             <Field label="Change note">
               <TextField.Root value={note} onChange={(event) => setNote(event.target.value)} />
             </Field>
-            {props.error != null && (
-              <Callout.Root color="red" role="alert">
-                <Callout.Text>{props.error}</Callout.Text>
-              </Callout.Root>
-            )}
+            {props.error != null && <ErrorCallout>{props.error}</ErrorCallout>}
             <Flex gap="3" justify="end">
               <AlertDialog.Cancel>
                 <Button type="button" variant="soft" color="gray">

@@ -1,5 +1,6 @@
-import { Callout, Flex, Spinner, Text } from '@radix-ui/themes';
+import { Flex, Spinner, Text } from '@radix-ui/themes';
 import type { ReactNode } from 'react';
+import { ErrorCallout } from './ErrorCallout';
 
 /** A query's loading and failure states, or its content once it has data. */
 export function QueryState<T>({
@@ -15,13 +16,5 @@ export function QueryState<T>({
     <Flex align="center" gap="2" py="4">
       <Spinner /> <Text>Loading…</Text>
     </Flex>
-  );
-}
-
-export function ErrorCallout({ error }: { error: Error }) {
-  return (
-    <Callout.Root color="red" role="alert">
-      <Callout.Text>{error.message}</Callout.Text>
-    </Callout.Root>
   );
 }

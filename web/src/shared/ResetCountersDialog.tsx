@@ -1,9 +1,10 @@
-import { Button, Callout, Dialog, Flex, TextField } from '@radix-ui/themes';
+import { Button, Dialog, Flex, TextField } from '@radix-ui/themes';
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client';
 import { Field } from './Field';
 import { useResetCounters } from './block-actions.hooks';
 import { PolicySelect } from './PolicySelect';
+import { ErrorCallout } from './ErrorCallout';
 
 interface ResetCountersDialogProps {
   policy?: string;
@@ -72,11 +73,7 @@ export function ResetCountersDialog({
                 }
               />
             </Field>
-            {reset.error !== null && (
-              <Callout.Root color="red" role="alert">
-                <Callout.Text>{reset.error.message}</Callout.Text>
-              </Callout.Root>
-            )}
+            <ErrorCallout error={reset.error} />
             <Flex gap="3" justify="end">
               <Dialog.Close>
                 <Button type="button" variant="soft" color="gray">

@@ -1,8 +1,9 @@
-import { AlertDialog, Button, Callout, Flex, TextField } from '@radix-ui/themes';
+import { AlertDialog, Button, Flex, TextField } from '@radix-ui/themes';
 import { useRef, useState, type FormEvent } from 'react';
 import { CheckboxLabel } from './CheckboxLabel';
 import { Field } from './Field';
 import { useUnblock } from './block-actions.hooks';
+import { ErrorCallout } from './ErrorCallout';
 
 interface UnblockDialogProps {
   policy: string;
@@ -99,11 +100,7 @@ export function UnblockDialog({
             >
               Also forget its offences, so a next block counts as its first
             </CheckboxLabel>
-            {unblock.error !== null && (
-              <Callout.Root color="red" role="alert">
-                <Callout.Text>{unblock.error.message}</Callout.Text>
-              </Callout.Root>
-            )}
+            <ErrorCallout error={unblock.error} />
           </Flex>
           <Flex gap="3" mt="4" justify="end">
             <AlertDialog.Cancel>

@@ -6,6 +6,8 @@ import { queryKeys } from '../api/query-keys';
 
 /** How much history the charts show, in seconds. */
 export const WINDOW_SECONDS = 300;
+/** The 5-minute history's cache entry, which the stream's points extend. */
+const LIVE_KEY = queryKeys.stats(WINDOW_SECONDS);
 
 export type StreamState = 'connecting' | 'live' | 'reconnecting';
 
@@ -38,14 +40,16 @@ export function mergePoints(current: StatsPoint[], incoming: StatsPoint[]): Stat
  * again reads the five minutes afresh and merges what the stream had brought, so no second is
  * lost to a change of screen.
  */
+type StatsAnswer = Awaited<ReturnType<typeof api.stats>>;
+
 export function useLiveEvents(): LiveEvents {
   const queryClient = useQueryClient();
-  const key = queryKeys.stats(WINDOW_SECONDS);
+  const key = LIVE_KEY;
   const history = useQuery({
     queryKey: key,
     queryFn: async () => {
       const fetched = await api.stats({ seconds: WINDOW_SECONDS });
-      const cached = queryClient.getQueryData<typeof fetched>(key)?.points ?? [];
+      const cached = queryClient.getQueryData<StatsAnswer>(key)?.points ?? [];
       return { ...fetched, points: mergePoints(cached, fetched.points) };
     },
     refetchOnMount: 'always',
@@ -69,7 +73,7 @@ export function useLiveEvents(): LiveEvents {
     source.onerror = () => setStream('reconnecting');
     read('stats', (point) => {
       setUnavailable(null);
-      queryClient.setQueryData(key, (current: typeof history.data) =>
+      queryClient.setQueryData(LIVE_KEY, (current: StatsAnswer | undefined) =>
         current === undefined
           ? { resolution: 'second' as const, points: [point] }
           : { ...current, points: mergePoints(current.points, [point]) },
@@ -81,7 +85,6 @@ export function useLiveEvents(): LiveEvents {
     });
     read('unavailable', ({ message }) => setUnavailable(message));
     return () => source.close();
-    // The key is the same on every render: WINDOW_SECONDS is a constant.
   }, [queryClient]);
 
   return { points, instances: instances ?? firstInstances.data ?? null, stream, unavailable };

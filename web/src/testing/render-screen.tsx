@@ -5,7 +5,7 @@ import { render } from '@testing-library/react';
 import type { ReactElement } from 'react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { vi } from 'vitest';
-import { SESSION_KEY } from '../app/session';
+import { SESSION_KEY } from '../shared/session.hooks';
 
 export interface Answer {
   status?: number;

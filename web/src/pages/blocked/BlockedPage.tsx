@@ -1,7 +1,7 @@
 import { Badge, Callout, Flex, Heading, Table, Text, TextField } from '@radix-ui/themes';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { useCan } from '../../app/session';
+import { useCan } from '../../shared/session.hooks';
 import { Countdown } from '../../shared/Countdown';
 import { Field } from '../../shared/Field';
 import { formatTime } from '../../shared/format';

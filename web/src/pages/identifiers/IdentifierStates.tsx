@@ -1,8 +1,8 @@
 import type { IdentifierView } from '@sluice/admin/api';
 import { Badge, Flex, Heading, Table, Text } from '@radix-ui/themes';
-import { useCan } from '../../app/session';
+import { useCan } from '../../shared/session.hooks';
 import { formatDuration, formatTime } from '../../shared/format';
-import { ErrorCallout } from '../../shared/QueryState';
+import { ErrorCallout } from '../../shared/ErrorCallout';
 import { BlockDialog } from '../../shared/BlockDialog';
 import { ResetCountersDialog } from '../../shared/ResetCountersDialog';
 import { UnblockDialog } from '../../shared/UnblockDialog';

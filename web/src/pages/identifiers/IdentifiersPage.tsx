@@ -7,7 +7,7 @@ import {
   Text,
   TextField,
 } from '@radix-ui/themes';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { Field } from '../../shared/Field';
 import { IdentifierPenalties } from './IdentifierPenalties';
@@ -18,8 +18,13 @@ export function IdentifiersPage() {
   const [params, setParams] = useSearchParams();
   const identifier = params.get('q')?.trim() ?? '';
   const [draft, setDraft] = useState(identifier);
-  // Following a link to another identifier puts it in the search field too.
-  useEffect(() => setDraft(identifier), [identifier]);
+  // Following a link to another identifier puts it in the search field too: adjusted while
+  // rendering, as React advises for state that follows a prop, rather than in an effect.
+  const [shown, setShown] = useState(identifier);
+  if (shown !== identifier) {
+    setShown(identifier);
+    setDraft(identifier);
+  }
   const [notice, setNotice] = useState<string | null>(null);
   const search = (event: FormEvent) => {
     event.preventDefault();

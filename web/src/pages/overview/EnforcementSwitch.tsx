@@ -1,17 +1,9 @@
-import {
-  AlertDialog,
-  Badge,
-  Button,
-  Callout,
-  Flex,
-  Switch,
-  Text,
-  TextField,
-} from '@radix-ui/themes';
+import { AlertDialog, Badge, Button, Flex, Switch, Text, TextField } from '@radix-ui/themes';
 import { useId, useState } from 'react';
-import { useCan } from '../../app/session';
+import { useCan } from '../../shared/session.hooks';
 import { Field } from '../../shared/Field';
 import { useEnforcement, useSetEnforcement } from './overview.hooks';
+import { ErrorCallout } from '../../shared/ErrorCallout';
 
 /** The global switch: off, no request is decided (nor counted) and none refused. Admins only. */
 export function EnforcementSwitch() {
@@ -46,11 +38,7 @@ export function EnforcementSwitch() {
           {enabled ? 'on: policies refuse' : 'off: nothing is refused'}
         </Badge>
       </Flex>
-      {change.error !== null && (
-        <Callout.Root color="red" role="alert">
-          <Callout.Text>{change.error.message}</Callout.Text>
-        </Callout.Root>
-      )}
+      <ErrorCallout error={change.error} />
       <AlertDialog.Root
         open={confirming !== null}
         onOpenChange={(open) => {

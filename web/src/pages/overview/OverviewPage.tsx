@@ -9,6 +9,7 @@ import { useBlockedCount, useTraffic } from '../../shared/traffic.hooks';
 import { EnforcementSwitch } from './EnforcementSwitch';
 import { InstancesTable } from './InstancesTable';
 import { TopRejected } from './TopRejected';
+import { ErrorCallout } from '../../shared/ErrorCallout';
 
 const STREAM_LABELS = {
   connecting: 'Connecting…',
@@ -60,9 +61,7 @@ export function OverviewPage() {
         <TimeRangePicker value={range} onChange={setRange} />
       </Flex>
       {traffic.error !== null && (
-        <Callout.Root color="red" role="alert">
-          <Callout.Text>The stored figures could not be read: {traffic.error.message}</Callout.Text>
-        </Callout.Root>
+        <ErrorCallout>The stored figures could not be read: {traffic.error.message}</ErrorCallout>
       )}
       <PolicyCharts
         names={names}

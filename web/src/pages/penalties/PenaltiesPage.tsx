@@ -1,13 +1,13 @@
 import type { PenaltyRecord } from '@sluice/admin/api';
-import { Badge, Button, Callout, Flex, Heading, Table, Text, TextField } from '@radix-ui/themes';
-import { useMutation } from '@tanstack/react-query';
+import { Badge, Button, Flex, Heading, Table, Text, TextField } from '@radix-ui/themes';
 import { api } from '../../api/client';
 import { Field } from '../../shared/Field';
 import { FilterForm } from '../../shared/FilterForm';
 import { PagedResults, TimeRangeFields, useFilteredPages } from '../../shared/FilteredPages';
 import { formatDuration, formatTime } from '../../shared/format';
 import { PolicySelect } from '../../shared/PolicySelect';
-import { downloadBlob } from './download';
+import { usePenaltiesCsv } from './penalties.hooks';
+import { ErrorCallout } from '../../shared/ErrorCallout';
 
 const PAGE_SIZE = 50;
 const FILTERS = ['identifier', 'policy', 'from', 'to'] as const;
@@ -19,16 +19,14 @@ export function PenaltiesPage() {
     FILTERS,
     (filter, cursor) => api.penalties({ ...filter, cursor, limit: PAGE_SIZE }),
   );
-  const csv = useMutation({
-    mutationFn: async () => downloadBlob(await api.penaltiesCsv(query), 'penalties.csv'),
-  });
+  const csv = usePenaltiesCsv();
   return (
     <Flex direction="column" gap="4">
       <Flex justify="between" align="center" wrap="wrap" gap="3">
         <Heading as="h2" size="6">
           Penalties
         </Heading>
-        <Button variant="soft" loading={csv.isPending} onClick={() => csv.mutate()}>
+        <Button variant="soft" loading={csv.isPending} onClick={() => csv.mutate(query)}>
           Download CSV
         </Button>
       </Flex>
@@ -42,9 +40,7 @@ export function PenaltiesPage() {
         <TimeRangeFields field={filters.field} errors={errors} />
       </FilterForm>
       {csv.error !== null && (
-        <Callout.Root color="red" role="alert">
-          <Callout.Text>The CSV could not be made: {csv.error.message}</Callout.Text>
-        </Callout.Root>
+        <ErrorCallout>The CSV could not be made: {csv.error.message}</ErrorCallout>
       )}
       <PagedResults
         result={result}

@@ -1,9 +1,10 @@
 import type { PolicyView } from '@sluice/admin/api';
-import { AlertDialog, Button, Callout, Flex, TextField } from '@radix-ui/themes';
+import { AlertDialog, Button, Flex, TextField } from '@radix-ui/themes';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { Field } from '../../shared/Field';
 import { useDeletePolicy } from './policies.hooks';
+import { ErrorCallout } from '../../shared/ErrorCallout';
 
 /** Deletes an edited policy; one the code defines goes back to the code's default. */
 export function DeletePolicyButton({ policy }: { policy: PolicyView }) {
@@ -35,11 +36,7 @@ export function DeletePolicyButton({ policy }: { policy: PolicyView }) {
           <Field label="Change note">
             <TextField.Root value={comment} onChange={(event) => setComment(event.target.value)} />
           </Field>
-          {remove.error !== null && (
-            <Callout.Root color="red" role="alert">
-              <Callout.Text>{remove.error.message}</Callout.Text>
-            </Callout.Root>
-          )}
+          <ErrorCallout error={remove.error} />
         </Flex>
         <Flex gap="3" mt="4" justify="end">
           <AlertDialog.Cancel>

@@ -2,6 +2,7 @@ import { Badge, Button, Card, Flex, Heading, Text, TextField } from '@radix-ui/t
 import { useFieldArray, type FieldPath, type UseFormReturn } from 'react-hook-form';
 import { Field } from '../../shared/Field';
 import { algorithmFields, type PolicyFormValues } from './policy-form';
+import { useNow } from '../../shared/now.hooks';
 
 interface OverridesFieldsProps {
   form: UseFormReturn<PolicyFormValues>;
@@ -14,6 +15,7 @@ const TIME_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
 /** Per-identifier exceptions: another limit, no limit, or refused outright, until an expiry. */
 export function OverridesFields({ form, message }: OverridesFieldsProps) {
   const { register, control, watch } = form;
+  const now = useNow();
   const overrides = useFieldArray({ control, name: 'overrides' });
   const burst = watch('burst').trim();
   const algorithm = watch('algorithm');
@@ -32,7 +34,7 @@ export function OverridesFields({ form, message }: OverridesFieldsProps) {
         {overrides.fields.map((override, index) => {
           const kind = watch(`overrides.${index}.kind`);
           const expiresAt = watch(`overrides.${index}.expiresAt`);
-          const expired = expiresAt !== '' && new Date(expiresAt).getTime() <= Date.now();
+          const expired = expiresAt !== '' && new Date(expiresAt).getTime() <= now;
           return (
             <Flex
               key={override.id}

@@ -2,12 +2,13 @@ import type { CandidateComparison } from '@sluice/admin/api';
 import { Badge, Callout, Card, Flex, Heading, Table, Text } from '@radix-ui/themes';
 import { useState } from 'react';
 import { ApiError } from '../../api/client';
-import { useCan } from '../../app/session';
+import { useCan } from '../../shared/session.hooks';
 import { rateText } from '../../shared/duration';
 import { formatTime } from '../../shared/format';
 import { ConfirmDialog } from '../../shared/ConfirmDialog';
 import { QueryState } from '../../shared/QueryState';
 import { useCandidate, useCandidateActions } from './policies.hooks';
+import { ErrorCallout } from '../../shared/ErrorCallout';
 
 /** The policy's shadow candidate: what it changes, where it answers differently, its fate. */
 export function PolicyCandidate({ name }: { name: string }) {
@@ -74,11 +75,7 @@ function CandidateCard({ name, candidate }: { name: string; candidate: Candidate
             : `${candidate.samplePercent} % of identifiers (the same ones on every instance)`}
           . It changes {candidate.changedFields.join(', ') || 'nothing'}.
         </Text>
-        {failure !== null && (
-          <Callout.Root color="red" role="alert">
-            <Callout.Text>{failure}</Callout.Text>
-          </Callout.Root>
-        )}
+        {failure !== null && <ErrorCallout>{failure}</ErrorCallout>}
         {confirming && (
           <Callout.Root color="amber" role="alert">
             <Callout.Text>

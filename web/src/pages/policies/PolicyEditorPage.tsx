@@ -3,7 +3,7 @@ import { Badge, Flex, Grid, Heading, Link as ThemeLink, Text } from '@radix-ui/t
 import { useCallback, useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api } from '../../api/client';
-import { useCan } from '../../app/session';
+import { useCan } from '../../shared/session.hooks';
 import { formatTime } from '../../shared/format';
 import { QueryState } from '../../shared/QueryState';
 import { DeletePolicyButton } from './DeletePolicyButton';

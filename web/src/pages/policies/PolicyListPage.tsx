@@ -1,7 +1,7 @@
 import type { PolicyView } from '@sluice/admin/api';
 import { Badge, Button, Flex, Heading, Table, Text } from '@radix-ui/themes';
 import { Link } from 'react-router';
-import { useCan } from '../../app/session';
+import { useCan } from '../../shared/session.hooks';
 import { formatDuration } from '../../shared/format';
 import { QueryState } from '../../shared/QueryState';
 import { ALGORITHM_LABELS } from './policy-form';

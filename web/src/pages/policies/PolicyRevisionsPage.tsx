@@ -2,13 +2,14 @@ import type { PolicyRevision } from '@sluice/admin/api';
 import { Callout, Card, Flex, Heading, Link as ThemeLink, Table, Text } from '@radix-ui/themes';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { useCan } from '../../app/session';
+import { useCan } from '../../shared/session.hooks';
 import { Field } from '../../shared/Field';
 import { formatTime } from '../../shared/format';
 import { JsonDiff } from '../../shared/JsonDiff';
 import { QueryState } from '../../shared/QueryState';
 import { ConfirmDialog } from '../../shared/ConfirmDialog';
 import { useRestoreRevision, useRevisions } from './policies.hooks';
+import { ErrorCallout } from '../../shared/ErrorCallout';
 
 export function PolicyRevisionsPage() {
   const { name = '' } = useParams<{ name: string }>();
@@ -49,11 +50,7 @@ function Revisions({ name, revisions }: { name: string; revisions: PolicyRevisio
   );
   return (
     <Flex direction="column" gap="4">
-      {restore.error !== null && (
-        <Callout.Root color="red" role="alert">
-          <Callout.Text>{restore.error.message}</Callout.Text>
-        </Callout.Root>
-      )}
+      <ErrorCallout error={restore.error} />
       {restore.isSuccess && (
         <Callout.Root color="green" role="status">
           <Callout.Text>Restored as version {restore.data.version}.</Callout.Text>

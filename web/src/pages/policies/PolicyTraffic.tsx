@@ -1,10 +1,11 @@
-import { Callout, Card, Flex, Heading } from '@radix-ui/themes';
+import { Card, Flex, Heading } from '@radix-ui/themes';
 import { useState } from 'react';
 import { Headline } from '../../shared/Headline';
 import { candidateSeries, PolicyCharts, sampledSeries } from '../../shared/PolicyCharts';
 import { LIVE_RANGE, type TimeRange } from '../../shared/time-range';
 import { TimeRangePicker } from '../../shared/TimeRangePicker';
 import { useBlockedCount, useTraffic } from '../../shared/traffic.hooks';
+import { ErrorCallout } from '../../shared/ErrorCallout';
 
 /**
  * The series a policy's page charts: the policy, and with a candidate the candidate beside the
@@ -49,11 +50,7 @@ export function PolicyTraffic({
           instances={traffic.live.instances}
         />
         {traffic.error !== null && (
-          <Callout.Root color="red" role="alert">
-            <Callout.Text>
-              The stored figures could not be read: {traffic.error.message}
-            </Callout.Text>
-          </Callout.Root>
+          <ErrorCallout>The stored figures could not be read: {traffic.error.message}</ErrorCallout>
         )}
         <PolicyCharts
           names={chartedSeries(name, candidateSample)}

@@ -1,21 +1,17 @@
-import { Box, Button, Callout, Card, Flex, Heading, Text, TextField } from '@radix-ui/themes';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Box, Button, Card, Flex, Heading, Text, TextField } from '@radix-ui/themes';
 import { useState, type FormEvent } from 'react';
-import { ApiError, api } from '../../api/client';
-import { SESSION_KEY } from '../../app/session';
+import { ApiError } from '../../api/client';
+import { useSignIn } from '../../shared/session.hooks';
+import { ErrorCallout } from '../../shared/ErrorCallout';
 
 /** Name and token of a credential from SLUICE_ADMIN_TOKENS (or the one-time development token). */
 export function SignInPage({ failure }: { failure: Error | null }) {
-  const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  const signIn = useMutation({
-    mutationFn: () => api.session.signIn({ name, password }),
-    onSuccess: (session) => queryClient.setQueryData(SESSION_KEY, session),
-  });
+  const signIn = useSignIn();
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    signIn.mutate();
+    signIn.mutate({ name, password });
   };
   const error = signIn.error ?? failure;
   const fieldErrors = signIn.error instanceof ApiError ? signIn.error.fieldErrors : {};
@@ -28,11 +24,7 @@ export function SignInPage({ failure }: { failure: Error | null }) {
               <Heading as="h1" size="6">
                 Sign in to Sluice
               </Heading>
-              {error !== null && (
-                <Callout.Root color="red" role="alert">
-                  <Callout.Text>{error.message}</Callout.Text>
-                </Callout.Root>
-              )}
+              <ErrorCallout error={error} />
               <Box>
                 <Text as="label" htmlFor="sign-in-name" size="2" weight="medium">
                   Name

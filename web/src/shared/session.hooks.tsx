@@ -27,6 +27,15 @@ export function useCan(needed: AdminRole): boolean {
   return session != null && roleSatisfies(session.role, needed);
 }
 
+/** Signs in with a credential's name and token; the session it opens is the panel's at once. */
+export function useSignIn() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (credential: { name: string; password: string }) => api.session.signIn(credential),
+    onSuccess: (session) => queryClient.setQueryData(SESSION_KEY, session),
+  });
+}
+
 export function useSignOut() {
   const queryClient = useQueryClient();
   return useMutation({
