@@ -4,55 +4,16 @@ import swc from 'unplugin-swc';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
- * The tiers (docs/testing.md): `unit` needs no server; `e2e` needs Redis (the runner starts its
- * own); `system` needs PostgreSQL, Chromium or whole processes; `measured` holds the files whose
- * assertions are about time or load, run one at a time once the rest has finished.
+ * The tiers (docs/testing.md), each a folder: `unit` beside the source needs no server;
+ * `test/e2e/` needs Redis (the runner starts its own); `test/system/` needs PostgreSQL, Chromium
+ * or whole processes; `test/measured/` holds the files whose assertions are about time or load,
+ * and `test/packages/` installs the packed packages into apps of their own, both run one file at
+ * a time once the rest has finished, so neither they nor the rest disturb each other.
  */
 const UNIT = ['libs/**/*.spec.ts', 'apps/**/*.spec.ts'];
-const E2E = [
-  'test/e2e/**/*.spec.ts',
-  'test/engine/**/*.spec.ts',
-  'test/throttler-storage/**/*.spec.ts',
-  'test/infrastructure/redis-*.spec.ts',
-];
-const SYSTEM = [
-  'test/system/**/*.spec.ts',
-  'test/infrastructure/fault-proxy.spec.ts',
-  'test/infrastructure/test-database.spec.ts',
-  'test/infrastructure/docker-compose.spec.ts',
-  'test/packages/**/*.spec.ts',
-];
-
-/**
- * Latency bounds, propagation times, timer gaps, heap growth, counts under a flood, windows of a
- * few hundred milliseconds: neither these nor the rest may disturb each other.
- */
-const MEASURED = [
-  'test/engine/exactness.spec.ts',
-  // Compares decisions against elapsed wall time within a few milliseconds.
-  'test/engine/clock-skew.spec.ts',
-  'test/engine/key-ttl.spec.ts',
-  'test/engine/identifiers.spec.ts',
-  'test/e2e/shaping/**/*.spec.ts',
-  'test/e2e/store-faults/**/*.spec.ts',
-  'test/e2e/event-loop-lag/**/*.spec.ts',
-  'test/e2e/policy-bus/**/*.spec.ts',
-  'test/e2e/unblock/**/*.spec.ts',
-  // Redis time of one request, from INFO commandstats, and live figures polled within seconds.
-  'test/system/admin-live/**/*.spec.ts',
-  'test/system/shaping.spec.ts',
-  'test/system/admin/propagation.spec.ts',
-  'test/system/admin/blocked-list.spec.ts',
-  'test/system/admin/penalty-stream.spec.ts',
-  'test/system/admin/postgres-outage.spec.ts',
-  'test/system/admin/unblock.spec.ts',
-  'test/system/faults/**/*.spec.ts',
-  // A browser and two demos: its waits for live figures should not compete with the rest.
-  'test/system/panel/**/*.spec.ts',
-  // Rebuilds both packages' dist/ (npm pack) and installs four apps: nothing else may read dist/
-  // meanwhile.
-  'test/packages/**/*.spec.ts',
-];
+const E2E = ['test/e2e/**/*.spec.ts'];
+const SYSTEM = ['test/system/**/*.spec.ts'];
+const MEASURED = ['test/measured/**/*.spec.ts', 'test/packages/**/*.spec.ts'];
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -66,10 +27,18 @@ const ENTRIES: Record<string, string> = {
   '@sluice/admin': './libs/sluice-admin/src/index.ts',
   '@sluice/admin/api': './libs/sluice-admin/src/admin-api.types.ts',
 };
-const entryAliases = Object.entries(ENTRIES).map(([name, path]) => ({
-  find: new RegExp(`^${name.replace(/[/.]/g, '\\$&')}$`),
-  replacement: source(path),
-}));
+/**
+ * Each package entry, and for tests that reach a library's parts, `@sluice/nest/src/…` and
+ * `@sluice/admin/src/…` for its source folder (never published: tsconfig.json maps the same).
+ */
+const entryAliases = [
+  ...Object.entries(ENTRIES).map(([name, path]) => ({
+    find: new RegExp(`^${name.replace(/[/.]/g, '\\$&')}$`),
+    replacement: source(path),
+  })),
+  { find: /^@sluice\/nest\/src\/(.*)$/, replacement: `${source('./libs/sluice/src/')}$1` },
+  { find: /^@sluice\/admin\/src\/(.*)$/, replacement: `${source('./libs/sluice-admin/src/')}$1` },
+];
 
 /**
  * TEST_SHUFFLE=1 runs the files of each group in random order (Vitest prints the seed;
@@ -101,7 +70,7 @@ export default defineConfig({
       project({
         name: 'unit',
         include: UNIT,
-        exclude: [...configDefaults.exclude, '**/dist/**', ...MEASURED],
+        exclude: [...configDefaults.exclude, '**/dist/**'],
         sequence: sequence(0),
       }),
       {
@@ -118,7 +87,6 @@ export default defineConfig({
       project({
         name: 'e2e',
         include: E2E,
-        exclude: [...configDefaults.exclude, '**/dist/**', ...MEASURED],
         sequence: sequence(0),
       }),
       project({
@@ -126,7 +94,6 @@ export default defineConfig({
         // A hook may wait for the one build of the demo that files started together share.
         hookTimeout: 180_000,
         include: SYSTEM,
-        exclude: [...configDefaults.exclude, '**/dist/**', ...MEASURED],
         sequence: sequence(0),
       }),
       project({

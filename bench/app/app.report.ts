@@ -240,7 +240,7 @@ function exactnessSection(results: readonly ExactnessResult[]): string[] {
   return [
     '### Exactness',
     '',
-    `Two instances of the Sluice app (Fastify) share the Redis; one identifier, a limit of ${EXACT_LIMIT} per hour; each instance gets 2 500 requests at once from its own load process (25 connections each). leaky-bucket shapes rather than counts and is left to test/engine.`,
+    `Two instances of the Sluice app (Fastify) share the Redis; one identifier, a limit of ${EXACT_LIMIT} per hour; each instance gets 2 500 requests at once from its own load process (25 connections each). leaky-bucket shapes rather than counts and is left to test/measured/engine.`,
     '',
     table(
       ['Algorithm', 'Admitted', 'Refused (429)', 'Other', 'Admitted per instance'],

@@ -9,7 +9,7 @@ const PERIOD_MS = 3_600_000;
 /** Requests each instance receives: together five times the limit. */
 const REQUESTS_PER_INSTANCE = 2500;
 const CONNECTIONS_PER_INSTANCE = 25;
-/** leaky-bucket shapes (delays) rather than counts; its exactness is test/engine's to check. */
+/** leaky-bucket shapes (delays) rather than counts; its exactness is test/measured/engine's to check. */
 export const EXACT_ALGORITHMS = ALGORITHMS.filter((algorithm) => algorithm !== 'leaky-bucket');
 
 export interface ExactnessResult {

@@ -21,7 +21,7 @@ import { WebSocket } from 'ws';
 import { closeAll, connectRedis } from '../support/redis.clients.js';
 import { withPostgres } from '../support/postgres-server.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
-import { launchChromium } from '../system/panel/support/browser.js';
+import { launchChromium } from '../measured/panel/support/browser.js';
 import { run, startFixture, type RunningFixture } from './fixture.process.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

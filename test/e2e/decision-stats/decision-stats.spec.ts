@@ -11,7 +11,7 @@ import {
 } from '@sluice/nest/internals';
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LocalIdentifierStats } from '../../../libs/sluice/src/stats/local-identifier.stats.js';
+import { LocalIdentifierStats } from '@sluice/nest/src/stats/local-identifier.stats.js';
 import { uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
 

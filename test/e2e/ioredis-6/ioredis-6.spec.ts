@@ -11,8 +11,8 @@ import {
   SluiceEngine,
   type PenaltyEvent,
 } from '@sluice/nest/internals';
-import { heartbeat } from '../../../libs/sluice/src/bus/instance.heartbeat.js';
-import { RedisPolicyChannel } from '../../../libs/sluice/src/bus/redis.channel.js';
+import { heartbeat } from '@sluice/nest/src/bus/instance.heartbeat.js';
+import { RedisPolicyChannel } from '@sluice/nest/src/bus/redis.channel.js';
 import { penaltiesApp, LIMIT } from '../penalties/app.module.js';
 import { closeAll, clusterNodes, connectRedis, filePrefixes } from '../../support/redis.clients.js';
 import { closeAppsAfterEach } from '../../support/nest-app.js';

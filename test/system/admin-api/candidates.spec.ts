@@ -11,7 +11,7 @@ import type {
 } from '@sluice/admin';
 import { IdentifierTally, SluiceService } from '@sluice/nest/internals';
 import { describe, expect, it } from 'vitest';
-import { CandidateService } from '../../../libs/sluice-admin/src/policies/candidate.service.js';
+import { CandidateService } from '@sluice/admin/src/policies/candidate.service.js';
 import { ADAPTERS } from '../../support/nest-app.js';
 import { eventually, query, type ErrorReply } from './admin.client.js';
 import { useAdminApp, type AdminFixture } from './admin.fixture.js';

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AdminAuthOptions } from '../../../libs/sluice-admin/src/config/admin-auth-options.interface.js';
+import type { AdminAuthOptions } from '@sluice/admin/src/config/admin-auth-options.interface.js';
 import { startFaultProxy } from '../../support/fault-proxy.js';
 import { ADAPTERS, closeAppsAfterEach, createApp, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';

@@ -11,24 +11,15 @@ import {
 import { RouterModule } from '@nestjs/core';
 import { SluiceModule, type SluiceModuleOptions } from '@sluice/nest';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import type { Actor } from '../../../libs/sluice-admin/src/common/actor.js';
-import type { AdminAuthOptions } from '../../../libs/sluice-admin/src/config/admin-auth-options.interface.js';
-import { AdminAuthGuard } from '../../../libs/sluice-admin/src/auth/admin-auth.guard.js';
-import { AdminAuthModule } from '../../../libs/sluice-admin/src/auth/auth.module.js';
-import {
-  AUTH_ENTITIES,
-  AUTH_MIGRATIONS,
-} from '../../../libs/sluice-admin/src/database/auth.persistence.js';
-import { CurrentActor } from '../../../libs/sluice-admin/src/auth/current-actor.decorator.js';
-import { RequireRole } from '../../../libs/sluice-admin/src/auth/require-role.decorator.js';
-import {
-  ADMIN_ENTITIES,
-  ADMIN_MIGRATIONS,
-} from '../../../libs/sluice-admin/src/database/admin.persistence.js';
-import {
-  ADMIN_OPTIONS,
-  ADMIN_PATH,
-} from '../../../libs/sluice-admin/src/config/sluice-admin.tokens.js';
+import type { Actor } from '@sluice/admin/src/common/actor.js';
+import type { AdminAuthOptions } from '@sluice/admin/src/config/admin-auth-options.interface.js';
+import { AdminAuthGuard } from '@sluice/admin/src/auth/admin-auth.guard.js';
+import { AdminAuthModule } from '@sluice/admin/src/auth/auth.module.js';
+import { AUTH_ENTITIES, AUTH_MIGRATIONS } from '@sluice/admin/src/database/auth.persistence.js';
+import { CurrentActor } from '@sluice/admin/src/auth/current-actor.decorator.js';
+import { RequireRole } from '@sluice/admin/src/auth/require-role.decorator.js';
+import { ADMIN_ENTITIES, ADMIN_MIGRATIONS } from '@sluice/admin/src/database/admin.persistence.js';
+import { ADMIN_OPTIONS, ADMIN_PATH } from '@sluice/admin/src/config/sluice-admin.tokens.js';
 
 /** Stands in for the admin API: one route per role. */
 @Controller('things')

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, SLUICE_CLOCK } from '@sluice/nest';
-import type { AdminAuthOptions } from '../../../libs/sluice-admin/src/config/admin-auth-options.interface.js';
+import type { AdminAuthOptions } from '@sluice/admin/src/config/admin-auth-options.interface.js';
 import { ADAPTERS, closeAppsAfterEach } from '../../support/nest-app.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 import { adminAuthApp } from './app.module.js';

@@ -14,7 +14,7 @@ import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support
 import { closeAll } from '../../support/redis.clients.js';
 import { withPostgres } from '../../support/postgres-server.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
-import { ExpirySweeper } from '../../../libs/sluice-admin/src/penalties/expiry.sweeper.js';
+import { ExpirySweeper } from '@sluice/admin/src/penalties/expiry.sweeper.js';
 import { HeardEvents, penaltiesApp } from './app.module.js';
 
 afterAll(closeAll);

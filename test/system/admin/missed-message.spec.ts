@@ -4,7 +4,7 @@
 import type { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisPolicyChannel } from '../../../libs/sluice/src/bus/redis.channel.js';
+import { RedisPolicyChannel } from '@sluice/nest/src/bus/redis.channel.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-servers.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';

@@ -1,0 +1,532 @@
+import fc from 'fast-check';
+import type { Cluster, Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ceilDiv } from '@sluice/nest/src/algorithms/integer-math.js';
+import {
+  ALGORITHMS,
+  parsePolicy,
+  type AlgorithmName,
+  type Operation,
+  type Policy,
+  type PolicySpec,
+  type StoreCall,
+} from '@sluice/nest/internals';
+import { capacity } from '@sluice/nest/src/policy/policy.schema.js';
+import { toPolicySpec } from '@sluice/nest/src/engine/policy-spec.js';
+import { runOperation } from '@sluice/nest/src/store/operations.js';
+import { loadLuaLibrary } from '@sluice/nest/src/store/script.source.js';
+import { decodeReply, encodeSpec } from '@sluice/nest/src/store/spec.codec.js';
+import { RedisStore } from '@sluice/nest/src/store/redis.store.js';
+import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
+
+/**
+ * The Lua scripts and their TypeScript twins are one function of (state, now, request): random
+ * request sequences at injected times must get identical answers, to the µs, leave identical
+ * state behind, and give every written key the TTL the twin computes.
+ */
+const PERIODS_MS = [1, 7, 250, 1_000, 60_000, 86_400_000];
+const IDENTIFIERS = ['alice', 'bob', 'carol'];
+
+const algorithmPolicy = (algorithm: AlgorithmName, name: string) =>
+  fc
+    .record({
+      limit: fc.integer({ min: 1, max: 12 }),
+      periodMs: fc.constantFrom(...PERIODS_MS),
+      burst: fc.option(fc.integer({ min: 1, max: 15 }), { nil: null }),
+      segments: fc.constantFrom(2, 4, 5, 10, 20),
+      maxDelayFactor: fc.option(fc.constantFrom(0, 0.5, 1, 2.5), { nil: null }),
+      shadow: fc.boolean(),
+      penalty: fc.option(
+        fc.record({
+          afterViolations: fc.integer({ min: 1, max: 3 }),
+          blockFactor: fc.constantFrom(0.3, 1, 2),
+          escalation: fc.constantFrom(1, 1.5, 2, 3),
+          maxFactor: fc.constantFrom(1, 3, 10),
+          forgetFactor: fc.constantFrom(0, 1, 5),
+        }),
+        { nil: null },
+      ),
+      overrides: fc.array(
+        fc.record({
+          identifier: fc.constantFrom(...IDENTIFIERS),
+          limit: fc.integer({ min: 1, max: 20 }),
+        }),
+        { maxLength: 2 },
+      ),
+    })
+    .map((raw) => {
+      const isBucket = ['token-bucket', 'leaky-bucket', 'gcra'].includes(algorithm);
+      const ms = (factor: number) => Math.max(1, Math.round(raw.periodMs * factor));
+      const overrides = raw.overrides.filter(
+        (o, i, all) => all.findIndex((other) => other.identifier === o.identifier) === i,
+      );
+      return parsePolicy({
+        name,
+        algorithm,
+        limit: raw.limit,
+        periodMs: raw.periodMs,
+        burst: isBucket ? raw.burst : null,
+        segments: algorithm === 'sliding-window' ? raw.segments : null,
+        maxDelayMs:
+          algorithm === 'leaky-bucket' && raw.maxDelayFactor !== null
+            ? Math.round(raw.periodMs * raw.maxDelayFactor)
+            : null,
+        mode: raw.shadow ? 'shadow' : 'enforce',
+        penalty: raw.penalty && {
+          afterViolations: raw.penalty.afterViolations,
+          blockMs: ms(raw.penalty.blockFactor),
+          escalation: raw.penalty.escalation,
+          maxBlockMs: ms(raw.penalty.blockFactor * raw.penalty.maxFactor),
+          forgetAfterMs: Math.round(raw.periodMs * raw.penalty.forgetFactor),
+        },
+        overrides: overrides.map((o) => ({ identifier: o.identifier, limit: o.limit })),
+      });
+    })
+    .filter((policy) =>
+      policy.overrides.every((o) => o.limit === null || o.limit <= policy.periodMs * 1000),
+    );
+
+const step = fc.record({
+  op: fc.constantFrom<Operation>(
+    ...(Array(14).fill('consume') as Operation[]),
+    'peek',
+    'peek',
+    'refund',
+    'refund',
+    'reset',
+    'block',
+    'unblock',
+    'sync',
+    'sync',
+  ),
+  identifier: fc.constantFrom(...IDENTIFIERS),
+  /** Fraction of the first policy's period to let pass before this step. */
+  gap: fc.oneof(
+    fc.constant(0),
+    fc.double({ min: 0, max: 0.2, noNaN: true }),
+    fc.double({ min: 0, max: 3, noNaN: true }),
+  ),
+  costShare: fc.double({ min: 0, max: 1, noNaN: true }),
+  blockShare: fc.double({ min: 0, max: 2, noNaN: true }),
+});
+
+type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
+
+/** A proposed revision of the policy of the same name, decided beside it (mode 'candidate'). */
+type Decided = Policy & { proposed?: true };
+
+/** The spec the engine would send for this identifier: its override's limit, the request's cost. */
+function specFor(policy: Decided, identifier: string, costShare: number): PolicySpec {
+  const limit = policy.overrides.find((o) => o.identifier === identifier)?.limit ?? policy.limit;
+  const room = capacity(policy.algorithm, limit, policy.burst);
+  const spec = toPolicySpec(policy, limit, 1 + Math.floor(costShare * (room - 1)));
+  return policy.proposed ? { ...spec, name: `${spec.name}~c`, mode: 'candidate' } : spec;
+}
+
+/**
+ * The production library, run through EVAL so that the same script call also returns the state
+ * of every key it may touch before and after: Redis freezes expiry while a script runs, so the
+ * twin can be given exactly the state the script saw, whatever Redis expired in real time.
+ */
+function snapshotScript(): string {
+  return `${loadLuaLibrary().definitions}
+local function snapshot()
+  local keys = {}
+  for i = 4, #ARGV do
+    local name, code = string.match(ARGV[i], '^(%S+) (%S+)')
+    for _, part in ipairs({ ':' .. code, ':p' }) do
+      local key = KEYS[1] .. ':' .. name .. part
+      local kind = redis.call('TYPE', key).ok
+      local value = {}
+      if kind == 'string' then
+        value = { redis.call('GET', key) }
+      elseif kind == 'hash' then
+        value = redis.call('HGETALL', key)
+      elseif kind == 'zset' then
+        value = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+      end
+      keys[#keys + 1] = { key, kind, value, redis.call('PTTL', key) }
+    end
+  end
+  return keys
+end
+local before = snapshot()
+local result = operate(KEYS, ARGV)
+return { before, result, snapshot() }`;
+}
+
+type Snapshot = Array<[key: string, kind: string, value: string[], pttl: number]>;
+
+/** Redis's representation of a key, in the shape the TypeScript twin keeps it. */
+function decode(spec: PolicySpec, key: string, kind: string, value: string[]): unknown {
+  if (kind === 'none') return undefined;
+  if (spec.algorithm === 'sliding-log' && !key.endsWith(':p')) {
+    return value.filter((_, i) => i % 2 === 1).map(Number);
+  }
+  const words = (value[0] as string).split(' ');
+  const numbers = words.map(Number);
+  if (key.endsWith(':p')) {
+    const [blockedUntil, offence, violations, since] = numbers;
+    return { blockedUntil, offence, violations, since };
+  }
+  switch (spec.algorithm) {
+    case 'gcra':
+    case 'leaky-bucket':
+      return numbers[0];
+    case 'fixed-window':
+      return { window: numbers[0], count: numbers[1] };
+    case 'token-bucket':
+      return { tokens: numbers[0], stamp: numbers[1] };
+    default: {
+      const counts = new Array<number>(spec.segments ?? 1).fill(0);
+      for (const word of words.slice(1)) {
+        const [slot, count] = word.split(':').map(Number);
+        counts[slot as number] = count as number;
+      }
+      return { latest: numbers[0], counts };
+    }
+  }
+}
+
+function decodeAll(specs: PolicySpec[], snapshot: Snapshot): Map<string, unknown> {
+  const states = new Map<string, unknown>();
+  snapshot.forEach(([key, kind, value], index) => {
+    const state = decode(specs[Math.floor(index / 2)] as PolicySpec, key, kind, value);
+    if (state !== undefined) states.set(key, state);
+  });
+  return states;
+}
+
+let run = 0;
+let script: string | undefined;
+
+async function conforms(
+  client: Redis | Cluster,
+  policies: Decided[],
+  steps: Step[],
+): Promise<void> {
+  script ??= snapshotScript();
+  const prefix = `conf${process.pid}-${run++}`;
+  let now = 1_700_000_000_000_000 + run * 86_400_000_000;
+  const firstPeriod = (policies[0] as Policy).periodMs * 1000;
+  for (const [index, request] of steps.entries()) {
+    now += Math.floor(request.gap * firstPeriod);
+    const specs = policies.map((policy) => specFor(policy, request.identifier, request.costShare));
+    const cost = Math.min(...specs.map((spec) => spec.cost));
+    const call: StoreCall = {
+      op: request.op,
+      key: `${prefix}:{user:${request.identifier}}`,
+      specs: specs.map((spec) => ({ ...spec, cost })),
+      durationMs: Math.max(1, Math.round(request.blockShare * (policies[0] as Policy).periodMs)),
+    };
+    const args = [call.op, String(now), String(call.durationMs), ...call.specs.map(encodeSpec)];
+    const [before, reply, after] = (await client.eval(script, 1, call.key, ...args)) as [
+      Snapshot,
+      unknown,
+      Snapshot,
+    ];
+    const states = decodeAll(call.specs, before);
+    const ttls = new Map<string, number>();
+    const twin = runOperation(
+      {
+        get: <T>(key: string) => states.get(key) as T | undefined,
+        set: (key, value, ttl) => {
+          if (ttl <= 0) states.delete(key);
+          else states.set(key, value);
+          ttls.set(key, ttl);
+        },
+        delete: (key) => states.delete(key),
+      },
+      call,
+      now,
+    );
+    const context = `step ${index}: ${JSON.stringify(call)}`;
+    expect(decodeReply(reply, call.specs.length), context).toEqual(twin);
+    // Redis counts expiry in whole milliseconds from a clock it caches, so a key written with a
+    // 1 ms TTL can be gone by the end of the very script that wrote it.
+    const stored = decodeAll(call.specs, after);
+    for (const [key, ttl] of ttls) {
+      if (ttl > 0 && ttl <= 1000 && !stored.has(key)) states.delete(key);
+    }
+    expect(Object.fromEntries(stored), context).toEqual(Object.fromEntries(states));
+    for (const [key, kind, , pttl] of after) {
+      const ttl = ttls.get(key);
+      if (ttl !== undefined && ttl > 0 && kind !== 'none') {
+        expect(pttl, `${context}: PTTL of ${key}`).toBeGreaterThanOrEqual(0);
+        expect(pttl, `${context}: PTTL of ${key}`).toBeLessThanOrEqual(ceilDiv(ttl, 1000));
+      }
+    }
+  }
+}
+
+const stepsArbitrary = fc.array(step, { minLength: 1, maxLength: 40 });
+
+afterAll(closeAll);
+
+describe.each([
+  { target: 'a single Redis server', connect: () => connectRedis(), runs: 120 },
+  { target: 'a 3-master Redis Cluster', connect: () => connectCluster(), runs: 40 },
+])('Lua and TypeScript twins on $target', ({ connect, runs }) => {
+  const client = connect();
+
+  it.each(ALGORITHMS)('%s: identical decisions and figures', async (algorithm) => {
+    await fc.assert(
+      fc.asyncProperty(algorithmPolicy(algorithm, 'p'), stepsArbitrary, (policy, steps) =>
+        conforms(client, [policy], steps),
+      ),
+      { numRuns: runs },
+    );
+  });
+
+  it('a policy beside its candidate, and another policy: the candidate never refuses', async () => {
+    const withCandidate = fc
+      .tuple(
+        fc.constantFrom(...ALGORITHMS),
+        fc.constantFrom(...ALGORITHMS),
+        fc.option(fc.constantFrom(...ALGORITHMS), { nil: null }),
+      )
+      .chain(([live, proposed, other]) =>
+        fc.tuple(
+          algorithmPolicy(live, 'p'),
+          algorithmPolicy(proposed, 'p').map((policy): Decided => ({ ...policy, proposed: true })),
+          other === null ? fc.constant(null) : algorithmPolicy(other, 'q'),
+        ),
+      );
+    await fc.assert(
+      fc.asyncProperty(withCandidate, stepsArbitrary, ([live, candidate, other], steps) =>
+        conforms(client, other === null ? [live, candidate] : [live, candidate, other], steps),
+      ),
+      { numRuns: runs },
+    );
+  });
+
+  it('several policies of one identifier at once, all or nothing', async () => {
+    const anyPolicies = fc
+      .uniqueArray(fc.constantFrom(...ALGORITHMS), { minLength: 2, maxLength: 4 })
+      .chain((algorithms) =>
+        fc.tuple(...algorithms.map((algorithm, i) => algorithmPolicy(algorithm, `p${i}`))),
+      );
+    await fc.assert(
+      fc.asyncProperty(anyPolicies, stepsArbitrary, (policies, steps) =>
+        conforms(client, policies, steps),
+      ),
+      { numRuns: runs },
+    );
+  });
+});
+
+/** Only the snapshot: the state of every key the specs of ARGV[4..] may touch under KEYS[1]. */
+let stateScriptText: string | undefined;
+function stateScript(): string {
+  if (stateScriptText === undefined) {
+    // Built once: the library is read from disk.
+    const withOperate = snapshotScript();
+    stateScriptText = `${withOperate.slice(0, withOperate.indexOf('local before = snapshot()'))}return snapshot()`;
+  }
+  return stateScriptText;
+}
+
+/**
+ * Long periods and blocks only: a batch's keys are written with TTLs of seconds or more, so
+ * nothing expires in real time between the batches of one case, and the twins need no help.
+ */
+const LONG_PERIODS_MS = [60_000, 3_600_000, 86_400_000];
+
+const batchCall = (policyCount: number) =>
+  fc.record({
+    op: fc.constantFrom<Operation>(
+      ...(Array(10).fill('consume') as Operation[]),
+      'peek',
+      'refund',
+      'reset',
+      'block',
+      'unblock',
+      'sync',
+    ),
+    identifier: fc.constantFrom(...IDENTIFIERS),
+    /** Which of the case's policies this call is under (at least one), in their order. */
+    policies: fc.subarray(
+      Array.from({ length: policyCount }, (_, i) => i),
+      { minLength: 1 },
+    ),
+    costShare: fc.double({ min: 0, max: 1, noNaN: true }),
+    blockShare: fc.double({ min: 0.05, max: 2, noNaN: true }),
+  });
+
+type BatchCall = typeof batchCall extends (n: number) => fc.Arbitrary<infer T> ? T : never;
+
+const batchedCase = fc
+  .uniqueArray(fc.constantFrom(...ALGORITHMS), { minLength: 1, maxLength: 3 })
+  .chain((algorithms) =>
+    fc.record({
+      policies: fc.tuple(
+        ...algorithms.map((algorithm, i) =>
+          algorithmPolicy(algorithm, `b${i}`).filter((policy) =>
+            LONG_PERIODS_MS.includes(policy.periodMs),
+          ),
+        ),
+      ),
+      batches: fc.array(
+        fc.record({
+          /** Fraction of the first policy's period between this batch and the one before. */
+          gap: fc.double({ min: 0, max: 1.5, noNaN: true }),
+          calls: fc.array(batchCall(algorithms.length), { minLength: 2, maxLength: 24 }),
+        }),
+        { minLength: 1, maxLength: 4 },
+      ),
+    }),
+  );
+
+/**
+ * Each batch goes through the production RedisStore, whose calls made in one turn leave in one
+ * FCALL (operateMany, with its write-back string cache); the twins run the same calls one at a
+ * time. Replies, and every key's state after the last batch, must be identical.
+ */
+async function batchConforms(
+  client: Redis | Cluster,
+  policies: Policy[],
+  batches: Array<{ gap: number; calls: BatchCall[] }>,
+  sameIdentifier: boolean,
+  scripting: 'function' | 'eval' = 'function',
+): Promise<void> {
+  const prefix = `batch${process.pid}-${run++}`;
+  let now = 1_700_000_000_000_000 + run * 86_400_000_000;
+  const store = new RedisStore(client, { clock: () => now, scripting });
+  const fcalls = countCalls(client, scripting === 'function' ? 'fcall' : 'evalsha');
+  const states = new Map<string, unknown>();
+  const twinStore = {
+    get: <T>(key: string) => states.get(key) as T | undefined,
+    set: (key: string, value: unknown, ttl: number) => {
+      if (ttl <= 0) states.delete(key);
+      else states.set(key, value);
+    },
+    delete: (key: string) => states.delete(key),
+  };
+  const firstPeriod = (policies[0] as Policy).periodMs * 1000;
+  const touched = new Set<string>();
+  for (const [index, batch] of batches.entries()) {
+    now += Math.floor(batch.gap * firstPeriod);
+    const calls: StoreCall[] = batch.calls.map((request) => {
+      const identifier = sameIdentifier ? IDENTIFIERS[0]! : request.identifier;
+      const under = request.policies.map((i) => policies[i] as Policy);
+      const specs = under.map((policy) => specFor(policy, identifier, request.costShare));
+      const cost = Math.min(...specs.map((spec) => spec.cost));
+      return {
+        op: request.op,
+        key: `${prefix}:{user:${identifier}}`,
+        specs: specs.map((spec) => ({ ...spec, cost })),
+        durationMs: Math.max(1, Math.round(request.blockShare * (under[0] as Policy).periodMs)),
+      };
+    });
+    for (const call of calls) touched.add(call.key);
+    const before = fcalls.count;
+    const replies =
+      'nodes' in client
+        ? await operateManyOnOneSlot(client, calls, now)
+        : await Promise.all(calls.map((call) => store.run(call)));
+    const context = `batch ${index}: ${JSON.stringify(calls)}`;
+    expect(fcalls.count - before, context).toBe(1);
+    const twins = calls.map((call) => runOperation(twinStore, call, now));
+    expect(replies, context).toEqual(twins);
+  }
+  // The state every key holds in Redis after the last batch, as the twins left theirs.
+  const stored = new Map<string, unknown>();
+  const specs = policies.map((policy) => specFor(policy, IDENTIFIERS[0]!, 0));
+  for (const key of touched) {
+    const args = ['peek', '0', '0', ...specs.map(encodeSpec)];
+    const snapshot = (await client.eval(stateScript(), 1, key, ...args)) as Snapshot;
+    for (const [name, state] of decodeAll(specs, snapshot)) stored.set(name, state);
+  }
+  expect(Object.fromEntries(stored)).toEqual(Object.fromEntries(states));
+}
+
+/**
+ * A Cluster's RedisStore sends each call alone (its keys have their own slot), so the batch of one
+ * identifier's calls is sent to the library's many-calls function directly, in the argument
+ * layout RedisStore uses on a single server: the keys, then per call its spec count, op, now,
+ * durationMs and specs.
+ */
+let libraryLoaded: Promise<unknown> | undefined;
+let luaLibrary: ReturnType<typeof loadLuaLibrary> | undefined;
+
+async function operateManyOnOneSlot(
+  client: Cluster,
+  calls: StoreCall[],
+  now: number,
+): Promise<unknown[]> {
+  const library = (luaLibrary ??= loadLuaLibrary());
+  // Loaded once: a real RedisStore loads it on the first "Function not found".
+  libraryLoaded ??= Promise.all(
+    client
+      .nodes('master')
+      .map((master) => master.function('LOAD', 'REPLACE', library.functionSource)),
+  );
+  await libraryLoaded;
+  const keysAndArgs = calls.map((call) => call.key);
+  for (const call of calls) {
+    keysAndArgs.push(String(call.specs.length), call.op, String(now), String(call.durationMs ?? 0));
+    for (const spec of call.specs) keysAndArgs.push(encodeSpec(spec));
+  }
+  const replies = (await client.fcall(library.manyName, calls.length, ...keysAndArgs)) as unknown[];
+  return replies.map((reply, i) => decodeReply(reply, calls[i]!.specs.length));
+}
+
+const callCounters = new WeakMap<Redis | Cluster, Map<string, { count: number }>>();
+
+/** Counts the FCALLs or EVALSHAs sent on `client` (wrapping its method once). */
+function countCalls(
+  client: Redis | Cluster,
+  method: 'fcall' | 'evalsha',
+): { readonly count: number } {
+  const counters = callCounters.get(client) ?? new Map<string, { count: number }>();
+  callCounters.set(client, counters);
+  const known = counters.get(method);
+  if (known !== undefined) return known;
+  const counter = { count: 0 };
+  counters.set(method, counter);
+  const original = client[method].bind(client) as (...args: unknown[]) => Promise<unknown>;
+  Object.defineProperty(client, method, {
+    configurable: true,
+    value: (...args: unknown[]) => {
+      counter.count++;
+      return original(...args);
+    },
+  });
+  return counter;
+}
+
+describe('the batched path (operateMany) against the twins one call at a time', () => {
+  it('a single Redis: mixed identifiers, policies and operations in one FCALL', async () => {
+    const client = connectRedis();
+    // The library is loaded first, so that no batch's count includes a "Function not found".
+    await client.function('LOAD', 'REPLACE', loadLuaLibrary().functionSource);
+    await fc.assert(
+      fc.asyncProperty(batchedCase, ({ policies, batches }) =>
+        batchConforms(client, policies, batches, false),
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('a single Redis through EVALSHA: mixed identifiers, policies and operations in one call', async () => {
+    const client = connectRedis();
+    // Loaded first, so that no batch's count includes a NOSCRIPT.
+    await new RedisStore(client, { scripting: 'eval' }).prepare();
+    await fc.assert(
+      fc.asyncProperty(batchedCase, ({ policies, batches }) =>
+        batchConforms(client, policies, batches, false, 'eval'),
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a 3-master Redis Cluster: one identifier’s policies and operations in one FCALL', async () => {
+    const client = connectCluster();
+    await fc.assert(
+      fc.asyncProperty(batchedCase, ({ policies, batches }) =>
+        batchConforms(client, policies, batches, true),
+      ),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -1,0 +1,167 @@
+// Calls the RedisStore sends together in one FCALL: each string key is read and written once per
+// FCALL, as MONITOR on the real server shows, and the calls decide as if made one at a time.
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  RedisStore,
+  SluiceEngine,
+  type PolicyInput,
+  type RedisStoreOptions,
+} from '@sluice/nest/internals';
+import { closeAll, connectRedis, filePrefixes } from '../../support/redis.clients.js';
+import { startRedisServer, type RedisServer } from '../../support/redis-servers.js';
+
+const prefixes = filePrefixes('one-fcall');
+// A server of this file's own: MONITOR sees every command, and it must not share a connection's
+// queue with, or slow down, the files running beside it.
+let server: RedisServer;
+let redis: Redis;
+let monitor: Redis;
+let monitored: string[][];
+
+beforeAll(async () => {
+  server = await startRedisServer();
+  redis = connectRedis(server.url);
+  monitor = await connectRedis(server.url).monitor();
+  monitored = [];
+  monitor.on('monitor', (_time: string, args: string[]) => monitored.push(args));
+});
+afterAll(async () => {
+  monitor?.disconnect();
+  await closeAll();
+  await server?.stop();
+});
+
+function engineWith(prefix: string, policies: PolicyInput[], options: RedisStoreOptions = {}) {
+  return new SluiceEngine({ store: new RedisStore(redis, options), prefix, policies });
+}
+
+/** The commands MONITOR has shown on keys under `prefix`, once `done` holds for them. */
+async function commandsOn(prefix: string, done: (commands: string[][]) => boolean) {
+  const deadline = Date.now() + 2_000;
+  for (;;) {
+    const commands = monitored.filter((args) => args.slice(1).some((arg) => arg.includes(prefix)));
+    if (done(commands) || Date.now() > deadline) return commands;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const named = (commands: string[][], name: string) =>
+  commands.filter((args) => args[0]?.toUpperCase() === name);
+
+describe('calls on one identifier sent in one FCALL', () => {
+  it.each(['gcra', 'token-bucket', 'fixed-window'] as const)(
+    '%s: 40 at once admit exactly 30, with one MGET and one SET of the state',
+    async (algorithm) => {
+      const prefix = prefixes.next();
+      const engine = engineWith(prefix, [
+        { name: 'api', algorithm, limit: 30, periodMs: 3_600_000 },
+      ]);
+      await engine.consume('api', 'warm-up'); // the library is loaded before the calls measured
+
+      const decisions = await Promise.all(
+        Array.from({ length: 40 }, () => engine.consume('api', 'busy')),
+      );
+
+      expect(decisions.filter((decision) => decision.allowed)).toHaveLength(30);
+      expect(decisions.slice(30).every((decision) => decision.reason === 'limit')).toBe(true);
+      expect(decisions.map((decision) => decision.remaining).slice(0, 30)).toEqual(
+        Array.from({ length: 30 }, (_, index) => 29 - index),
+      );
+      const busyKey = `${prefix}:{user:busy}`;
+      const commands = await commandsOn(busyKey, (seen) => named(seen, 'SET').length > 0);
+      expect(named(commands, 'FCALL')).toHaveLength(1);
+      expect(named(commands, 'MGET')).toHaveLength(1);
+      expect(named(commands, 'SET')).toHaveLength(1);
+      // What was written is what the next call reads: nothing left.
+      expect(await engine.peek('api', 'busy')).toMatchObject({ allowed: false, remaining: 0 });
+    },
+  );
+
+  it('batch.maxCalls 10: 25 calls at once go in 3 FCALLs, and admit exactly 20', async () => {
+    const prefix = prefixes.next();
+    const engine = engineWith(
+      prefix,
+      [{ name: 'api', algorithm: 'gcra', limit: 20, periodMs: 3_600_000 }],
+      { batch: { maxCalls: 10 } },
+    );
+    await engine.consume('api', 'warm-up');
+
+    const decisions = await Promise.all(
+      Array.from({ length: 25 }, () => engine.consume('api', 'capped')),
+    );
+
+    expect(decisions.filter((decision) => decision.allowed)).toHaveLength(20);
+    const key = `${prefix}:{user:capped}`;
+    const commands = await commandsOn(key, (seen) => named(seen, 'FCALL').length >= 3);
+    expect(named(commands, 'FCALL').map((args) => args[2])).toEqual(['10', '10', '5']);
+  });
+
+  it('refuses batch limits it cannot keep, naming the field', () => {
+    expect(() => new RedisStore(redis, { batch: { maxCalls: 0 } })).toThrow(
+      'RedisStore options.batch.maxCalls: must be an integer from 1 to 1000, got 0',
+    );
+    expect(() => new RedisStore(redis, { batch: { holdMs: -1 } })).toThrow(
+      'RedisStore options.batch.holdMs: must be an integer from 0 to 100, got -1',
+    );
+  });
+
+  it('a policy with a shadow candidate costs no extra round trip: one FCALL, as without', async () => {
+    const prefix = prefixes.next();
+    const rules = { algorithm: 'fixed-window', periodMs: 3_600_000 } as const;
+    const engine = engineWith(prefix, [
+      {
+        name: 'api',
+        ...rules,
+        limit: 30,
+        candidate: {
+          rules: { ...rules, limit: 20 },
+          expiresAt: Date.now() + 3_600_000,
+          proposedBy: 'olga',
+          proposedAt: new Date().toISOString(),
+          baseVersion: 0,
+          samplePercent: 100, // every identifier: the candidate is decided on each request
+        },
+      },
+    ]);
+    await engine.consume('api', 'warm-up');
+
+    const decisions = await Promise.all(
+      Array.from({ length: 25 }, () => engine.consume('api', 'shadowed')),
+    );
+
+    expect(decisions.every((decision) => decision.allowed)).toBe(true);
+    const refusedByCandidate = decisions.filter((d) => d.candidates?.[0]?.reason === 'limit');
+    expect(refusedByCandidate).toHaveLength(5);
+    const key = `${prefix}:{user:shadowed}`;
+    // One FCALL carries the turn; inside it the live state and the candidate's own, each on its
+    // own key, are read and written once.
+    const commands = await commandsOn(key, (seen) => named(seen, 'SET').length >= 2);
+    expect(named(commands, 'FCALL')).toHaveLength(1);
+    const written = named(commands, 'SET').map((args) => args[1]);
+    expect(new Set(written).size).toBe(2);
+    expect(named(commands, 'MGET')).toHaveLength(2);
+  });
+
+  it('an FCALL that fails part-way writes none of its calls’ states', async () => {
+    const prefix = prefixes.next();
+    const engine = engineWith(prefix, [
+      { name: 'api', algorithm: 'gcra', limit: 30, periodMs: 3_600_000 },
+      { name: 'log', algorithm: 'sliding-log', limit: 30, periodMs: 3_600_000 },
+    ]);
+    await engine.consume('api', 'warm-up');
+    // Someone else's string where the sliding log keeps its sorted set: ZADD fails in the FCALL.
+    await redis.set(`${prefix}:{user:broken}:log:sl`, 'not a sorted set');
+
+    const [first, broken] = await Promise.allSettled([
+      engine.consume('api', 'first'),
+      engine.consume('log', 'broken'),
+    ]);
+
+    expect(broken.status).toBe('rejected');
+    expect(first.status).toBe('rejected');
+    const after = await engine.peek('api', 'first');
+    expect(after).toMatchObject({ allowed: true, remaining: 30 });
+    expect(await redis.exists(`${prefix}:{user:first}:api:gc`)).toBe(0);
+  });
+});

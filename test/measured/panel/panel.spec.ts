@@ -1,0 +1,464 @@
+// The panel in a real browser (Debian's Chromium through playwright-core) against two demo
+// instances sharing one Redis and one PostgreSQL: the flows of an operator's day, a viewer who
+// may only look, a screenshot of every screen, axe, and every control reached by keyboard.
+import { readFile } from 'node:fs/promises';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { recordDocsFile } from '../../support/measured-figures.js';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import {
+  ensureDemoBuilt,
+  stopAllDemos,
+  uniqueDemoPrefix,
+  type DemoProcess,
+} from '../../system/support/demo-process.js';
+import { send } from '../../system/support/http.js';
+import {
+  adminCall,
+  adminDemoEnv,
+  ADMINS,
+  showDemoOutputOnFailure,
+  startAdminDemos,
+  waitFor,
+  type AdminName,
+} from '../../system/admin/support/admin-demo.js';
+import {
+  controlsNotReachedByKeyboard,
+  launchChromium,
+  README_SCREENSHOT,
+  screenshot,
+  seriousAccessibilityViolations,
+} from './support/browser.js';
+
+const LIVE_MS = 10_000;
+
+describe('the admin panel in Chromium', () => {
+  let database: TestDatabase;
+  let demos: DemoProcess[] = [];
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let postId: number;
+  /** What Chromium reported the panel's Content Security Policy refused, on any screen. */
+  const cspViolations: string[] = [];
+
+  const panel = (path = '') => `${demos[0]!.url}/sluice/${path}`;
+
+  async function signIn(target: Page, who: AdminName): Promise<void> {
+    await target.goto(panel());
+    await target.getByLabel('Name').fill(who);
+    await target.getByLabel('Token').fill(ADMINS[who].token);
+    await target.getByRole('button', { name: 'Sign in' }).click();
+    await target.getByTestId('session-name').filter({ hasText: who }).waitFor();
+  }
+
+  const reply = (url: string, user = 'harry') =>
+    send(`${url}/posts/${postId}/replies`, {
+      json: { body: 'me too' },
+      headers: { 'x-user': user },
+    });
+
+  /** Every instance applies the policy version the admin last published. */
+  const bothOnLatest = () =>
+    waitFor(
+      'both instances on the latest version',
+      async () => {
+        const list = await adminCall(demos[0]!.url, 'alice', 'GET', '/instances');
+        const instances = list.body.instances as Array<{ policyVersion: number; stale: boolean }>;
+        const latest = list.body.version as number;
+        return instances.length === 2 &&
+          instances.every((each) => each.policyVersion === latest && !each.stale)
+          ? latest
+          : undefined;
+      },
+      { timeoutMs: LIVE_MS, intervalMs: 100 },
+    );
+
+  /** The statuses of replies by `user`, sent to the two instances in turn. */
+  const repliesBy = async (user: string, count: number): Promise<number[]> => {
+    const statuses: number[] = [];
+    for (let index = 0; index < count; index++) {
+      statuses.push((await reply(demos[index % 2]!.url, user)).status);
+    }
+    return statuses;
+  };
+
+  beforeAll(async () => {
+    [database] = await Promise.all([createTestDatabase(), ensureDemoBuilt()]);
+    demos = await startAdminDemos(
+      {
+        ...adminDemoEnv({
+          redisUrl: inject('redisUrl'),
+          databaseUrl: database.url,
+          prefix: uniqueDemoPrefix('panel'),
+          heartbeatIntervalMs: 500,
+        }),
+      },
+      2,
+    );
+    // Posts live in each process; every instance starts with the same seeded ones.
+    const posts = await send(`${demos[1]!.url}/posts`);
+    postId = (JSON.parse(posts.text) as Array<{ id: number }>)[0]!.id;
+    browser = await launchChromium();
+    context = await browser.newContext({
+      acceptDownloads: true,
+      viewport: { width: 1400, height: 900 },
+    });
+    // A step that never happens fails within LIVE_MS naming its locator, not at the test's end.
+    context.setDefaultTimeout(LIVE_MS);
+    page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
+    });
+  }, 240_000);
+
+  showDemoOutputOnFailure(() => demos);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopAllDemos();
+    await database?.drop();
+  });
+
+  it('signs in and shows who you are and your role', async () => {
+    await page.goto(panel());
+    await screenshot(page, 'sign-in');
+    await signIn(page, 'alice');
+    await expect.poll(() => page.getByTestId('session-role').textContent()).toBe('admin');
+  });
+
+  it('tries reply at 3 a minute as a candidate beside the live 5, then promotes it on both instances', async () => {
+    await page.goto(panel('policies/reply'));
+    const limit = page.getByLabel('Limit', { exact: true });
+    await expect.poll(() => limit.inputValue()).toBe('5');
+    await limit.fill('3');
+    // Every identifier, so Ron's replies are decided by it too (the default is a 5 % sample).
+    await page.getByLabel('Candidate sample, % of identifiers').fill('100');
+    await page.getByRole('button', { name: 'Try as candidate' }).click();
+    await page.getByText(/Proposed as this policy's candidate/).waitFor();
+    await bothOnLatest();
+
+    // Live admits all four of Ron's replies; the candidate would have refused the fourth.
+    expect(await repliesBy('ron', 4)).toEqual([201, 201, 201, 201]);
+    await page.reload();
+    const candidate = page.getByLabel('Candidate', { exact: true });
+    await candidate.getByText('Candidate: 3 per minute').waitFor();
+    const ron = candidate.getByRole('row').filter({ hasText: 'ron' });
+    await ron.waitFor({ timeout: LIVE_MS });
+    await expect.poll(() => ron.getByRole('cell').first().textContent()).toBe('1');
+    await screenshot(page, 'policy-candidate');
+
+    await candidate.getByRole('button', { name: 'Promote' }).click();
+    const promotion = page.getByRole('alertdialog');
+    await promotion.getByLabel('Change note').fill('three is plenty');
+    await promotion.getByRole('button', { name: 'Promote' }).click();
+    await candidate.waitFor({ state: 'detached', timeout: LIVE_MS });
+    await expect.poll(() => limit.inputValue(), { timeout: LIVE_MS }).toBe('3');
+    await bothOnLatest();
+    expect(await repliesBy('luna', 4)).toEqual([201, 201, 201, 429]);
+  });
+
+  it('changes reply from 3 to 2 a minute, and both instances report the new version on Overview', async () => {
+    await page.goto(panel('policies'));
+    await page.getByRole('link', { name: 'reply', exact: true }).click();
+    const limit = page.getByLabel('Limit', { exact: true });
+    await expect.poll(() => limit.inputValue()).toBe('3');
+    await screenshot(page, 'policy-editor');
+    await limit.fill('2');
+    await page.getByLabel('Block repeat offenders').check();
+    await page.getByLabel('Block after violations').fill('1');
+    await page.getByLabel('Block for').fill('10 min');
+    await page.getByLabel('Change note').fill('Harry replies too often');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/Saved as version/).waitFor();
+    const saved = await waitFor(
+      'the saved policy',
+      async () => {
+        const answer = await adminCall(demos[0]!.url, 'alice', 'GET', '/policies/reply');
+        return answer.body.limit === 2 ? (answer.body.version as number) : undefined;
+      },
+      { timeoutMs: LIVE_MS, intervalMs: 100 },
+    );
+    const instances = await adminCall(demos[0]!.url, 'alice', 'GET', '/instances');
+    const version = instances.body.version as number;
+    expect(version).toBeGreaterThanOrEqual(saved);
+
+    await page.goto(panel());
+    await expect
+      .poll(() => page.getByTestId('instances-on-version').textContent(), { timeout: LIVE_MS })
+      .toMatch(new RegExp(`\\b2 of 2\\b.*\\b${version}\\b`));
+  });
+
+  it("shows Harry's rejections on Overview and Harry in Blocked; after unblocking him his next reply passes", async () => {
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 4; attempt++)
+      statuses.push((await reply(demos[1]!.url)).status);
+    expect(statuses.slice(0, 2)).toEqual([201, 201]);
+    expect(statuses.slice(2)).toEqual([429, 429]);
+
+    await page.goto(panel());
+    await expect
+      .poll(async () => Number(await page.getByTestId('rejected-reply').textContent()), {
+        timeout: LIVE_MS,
+      })
+      .toBeGreaterThanOrEqual(2);
+    await recordDocsFile(await screenshot(page, 'overview'), README_SCREENSHOT);
+
+    // The stored ranges chart the same policies from the minute and hour roll-ups.
+    for (const [range, description] of [
+      ['1 h', 'over the last hour, per minute'],
+      ['7 d', 'over the last 7 days, per hour'],
+    ] as const) {
+      await page.getByRole('radio', { name: range }).click();
+      await page.getByText(`Decisions per policy ${description}`).waitFor();
+      await page.getByLabel(`reply, ${description}`).waitFor();
+    }
+    await screenshot(page, 'overview-7d');
+    await page.getByRole('radio', { name: '5 min' }).click();
+
+    await page.getByRole('link', { name: 'Blocked' }).click();
+    await page.getByRole('heading', { name: 'Blocked' }).waitFor();
+    const harry = page.getByRole('row').filter({ hasText: 'harry' }).filter({ hasText: 'reply' });
+    await harry.waitFor({ timeout: LIVE_MS });
+    await screenshot(page, 'blocked');
+    // On a phone's width, harry and his Unblock button are on screen together.
+    const wide = page.viewportSize();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByText('More columns to the right: scroll the table sideways.').waitFor();
+    const onScreen = (box: { x: number; width: number } | null) =>
+      box !== null && box.x >= 0 && box.x + box.width <= 390;
+    expect(onScreen(await harry.getByRole('link', { name: 'harry' }).boundingBox())).toBe(true);
+    expect(onScreen(await page.getByRole('button', { name: 'Unblock harry' }).boundingBox())).toBe(
+      true,
+    );
+    await screenshot(page, 'blocked-phone');
+    if (wide !== null) await page.setViewportSize(wide);
+    await page.getByRole('button', { name: 'Unblock harry' }).click();
+    const dialog = page.getByRole('alertdialog');
+    await dialog
+      .getByLabel('Also forget its offences, so a next block counts as its first')
+      .check();
+    await dialog.getByRole('button', { name: 'Unblock' }).click();
+    // Told once the block is lifted and the counters are reset (the list may refresh between).
+    await page.getByText('harry is no longer blocked under reply.').waitFor({ timeout: LIVE_MS });
+    await harry.waitFor({ state: 'detached', timeout: LIVE_MS });
+
+    expect((await reply(demos[1]!.url)).status).toBe(201);
+    const audit = await fetch(`${demos[0]!.url}/sluice/api/audit?action=block.lift`, {
+      headers: { authorization: `Bearer ${ADMINS.alice.token}` },
+    });
+    const lifts = ((await audit.json()) as { entries: Array<{ actor: string; after: unknown }> })
+      .entries;
+    expect(lifts[0]).toMatchObject({ actor: 'alice', after: { offencesForgotten: true } });
+  });
+
+  it('finds the penalty under Penalties and downloads it as CSV', async () => {
+    await page.getByRole('link', { name: 'Penalties' }).click();
+    await page.getByLabel('Identifier').fill('harry');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page
+      .getByRole('row')
+      .filter({ hasText: 'harry' })
+      .filter({ hasText: 'reply' })
+      .first()
+      .waitFor();
+    await screenshot(page, 'penalties');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
+    const csv = await readFile(await download.path(), 'utf8');
+    expect(csv.split('\n')[0]).toMatch(/identifier/);
+    expect(csv).toMatch(/harry/);
+    expect(csv).toMatch(/reply/);
+  });
+
+  it('finds the change under Audit, with its before and after', async () => {
+    await page.getByRole('link', { name: 'Audit' }).click();
+    const change = page
+      .getByRole('row')
+      .filter({ hasText: 'policy.replace' })
+      .filter({ hasText: 'alice' })
+      .first();
+    await change.waitFor();
+    await change.getByRole('button', { name: 'Show change' }).click();
+    await expect.poll(() => page.getByText('Harry replies too often').count()).toBeGreaterThan(0);
+    await expect
+      .poll(() => page.locator('main').textContent())
+      .toMatch(/"limit": 3[\s\S]*"limit": 2/);
+    await screenshot(page, 'audit');
+  });
+
+  it('simulates a burst in the editor and plots how many would be admitted', async () => {
+    await page.goto(panel('policies/reply'));
+    await page.getByLabel('Pattern', { exact: true }).selectOption({ label: 'Burst' });
+    await page.getByLabel('Requests', { exact: true }).fill('20');
+    await page.getByRole('button', { name: 'Simulate' }).click();
+    await expect.poll(() => page.getByTestId('simulated-admitted').textContent()).toBe('2');
+    await screenshot(page, 'simulator');
+  });
+
+  it('shows every other screen, and Identifiers finds Harry under every policy', async () => {
+    await page.goto(panel('policies'));
+    await screenshot(page, 'policies');
+    await page.goto(panel('policies/reply/revisions'));
+    await page.getByRole('heading', { name: 'Revisions of reply' }).waitFor();
+    await expect
+      .poll(() => page.getByRole('region', { name: /^Changes from version/ }).textContent())
+      .toMatch(/"limit": 2/);
+    await screenshot(page, 'policy-revisions');
+    await page.goto(panel('identifiers?q=harry'));
+    await page.getByRole('heading', { name: /harry/ }).first().waitFor();
+    await screenshot(page, 'identifiers');
+  });
+
+  it('shows a viewer no editing controls, and refuses a forced write with 403', async () => {
+    const viewer = await browser.newContext();
+    viewer.setDefaultTimeout(LIVE_MS);
+    const victor = await viewer.newPage();
+    try {
+      await signIn(victor, 'victor');
+      await victor.goto(panel('policies/reply'));
+      await victor.getByRole('heading', { name: 'Rules' }).waitFor();
+      expect(await victor.getByRole('button', { name: 'Save' }).count()).toBe(0);
+      expect(await victor.getByRole('form', { name: 'Policy' }).count()).toBe(0);
+      expect(await victor.getByLabel('Limit', { exact: true }).count()).toBe(0);
+      await victor.goto(panel('blocked'));
+      await victor.getByRole('heading', { name: 'Blocked' }).waitFor();
+      expect(
+        await victor.getByRole('button', { name: /Unblock|Block by hand|Reset counters/ }).count(),
+      ).toBe(0);
+      await victor.goto(panel());
+      await victor.getByTestId('instances-on-version').waitFor();
+      expect(await victor.getByRole('switch').count()).toBe(0);
+      await screenshot(victor, 'viewer-overview');
+
+      const forced = await victor.evaluate(async () => {
+        const answer = await fetch('/sluice/api/policies/reply', {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json', 'x-requested-with': 'sluice' },
+          body: JSON.stringify({
+            algorithm: 'fixed-window',
+            limit: 1000,
+            periodMs: 1000,
+            key: 'user',
+          }),
+        });
+        return answer.status;
+      });
+      expect(forced).toBe(403);
+    } finally {
+      await viewer.close();
+    }
+  });
+
+  it('blocks Draco by hand, and the switch turned off lets even him through until it is on again', async () => {
+    await page.goto(panel('blocked'));
+    await page.getByRole('button', { name: 'Block by hand' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Policy').selectOption('reply');
+    await dialog.getByLabel('Identifier').fill('draco');
+    await dialog.getByLabel('Duration').fill('10 min');
+    await dialog.getByLabel('Reason').fill('spam');
+    await dialog.getByRole('button', { name: 'Block' }).click();
+    await page.getByRole('row').filter({ hasText: 'draco' }).waitFor({ timeout: LIVE_MS });
+    expect((await reply(demos[1]!.url, 'draco')).status).toBe(429);
+
+    await page.goto(panel());
+    await page.getByRole('switch').click();
+    const confirm = page.getByRole('alertdialog');
+    await confirm.getByLabel('Change note').fill('Sluice itself is under suspicion');
+    await confirm.getByRole('button', { name: 'Turn off' }).click();
+    await page.getByText('off: nothing is refused').waitFor();
+    await bothOnLatest();
+    expect((await reply(demos[0]!.url, 'draco')).status).toBe(201);
+    await screenshot(page, 'enforcement-off');
+    await page.getByRole('switch').click();
+    const resume = page.getByRole('alertdialog');
+    await resume.getByText('Turn enforcement on?').waitFor();
+    await resume.getByRole('button', { name: 'Turn on' }).click();
+    await page.getByText('on: policies refuse').waitFor();
+    await bothOnLatest();
+    expect((await reply(demos[0]!.url, 'draco')).status).toBe(429);
+  });
+
+  it('gives Neville an override that expires, and restores an earlier revision', async () => {
+    await page.goto(panel('policies/reply'));
+    await page.getByRole('button', { name: 'Add override' }).click();
+    const override = page.getByLabel('Override 1');
+    await override.getByLabel('Identifier').fill('neville');
+    await override.getByLabel('Its limit').fill('10');
+    await override.getByLabel('Expires').fill('2099-01-01T12:00');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/Saved as version/).waitFor();
+    const saved = await adminCall(demos[0]!.url, 'alice', 'GET', '/policies/reply');
+    const overrides = saved.body.overrides as Array<{ identifier: string; expiresAt: number }>;
+    expect(overrides.map((each) => each.identifier)).toEqual(['neville']);
+    expect(overrides[0]!.expiresAt).toBe(new Date('2099-01-01T12:00').getTime());
+
+    await page.goto(panel('policies/reply/revisions'));
+    const promoted = page.getByRole('row').filter({ hasText: 'policy.promote' });
+    const version = Number(await promoted.getByRole('rowheader').textContent());
+    await page.getByRole('button', { name: `Restore version ${version}` }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Restore' }).click();
+    await waitFor(
+      'the restored revision',
+      async () => {
+        const now = await adminCall(demos[0]!.url, 'alice', 'GET', '/policies/reply');
+        return now.body.limit === 3 && (now.body.overrides as unknown[]).length === 0
+          ? true
+          : undefined;
+      },
+      { timeoutMs: LIVE_MS, intervalMs: 100 },
+    );
+  });
+
+  it('deletes a policy the admin created', async () => {
+    const created = await adminCall(demos[0]!.url, 'alice', 'PUT', '/policies/temp', {
+      json: { algorithm: 'fixed-window', limit: 10, periodMs: 60_000, key: 'ip' },
+    });
+    expect(created.status).toBe(201);
+    await page.goto(panel('policies/temp'));
+    await page.getByRole('button', { name: 'Delete policy' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+    await page.waitForURL(/\/sluice\/policies$/);
+    expect((await adminCall(demos[0]!.url, 'alice', 'GET', '/policies/temp')).status).toBe(404);
+  });
+
+  it.each([
+    '',
+    'policies',
+    'policies/reply',
+    'policies/reply/revisions',
+    'blocked',
+    'identifiers?q=harry',
+    'penalties',
+    'audit',
+  ])(
+    'has no serious accessibility violation and every control reachable by keyboard on /sluice/%s',
+    async (path) => {
+      await page.goto(panel(path));
+      await page.locator('main h2, main h1').first().waitFor();
+      // Messages in full: vitest cuts an array in a diff down to its length.
+      const violations = await seriousAccessibilityViolations(page);
+      expect(violations, violations.join('\n')).toEqual([]);
+      const missed = await controlsNotReachedByKeyboard(page);
+      expect(missed, missed.join('\n')).toEqual([]);
+    },
+  );
+
+  it('ran every screen above under its Content Security Policy with nothing refused', () => {
+    expect(cspViolations).toEqual([]);
+  });
+
+  it('cannot be framed by another page', async () => {
+    const framer = await context.newPage();
+    const refusals: string[] = [];
+    framer.on('console', (message) => refusals.push(message.text()));
+    await framer.setContent(`<iframe src="${panel()}"></iframe>`);
+    await expect
+      .poll(() => refusals.some((text) => text.includes("frame-ancestors 'none'")))
+      .toBe(true);
+    await framer.close();
+  });
+});
