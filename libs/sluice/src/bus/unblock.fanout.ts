@@ -1,3 +1,4 @@
+import { storedForm } from '../keys/identifier.js';
 import type { BlockCache } from '../penalty/block.cache.js';
 import type { PolicyChannel } from './policy.channel.js';
 import type { UnblockNotice } from './policy-snapshot.js';
@@ -20,7 +21,6 @@ export class UnblockFanout {
 
   /** Another instance (or this one) lifted a block. */
   heard({ policy, keyKind, identifier, key }: UnblockNotice['unblock']): void {
-    if (key === undefined) this.blocks.forget(policy, keyKind, identifier);
-    else this.blocks.forgetKey(policy, keyKind, key);
+    this.blocks.forget(policy, keyKind, key ?? storedForm(identifier));
   }
 }

@@ -10,10 +10,17 @@ import type { Policy } from '../policy/policy.types.js';
  */
 export type PolicySelection = string | readonly string[] | readonly Policy[];
 
-/** What one engine call works on: the identifier's key and the policies selected. */
+/**
+ * What one engine call works on, resolved once (`SluiceEngine.target`): the policies selected, the
+ * key kind they count under, and the identifier's key.
+ */
 export interface CallTarget {
+  /** `<prefix>:{<keyKind>:<stored>}`: what every key of the identifier starts with. */
   key: string;
   identifier: string;
+  /** The identifier's part of that key: itself, or `#h:` and its digest (docs/architecture.md). */
+  stored: string;
+  keyKind: string;
   policies: readonly Policy[];
 }
 
@@ -33,7 +40,13 @@ export function callTarget(
   const kind = countedKeyKind(policies, keyKind);
   const named =
     storedKey === undefined ? toIdentifier(identifier) : identifierByKey(storedKey, identifier);
-  return { key: identifierKey(prefix, kind, named), identifier, policies };
+  return {
+    key: identifierKey(prefix, kind, named),
+    identifier,
+    stored: named.stored,
+    keyKind: kind,
+    policies,
+  };
 }
 
 /**

@@ -1,11 +1,12 @@
 // The engine without Nest: decide in Redis or in memory from any Node program.
 export {
   SluiceEngine,
+  type Charged,
   type ConsumeOptions,
   type KeyOptions,
   type SluiceEngineOptions,
 } from './sluice.engine.js';
-export type { PolicySelection } from './call.target.js';
+export type { CallTarget, PolicySelection } from './call.target.js';
 export { MemoryStore, type MemoryStoreOptions } from '../store/memory.store.js';
 export {
   EventualStore,

@@ -50,7 +50,15 @@ export interface KeyOptions {
   key?: string;
 }
 
+/** A decision, and the policies whose counters its store call charged: what a refund gives back. */
+export interface Charged {
+  decision: Decision;
+  /** Empty when nothing was charged: refused, settled without the store, or decided elsewhere. */
+  charged: readonly Policy[];
+}
+
 const NO_PROPOSALS: never[] = [];
+const NOTHING_CHARGED: readonly Policy[] = [];
 
 /**
  * The framework-free API: policies by name (or resolved from `policies`), decided by one store
@@ -73,21 +81,47 @@ export class SluiceEngine {
   }
 
   /** Decides and, when every enforced policy admits the request, charges all of them. */
-  consume(
+  async consume(
     policies: PolicySelection,
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<Decision> {
-    return this.decide('consume', policies, identifier, options);
+    return (await this.charge(this.target(policies, identifier, options), options)).decision;
+  }
+
+  /**
+   * What an operation works on, resolved once: the selected policies (each defined, each once),
+   * the key kind they count under and the identifier's key. Throws on an unknown policy, a key
+   * kind they do not share, or an invalid identifier.
+   */
+  target(
+    policies: PolicySelection,
+    identifier: string,
+    options: Pick<KeyOptions, 'keyKind' | 'key'> = {},
+  ): CallTarget {
+    return callTarget(
+      this.policies,
+      this.prefix,
+      policies,
+      identifier,
+      options.keyKind,
+      options.key,
+    );
+  }
+
+  /** consume on a resolved target, saying which policies its store call charged. */
+  charge(target: CallTarget, options: ConsumeOptions = {}): Promise<Charged> {
+    return this.decide('consume', target, options);
   }
 
   /** What consume would decide, without charging anything; `options.key` as for reset. */
-  peek(
+  async peek(
     policies: PolicySelection,
     identifier: string,
     options: ConsumeOptions & Pick<KeyOptions, 'key'> = {},
   ): Promise<Decision> {
-    return this.decide('peek', policies, identifier, options);
+    const target = this.target(policies, identifier, options);
+    return (await this.decide('peek', target, options)).decision;
   }
 
   /** Gives back what an admitted request was charged (count: 'failures' after a success). */
@@ -96,7 +130,7 @@ export class SluiceEngine {
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<void> {
-    const target = this.target(policies, identifier, options.keyKind);
+    const target = this.target(policies, identifier, options);
     await this.run('refund', target, this.specs(target, options.cost));
   }
 
@@ -106,7 +140,7 @@ export class SluiceEngine {
     identifier: string,
     options: ConsumeOptions & Pick<KeyOptions, 'key'> = {},
   ): Promise<void> {
-    const target = this.target(policies, identifier, options.keyKind, options.key);
+    const target = this.target(policies, identifier, options);
     await this.run('reset', target, this.specs(target, undefined));
   }
 
@@ -122,7 +156,7 @@ export class SluiceEngine {
         `durationMs: must be an integer from 1 to 31536000000, got ${durationMs}`,
       );
     }
-    const target = this.target(policy, identifier, options.keyKind, options.key);
+    const target = this.target(policy, identifier, options);
     const result = await this.run('block', target, this.specs(target, undefined), durationMs);
     return { untilMs: ceilDiv((result[0] as PolicyOutcome).blockedUntil, 1000) };
   }
@@ -137,7 +171,7 @@ export class SluiceEngine {
     identifier: string,
     options: KeyOptions = {},
   ): Promise<void> {
-    const target = this.target(policy, identifier, options.keyKind, options.key);
+    const target = this.target(policy, identifier, options);
     await this.run('forget', target, this.specs(target, undefined));
   }
 
@@ -152,7 +186,7 @@ export class SluiceEngine {
     identifier: string,
     options: KeyOptions = {},
   ): Promise<{ untilMs: number } | null> {
-    const target = this.target(policy, identifier, options.keyKind, options.key);
+    const target = this.target(policy, identifier, options);
     const [outcome] = await this.run('unblock', target, this.specs(target, undefined));
     const blockedUntil = outcome?.blockedUntil ?? 0;
     return blockedUntil > 0 ? { untilMs: ceilDiv(blockedUntil, 1000) } : null;
@@ -171,15 +205,6 @@ export class SluiceEngine {
     const policy = actionPolicy(actionKey, periodSec, maxCount);
     if (this.policies.get(policy.name) === undefined) this.policies.set(policy);
     return (await this.consume(policy.name, userId)).allowed;
-  }
-
-  private target(
-    names: PolicySelection,
-    identifier: string,
-    keyKind: string | undefined,
-    storedKey?: string,
-  ): CallTarget {
-    return callTarget(this.policies, this.prefix, names, identifier, keyKind, storedKey);
   }
 
   private override(policy: Policy, identifier: string): AppliedOverride | undefined {
@@ -258,11 +283,10 @@ export class SluiceEngine {
 
   private async decide(
     op: 'consume' | 'peek',
-    names: PolicySelection,
-    identifier: string,
-    options: ConsumeOptions & Pick<KeyOptions, 'key'>,
-  ): Promise<Decision> {
-    const target = this.target(names, identifier, options.keyKind, options.key);
+    target: CallTarget,
+    options: ConsumeOptions,
+  ): Promise<Charged> {
+    const { identifier } = target;
     const settled: PolicyDecision[] = [];
     const counted: Array<{ policy: Policy; override: AppliedOverride | undefined }> = [];
     for (const policy of target.policies) {
@@ -283,7 +307,9 @@ export class SluiceEngine {
       }
     }
     const denied = settled.some((decision) => decision.reason === 'denylist');
-    if (counted.length === 0 || denied) return summarize(settled, !denied);
+    if (counted.length === 0 || denied) {
+      return { decision: summarize(settled, !denied), charged: NOTHING_CHARGED };
+    }
     const specs = counted.map(({ policy, override }) => this.spec(policy, override, options.cost));
     const proposed = this.proposals(
       counted.map((each) => each.policy),
@@ -315,7 +341,15 @@ export class SluiceEngine {
         ),
       );
     }
-    return decision;
+    // All or nothing: an admitted call charged each counted policy that admitted it (a shadow
+    // policy that would have refused was not charged); a refused one charged none.
+    const charged =
+      op === 'consume' && result.admitted
+        ? counted
+            .filter((_, index) => (decided[index] as PolicyDecision).reason === 'ok')
+            .map((each) => each.policy)
+        : NOTHING_CHARGED;
+    return { decision, charged };
   }
 
   private toDecision(

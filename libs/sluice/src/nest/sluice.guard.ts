@@ -36,6 +36,8 @@ export interface RequestResponse {
 interface Charge extends Tracked {
   policies: Policy[];
   decision?: Decision;
+  /** What its store call charged, as the engine says: what a refund gives back. */
+  charged?: readonly Policy[];
 }
 
 /**
@@ -194,10 +196,12 @@ export class SluiceGuard implements CanActivate {
 
   private async decide(charge: Charge, route: string): Promise<Decision> {
     try {
-      return await this.sluice.consume(charge.policies, charge.identifier, {
+      const { decision, charged } = await this.sluice.charge(charge.policies, charge.identifier, {
         keyKind: charge.keyKind,
         route,
       });
+      charge.charged = charged;
+      return decision;
     } catch (error) {
       if (error instanceof InvalidIdentifierError) {
         throw new BadRequestException(`${charge.keyKind}: ${error.message}`);
@@ -213,18 +217,11 @@ export class SluiceGuard implements CanActivate {
     }
   }
 
-  /** What each charge's store call actually counted: not policies settled without the store. */
-  private charged(charge: Charge, only?: (policy: Policy) => boolean): Policy[] {
-    return (charge.decision?.policies ?? [])
-      .filter((part) => part.reason === 'ok' && !part.override?.unlimited)
-      .map((part) => charge.policies.find((policy) => policy.name === part.policy) as Policy)
-      .filter((policy) => policy.mode !== 'off' && (only === undefined || only(policy)));
-  }
-
   /** Another identifier refused the request, so what these charges took is given back. */
   private giveBack(charges: Charge[], only?: (policy: Policy) => boolean): void {
     for (const charge of charges) {
-      const policies = this.charged(charge, only);
+      const charged = charge.charged ?? [];
+      const policies = only === undefined ? charged : charged.filter(only);
       if (policies.length === 0) continue;
       this.sluice
         .refund(policies, charge.identifier, { keyKind: charge.keyKind })

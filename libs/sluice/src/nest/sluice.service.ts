@@ -1,9 +1,14 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Clock } from '../clock/clock.js';
 import { refusalWithoutStore, summarize, type Decision } from '../engine/decision.js';
-import { SluiceEngine, type ConsumeOptions, type KeyOptions } from '../engine/sluice.engine.js';
-import { countedKeyKind, resolveSelection, type PolicySelection } from '../engine/call.target.js';
-import { InvalidIdentifierError } from '../keys/identifier.js';
+import {
+  SluiceEngine,
+  type Charged,
+  type ConsumeOptions,
+  type KeyOptions,
+} from '../engine/sluice.engine.js';
+import type { CallTarget, PolicySelection } from '../engine/call.target.js';
+import { InvalidIdentifierError, storedForm } from '../keys/identifier.js';
 import { UnknownPolicyError } from '../policy/policy.registry.js';
 import { PolicyValidationError } from '../policy/policy-validation.error.js';
 import type { Policy } from '../policy/policy.types.js';
@@ -31,6 +36,8 @@ export interface LiftOptions extends ManualBlockOptions {
    */
   key?: string;
 }
+
+const NOTHING_CHARGED: readonly Policy[] = [];
 
 /**
  * Sluice for application code: the engine's operations, with the instance's cache of blocks in
@@ -61,13 +68,25 @@ export class SluiceService {
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<Decision> {
+    return (await this.charge(policies, identifier, options)).decision;
+  }
+
+  /**
+   * consume, saying which policies its store call charged: what a refund gives back when another
+   * identifier refuses the request, or a `count: 'failures'` policy's request succeeds. The guard's
+   * path: the target is resolved once, here, and everything below works on it.
+   */
+  async charge(
+    policies: PolicySelection,
+    identifier: string,
+    options: ConsumeOptions = {},
+  ): Promise<Charged> {
     const started = this.metrics === undefined ? 0 : performance.now();
-    const resolved = resolveSelection(this.engine.policies, policies);
-    const keyKind = countedKeyKind(resolved, options.keyKind);
-    const decision = await this.decide(resolved, identifier, { ...options, keyKind });
-    const cached = decision.reason === 'cache-block';
-    this.record(decision, identifier, keyKind, cached ? undefined : started);
-    return decision;
+    const target = this.engine.target(policies, identifier, options);
+    const charged = await this.decide(target, options);
+    const cached = charged.decision.reason === 'cache-block';
+    this.record(charged.decision, identifier, target.keyKind, cached ? undefined : started);
+    return charged;
   }
 
   /**
@@ -81,7 +100,7 @@ export class SluiceService {
   ): Decision | undefined {
     if (this.blocks.size === 0 || policies.length === 0) return undefined;
     const keyKind = options.keyKind ?? (policies[0] as Policy).key;
-    const refusal = this.cachedBlock(policies, identifier, keyKind);
+    const refusal = this.cachedBlock(policies, storedForm(identifier), keyKind);
     if (refusal !== undefined) this.record(refusal, identifier, keyKind);
     return refusal;
   }
@@ -122,7 +141,7 @@ export class SluiceService {
     const result = await this.engine.block(policy, identifier, durationMs, options);
     const context = this.context(options.keyKind ?? this.keyOf(policy), identifier);
     const { untilMs } = result;
-    this.blocks.remember(policy, context.keyKind, identifier, {
+    this.blocks.remember(policy, context.keyKind, storedForm(identifier), {
       untilMs,
       retryAtMs: untilMs,
       offence: 0,
@@ -186,32 +205,34 @@ export class SluiceService {
     return this.engine.isActionAllowed(userId, actionKey, periodSec, maxCount);
   }
 
-  /** `policies` resolved and `options.keyKind` set: nothing below looks a name up again. */
-  private async decide(
-    policies: readonly Policy[],
-    identifier: string,
-    options: ConsumeOptions & { keyKind: string },
-  ): Promise<Decision> {
+  /** The target resolved: nothing below looks a name up again. */
+  private async decide(target: CallTarget, options: ConsumeOptions): Promise<Charged> {
+    const { policies, identifier, keyKind } = target;
     const cached =
-      this.blocks.size > 0 ? this.cachedBlock(policies, identifier, options.keyKind) : undefined;
-    if (cached !== undefined) return cached;
-    let decision: Decision;
+      this.blocks.size > 0 ? this.cachedBlock(policies, target.stored, keyKind) : undefined;
+    if (cached !== undefined) return { decision: cached, charged: NOTHING_CHARGED };
+    let charged: Charged;
     try {
-      decision = await this.engine.consume(policies, identifier, options);
+      charged = await this.engine.charge(target, options);
     } catch (error) {
       if (isInputError(error)) throw error;
-      return this.outage.decide(policies, identifier, options, error);
+      const decision = await this.outage.decide(
+        policies,
+        identifier,
+        { ...options, keyKind },
+        error,
+      );
+      return { decision, charged: NOTHING_CHARGED };
     }
+    const { decision } = charged;
     if (!decision.allowed && decision.policies.some((part) => part.blocked !== undefined)) {
-      if (this.blocks.capacity > 0) {
-        this.rememberBlocks(decision, policies, identifier, options.keyKind);
-      }
+      if (this.blocks.capacity > 0) this.rememberBlocks(decision, target);
       this.penalties.blocksSeen(decision, policies, {
-        ...this.context(options.keyKind, identifier),
+        ...this.context(keyKind, identifier),
         route: options.route,
       });
     }
-    return decision;
+    return charged;
   }
 
   /**
@@ -241,15 +262,16 @@ export class SluiceService {
     };
   }
 
+  /** `stored`: the identifier as Redis keys hold it (storedForm), which the cache files it under. */
   private cachedBlock(
     policies: readonly Policy[],
-    identifier: string,
+    stored: string,
     keyKind: string,
   ): Decision | undefined {
     const nowMs = Math.floor(this.clock() / 1000);
     for (const policy of policies) {
       if (policy.mode !== 'enforce') continue;
-      const block = this.blocks.find(policy.name, keyKind, identifier, nowMs);
+      const block = this.blocks.find(policy.name, keyKind, stored, nowMs);
       if (block === undefined) continue;
       const decision = refusalWithoutStore(policy, 'cache-block', block.retryAtMs - nowMs);
       decision.blocked = { untilMs: block.untilMs, offence: block.offence };
@@ -258,17 +280,12 @@ export class SluiceService {
     return undefined;
   }
 
-  private rememberBlocks(
-    decision: Decision,
-    policies: readonly Policy[],
-    identifier: string,
-    keyKind: string,
-  ): void {
+  private rememberBlocks(decision: Decision, target: CallTarget): void {
     const nowMs = Math.floor(this.clock() / 1000);
     for (const part of decision.policies) {
-      const enforced = policies.find((policy) => policy.name === part.policy)?.mode === 'enforce';
-      if (enforced && part.blocked !== undefined) {
-        this.blocks.remember(part.policy, keyKind, identifier, {
+      const policy = target.policies.find((each) => each.name === part.policy);
+      if (policy?.mode === 'enforce' && part.blocked !== undefined) {
+        this.blocks.remember(part.policy, target.keyKind, target.stored, {
           ...part.blocked,
           retryAtMs: nowMs + part.retryAfterMs,
         });

@@ -1,12 +1,4 @@
 import { getOrAdd, newMap } from '../collections/get-or-add.js';
-import { storedForm } from '../keys/identifier.js';
-
-/**
- * What the cache files an identifier under: its stored form in Redis keys, the identifier itself
- * or, for a long one, a digest of 46 characters. So the cache's size is bounded by its count, and
- * a block lifted by its stored key leaves the cache too.
- */
-const keyOf = storedForm;
 
 export interface CachedBlock {
   /** Epoch ms the block ends. */
@@ -20,16 +12,18 @@ interface Entry {
   block: CachedBlock;
   /** A request found the block since it was remembered or last given a second chance. */
   found: boolean;
-  /** Where the entry sits: its map of identifiers, and its identifier there. */
+  /** Where the entry sits: its map of identifiers, and its identifier's stored form there. */
   identifiers: Map<string, Entry>;
-  identifier: string;
+  stored: string;
 }
 
 /**
  * The blocks this instance has seen, so a blocked identifier's requests are refused without a
- * Redis call until it may retry. A hit only marks its entry: refusing a blocked identifier writes
- * nothing, and looks it up by the identifier itself (policy → key kind → identifier), whose hash
- * the request's string then keeps for the per-identifier tally. Past the capacity, a new block
+ * Redis call until it may retry. Identifiers are filed under their stored form, as Redis keys hold
+ * them (`storedForm` in keys/identifier.ts: the identifier, or `#h:` and a digest for a long one),
+ * which the request's target already holds: the cache's size is bounded by its count, and a block
+ * lifted by its key leaves it too. A hit only marks its entry: refusing a blocked identifier
+ * writes nothing. Past the capacity, a new block
  * evicts the earliest remembered one nobody has found since it was remembered or last passed over;
  * a found one is passed over once, to the back of the line ("second chance"). Up to the capacity,
  * every block is kept, however the traffic goes round them; beyond it, blocks nobody asks for go
@@ -46,13 +40,8 @@ export class BlockCache {
     return this.order.size;
   }
 
-  find(
-    policy: string,
-    keyKind: string,
-    identifier: string,
-    nowMs: number,
-  ): CachedBlock | undefined {
-    const entry = this.byPolicy.get(policy)?.get(keyKind)?.get(keyOf(identifier));
+  find(policy: string, keyKind: string, stored: string, nowMs: number): CachedBlock | undefined {
+    const entry = this.byPolicy.get(policy)?.get(keyKind)?.get(stored);
     if (entry === undefined) return undefined;
     if (entry.block.retryAtMs <= nowMs) {
       this.remove(entry);
@@ -62,25 +51,19 @@ export class BlockCache {
     return entry.block;
   }
 
-  remember(policy: string, keyKind: string, raw: string, block: CachedBlock): void {
+  remember(policy: string, keyKind: string, stored: string, block: CachedBlock): void {
     if (this.capacity === 0) return;
-    const identifier = keyOf(raw);
     const identifiers = this.identifiersOf(policy, keyKind);
-    const existing = identifiers.get(identifier);
+    const existing = identifiers.get(stored);
     if (existing !== undefined) this.remove(existing);
     while (this.order.size >= this.capacity) this.evictOne();
-    const entry: Entry = { block, found: false, identifiers, identifier };
-    identifiers.set(identifier, entry);
+    const entry: Entry = { block, found: false, identifiers, stored };
+    identifiers.set(stored, entry);
     this.order.add(entry);
   }
 
-  forget(policy: string, keyKind: string, identifier: string): void {
-    this.forgetKey(policy, keyKind, keyOf(identifier));
-  }
-
-  /** Forgets a block named by its stored key (a lifting by key, docs/operations.md). */
-  forgetKey(policy: string, keyKind: string, key: string): void {
-    const entry = this.byPolicy.get(policy)?.get(keyKind)?.get(key);
+  forget(policy: string, keyKind: string, stored: string): void {
+    const entry = this.byPolicy.get(policy)?.get(keyKind)?.get(stored);
     if (entry !== undefined) this.remove(entry);
   }
 
@@ -99,7 +82,7 @@ export class BlockCache {
   }
 
   private remove(entry: Entry): void {
-    entry.identifiers.delete(entry.identifier);
+    entry.identifiers.delete(entry.stored);
     this.order.delete(entry);
   }
 
@@ -108,7 +91,7 @@ export class BlockCache {
     for (const entry of this.order) {
       this.order.delete(entry);
       if (!entry.found) {
-        entry.identifiers.delete(entry.identifier);
+        entry.identifiers.delete(entry.stored);
         return;
       }
       entry.found = false;

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock/clock.js';
+import { MemoryStore } from '../store/memory.store.js';
+import { SluiceEngine } from './sluice.engine.js';
+
+const rule = { algorithm: 'fixed-window', periodMs: 60_000, key: 'user' } as const;
+
+function engine(): SluiceEngine {
+  const clock = new ManualClock(1_800_000_000_000_000);
+  return new SluiceEngine({
+    store: new MemoryStore({ clock: () => clock.now() }),
+    now: () => clock.now() / 1000,
+    policies: [
+      { ...rule, name: 'enforced', limit: 2 },
+      { ...rule, name: 'shadowed', limit: 1, mode: 'shadow' },
+      { ...rule, name: 'off', limit: 1, mode: 'off' },
+      {
+        ...rule,
+        name: 'partner',
+        limit: 1,
+        overrides: [{ identifier: 'harry', limit: null, unlimited: true, expiresAt: null }],
+      },
+    ],
+  });
+}
+
+describe('SluiceEngine.charge', () => {
+  it('says which policies its call charged: admitted ones, not settled, shadow-refused or refused', async () => {
+    const sluice = engine();
+    const target = sluice.target(['enforced', 'shadowed', 'off', 'partner'], 'harry');
+    expect([target.keyKind, target.stored]).toEqual(['user', 'harry']);
+    const names = async () =>
+      (await sluice.charge(target)).charged.map((policy) => policy.name);
+
+    expect(await names()).toEqual(['enforced', 'shadowed']);
+    // The shadow policy would refuse now: the request passes, and only `enforced` is charged.
+    expect(await names()).toEqual(['enforced']);
+    // `enforced` refuses: all or nothing, nothing is charged.
+    expect(await names()).toEqual([]);
+  });
+
+  it('resolves a target once: its policies, key kind and key, and refuses what cannot be decided', () => {
+    const sluice = engine();
+    const long = 'x'.repeat(300);
+    expect(sluice.target('enforced', long).stored).toMatch(/^#h:[A-Za-z0-9_-]{43}$/);
+    expect(() => sluice.target('nowhere', 'harry')).toThrow(/nowhere/);
+    expect(() => sluice.target('enforced', '')).toThrow(/identifier/);
+  });
+});
