@@ -1,11 +1,11 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BreakerStore } from '../store/breaker.store.js';
 import { CircuitBreaker, type BreakerState } from '../store/circuit.breaker.js';
-import { EventualStore } from '../store/eventual.store.js';
+import type { EventualStore } from '../store/eventual.store.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { RedisStore } from '../store/redis.store.js';
+import type { RedisStore } from '../store/redis.store.js';
+import { decisionStores } from '../store/store.factory.js';
 import type { SluiceStore } from '../store/store.types.js';
 import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
 import { loadOptionalPeer } from '../peers/optional-peer.loader.js';
@@ -92,13 +92,12 @@ export class SluiceConnection implements OnApplicationShutdown {
       },
     });
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const store = new RedisStore(decisionClient, {
+    const { eventual, redis } = decisionStores(decisionClient, breaker, {
       timeoutMs,
       scripting: options.scripting ?? 'auto',
       ...(options.batch !== undefined ? { batch: options.batch } : {}),
     });
-    void prepareScripts(store);
-    const eventual = new EventualStore(new BreakerStore(store, breaker));
+    void prepareScripts(redis);
     return new SluiceConnection(eventual, client, decisionClient, owned, breaker, eventual);
   }
 

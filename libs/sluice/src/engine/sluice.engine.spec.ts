@@ -29,8 +29,7 @@ describe('SluiceEngine.charge', () => {
     const sluice = engine();
     const target = sluice.target(['enforced', 'shadowed', 'off', 'partner'], 'harry');
     expect([target.keyKind, target.stored]).toEqual(['user', 'harry']);
-    const names = async () =>
-      (await sluice.charge(target)).charged.map((policy) => policy.name);
+    const names = async () => (await sluice.charge(target)).charged.map((policy) => policy.name);
 
     expect(await names()).toEqual(['enforced', 'shadowed']);
     // The shadow policy would refuse now: the request passes, and only `enforced` is charged.
