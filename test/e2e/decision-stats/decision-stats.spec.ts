@@ -5,6 +5,7 @@ import {
   ManualClock,
   RedisDecisionStats,
   STATS_RETENTION_MS,
+  systemClock,
   type Decision,
   type DecisionStatsStore,
   type PolicyDecision,
@@ -193,7 +194,7 @@ describe('the decision tally of one instance', () => {
 describe('the identifier tally of one instance', () => {
   it('keeps, per identifier, where a candidate and its policy answer differently', async () => {
     const stats = new LocalIdentifierStats();
-    const tally = new IdentifierTally(stats);
+    const tally = new IdentifierTally(stats, systemClock);
     const refused = { allowed: false, reason: 'limit' } as const;
     const answers: Array<[PolicyDecision, PolicyDecision, string]> = [
       [part('reply'), part('reply', refused), 'harry'],

@@ -26,36 +26,41 @@ afterAll(async () => {
 });
 
 interface Make {
-  (options?: { clock?: ManualClock; now?: () => number; policies?: PolicyInput[] }): SluiceEngine;
+  (options?: {
+    clock?: ManualClock;
+    /** The engine's own clock (override and candidate expiry), µs. */
+    engineClock?: () => number;
+    policies?: PolicyInput[];
+  }): SluiceEngine;
 }
 
 const STORES: Array<[string, Make]> = [
   [
     'RedisStore (single server)',
-    ({ clock, now, policies } = {}) =>
+    ({ clock, engineClock, policies } = {}) =>
       new SluiceEngine({
         store: new RedisStore(redis, clock ? { clock: clock.now } : {}),
         prefix: prefixes.next(),
-        ...(now ? { now } : {}),
+        ...(engineClock ? { clock: engineClock } : {}),
         ...(policies ? { policies } : {}),
       }),
   ],
   [
     'RedisStore (single server, EVALSHA)',
-    ({ clock, now, policies } = {}) =>
+    ({ clock, engineClock, policies } = {}) =>
       new SluiceEngine({
         store: new RedisStore(redis, { ...(clock ? { clock: clock.now } : {}), scripting: 'eval' }),
         prefix: prefixes.next(),
-        ...(now ? { now } : {}),
+        ...(engineClock ? { clock: engineClock } : {}),
         ...(policies ? { policies } : {}),
       }),
   ],
   [
     'MemoryStore',
-    ({ clock, now, policies } = {}) =>
+    ({ clock, engineClock, policies } = {}) =>
       new SluiceEngine({
         store: new MemoryStore(clock ? { clock: clock.now } : {}),
-        ...(now ? { now } : {}),
+        ...(engineClock ? { clock: engineClock } : {}),
         ...(policies ? { policies } : {}),
       }),
   ],
@@ -304,7 +309,7 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
     it('an expired override is ignored (expiry judged by the engine clock)', async () => {
       let now = NOW;
       const engine = make({
-        now: () => now,
+        engineClock: () => now * 1000,
         policies: withOverrides([
           { identifier: 'trial', limit: 5, expiresAt: NOW + MINUTE },
           { identifier: 'banned', limit: 0, expiresAt: new Date(NOW + MINUTE).toISOString() },
@@ -534,7 +539,7 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
     it('is no longer decided once expired, and reset reaches it', async () => {
       let now = Date.now();
       const engine = make({
-        now: () => now,
+        engineClock: () => now * 1000,
         policies: [reply({ candidate: candidate({ limit: 2 }, now + MINUTE) })],
       });
       await engine.consume('reply', 'luna');

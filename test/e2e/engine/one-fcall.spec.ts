@@ -42,6 +42,7 @@ async function commandsOn(prefix: string, done: (commands: string[][]) => boolea
   for (;;) {
     const commands = monitored.filter((args) => args.slice(1).some((arg) => arg.includes(prefix)));
     if (done(commands) || Date.now() > deadline) return commands;
+    // Polls what MONITOR saw: waits for I/O, not for time to pass.
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

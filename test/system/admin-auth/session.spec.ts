@@ -143,6 +143,7 @@ describe.each(ADAPTERS)('panel sessions on %s', (adapter) => {
     let status = 200;
     while (status === 200 && performance.now() - signedOut < 5_000) {
       status = (await fetch(`${b}/sluice/api/session`, { headers })).status;
+      // Polls the other instance (I/O): the sign-out's arrival is what is measured.
       if (status === 200) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(status).toBe(401);

@@ -65,6 +65,7 @@ describe.each(ADAPTERS)('penalty webhooks on %s', (adapter) => {
     expect((await api('DELETE', '/blocked/attempts/draco')).status).toBe(200);
     expect((await attempt()).status).toBe(429); // block.escalated
     await eventually(() => deliveries.length >= 1, 5_000);
+    // Waits for I/O, not time: a delivery of the unasked event would have arrived by now.
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     expect(deliveries).toHaveLength(1);

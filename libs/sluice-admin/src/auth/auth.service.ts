@@ -1,3 +1,4 @@
+import { SLUICE_CLOCK, type Clock } from '@sluice/nest/internals';
 import { Inject, Injectable } from '@nestjs/common';
 import { actorOf, type Actor } from '../common/actor.js';
 import { CredentialRegistry, type ActiveCredential } from './credential.registry.js';
@@ -40,16 +41,16 @@ const ENDED_SESSIONS_KEPT = 10_000;
  */
 @Injectable()
 export class AuthService {
-  private readonly endedSessions = new ExpiringCache<true>(
-    ENDED_SESSIONS_KEPT_MS,
-    ENDED_SESSIONS_KEPT,
-  );
+  private readonly endedSessions: ExpiringCache<true>;
 
   constructor(
     @Inject(CredentialRegistry) private readonly credentials: CredentialRegistry,
     @Inject(SessionStore) private readonly sessions: SessionStore,
     @Inject(SignInLimiter) private readonly limiter: SignInLimiter,
-  ) {}
+    @Inject(SLUICE_CLOCK) clock: Clock,
+  ) {
+    this.endedSessions = new ExpiringCache(ENDED_SESSIONS_KEPT_MS, ENDED_SESSIONS_KEPT, clock);
+  }
 
   get secureCookies(): boolean {
     return this.credentials.secureCookies;

@@ -1,3 +1,4 @@
+import { SLUICE_CLOCK, type Clock } from '@sluice/nest/internals';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { ADMIN_OPTIONS } from '../config/sluice-admin.tokens.js';
 import type { AdminAuthOptions, AdminRole } from '../config/admin-auth-options.interface.js';
@@ -28,10 +29,7 @@ export class CredentialRegistry implements OnModuleInit {
   private readonly logger = new Logger('SluiceAdmin');
   private credentials = new Map<string, ActiveCredential>();
   /** Verified tokens by SHA-256, so a script's repeated requests pay for argon2 once a minute. */
-  private readonly verifiedTokens = new ExpiringCache<ActiveCredential>(
-    VERIFIED_TOKEN_TTL_MS,
-    VERIFIED_TOKENS_KEPT,
-  );
+  private readonly verifiedTokens: ExpiringCache<ActiveCredential>;
   private readonly verifying = new Map<string, Promise<ActiveCredential | null>>();
   /** Checked against when a name is unknown, so a wrong name costs as long as a wrong password. */
   private decoyHash = '';
@@ -41,7 +39,10 @@ export class CredentialRegistry implements OnModuleInit {
   constructor(
     @Inject(ADMIN_OPTIONS) private readonly options: { auth?: AdminAuthOptions },
     @Inject(CredentialSynchronizer) private readonly synchronizer: CredentialSynchronizer,
-  ) {}
+    @Inject(SLUICE_CLOCK) clock: Clock,
+  ) {
+    this.verifiedTokens = new ExpiringCache(VERIFIED_TOKEN_TTL_MS, VERIFIED_TOKENS_KEPT, clock);
+  }
 
   async onModuleInit(): Promise<void> {
     const settings = resolveAuthSettings(this.options.auth);

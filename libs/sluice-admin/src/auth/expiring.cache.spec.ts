@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '@sluice/nest/internals';
 import { ExpiringCache } from './expiring.cache.js';
 
 describe('ExpiringCache', () => {
   it('forgets an entry when its time is up', () => {
-    const clock = { now: 0 };
-    const cache = new ExpiringCache<string>(60_000, 10, () => clock.now);
+    const clock = new ManualClock(0);
+    const cache = new ExpiringCache<string>(60_000, 10, clock.now);
     cache.set('k', 'v');
-    clock.now = 59_999;
+    clock.set(59_999_000);
     expect(cache.get('k')).toBe('v');
-    clock.now = 60_000;
+    clock.set(60_000_000);
     expect(cache.get('k')).toBeUndefined();
   });
 

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '@sluice/nest/internals';
 /** A bounded in-memory map whose entries vanish `ttlMs` after they were set; oldest evicted first. */
 export class ExpiringCache<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();
@@ -5,8 +6,13 @@ export class ExpiringCache<V> {
   constructor(
     private readonly ttlMs: number,
     private readonly maxEntries: number,
-    private readonly now: () => number = Date.now,
+    /** SluiceModule's clock (µs), so a test moves time instead of waiting for it. */
+    private readonly clock: Clock = systemClock,
   ) {}
+
+  private now(): number {
+    return Math.floor(this.clock() / 1000);
+  }
 
   get(key: string): V | undefined {
     const entry = this.entries.get(key);

@@ -34,13 +34,15 @@ const SESSIONS_CACHED = 10_000;
  */
 @Injectable()
 export class SessionStore {
-  private readonly cache = new ExpiringCache<SessionHolder>(SESSION_CACHE_TTL_MS, SESSIONS_CACHED);
+  private readonly cache: ExpiringCache<SessionHolder>;
 
   constructor(
     @InjectRepository(SessionEntity, 'sluice') private readonly sessions: Repository<SessionEntity>,
     // SluiceModule's clock (microseconds), so a test can move time past a session's expiry.
     @Inject(SLUICE_CLOCK) private readonly clock: Clock,
-  ) {}
+  ) {
+    this.cache = new ExpiringCache(SESSION_CACHE_TTL_MS, SESSIONS_CACHED, clock);
+  }
 
   /** Now, in milliseconds since the epoch. */
   now(): number {

@@ -114,6 +114,7 @@ function penaltyEvent(type: PenaltyEvent['type'] = 'block.started'): PenaltyEven
   };
 }
 
+/** Polls for deliveries over loopback HTTP: it waits for I/O, not for time to pass. */
 async function eventually(probe: () => boolean, withinMs: number): Promise<void> {
   const deadline = Date.now() + withinMs;
   while (!probe()) {
@@ -154,6 +155,7 @@ describe('WebhookDispatcher', () => {
     webhooks.send(penaltyEvent('block.lifted'));
 
     await eventually(() => received.length >= 3, 2_000);
+    // Waits for I/O, not time: a delivery too many would have reached the loopback server by now.
     await sleep(100);
     const seen = received.map(({ path, headers }) => `${path} ${String(headers['sluice-event'])}`);
     expect(seen.sort()).toEqual([
@@ -177,6 +179,7 @@ describe('WebhookDispatcher', () => {
       retries.due[attempt - 1]!();
     }
     await eventually(() => received.length === 3, 2_000);
+    // Waits for I/O, not time: a delivery too many would have reached the loopback server by now.
     await sleep(50);
     expect(received).toHaveLength(3);
     expect(acknowledged(received)).toBe(1);
@@ -197,6 +200,7 @@ describe('WebhookDispatcher', () => {
       retries.due[attempt - 1]!();
     }
     await eventually(() => received.length === TIMING.attempts, 2_000);
+    // Waits for I/O, not time: a delivery too many would have reached the loopback server by now.
     await sleep(50);
     expect(received).toHaveLength(TIMING.attempts);
     expect(acknowledged(received)).toBe(0);
@@ -239,6 +243,7 @@ describe('WebhookDispatcher', () => {
     for (let n = 0; n < 10; n++) webhooks.send(penaltyEvent());
 
     await eventually(() => received.length >= 4, 2_000);
+    // Waits for I/O, not time: a delivery too many would have reached the loopback server by now.
     await sleep(100);
     expect(received).toHaveLength(4);
   });

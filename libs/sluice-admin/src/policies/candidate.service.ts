@@ -10,6 +10,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import {
   candidateStatsName,
   PeriodicTask,
+  SLUICE_CLOCK,
+  type Clock,
   IDENTIFIER_STATS,
   TrackerResolver,
   type IdentifierStatsStore,
@@ -70,14 +72,20 @@ function view(row: PolicyCandidateEntity): CandidateView {
 @Injectable()
 export class CandidateService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('SluiceAdmin');
-  private readonly sweeps = new PeriodicTask(() => this.expire(new Date()), SWEEP_EVERY_MS);
+  private readonly sweeps = new PeriodicTask(() => this.expire(this.now()), SWEEP_EVERY_MS);
 
   constructor(
     @Inject(PolicyCommits) private readonly commits: PolicyCommits,
     @Inject(TrackerResolver) private readonly trackers: TrackerResolver,
     @Inject(IDENTIFIER_STATS) private readonly identifiers: IdentifierStatsStore,
     @InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
   ) {}
+
+  /** SluiceModule's clock, as the Date candidates' expiries are compared with. */
+  private now(): Date {
+    return new Date(Math.floor(this.clock() / 1000));
+  }
 
   onApplicationBootstrap(): void {
     this.sweeps.start();
@@ -88,7 +96,12 @@ export class CandidateService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   /** Replaces any candidate the policy has; `version` in the body is the live version read. */
-  propose(name: string, body: unknown, actor: Actor, now = Date.now()): Promise<CandidateView> {
+  propose(
+    name: string,
+    body: unknown,
+    actor: Actor,
+    now = this.now().getTime(),
+  ): Promise<CandidateView> {
     const { policyBody, lifetimeMs, samplePercent } = proposalParts(body);
     const request = parsePolicyWrite(name, policyBody, (key) => this.trackers.knows(key));
     return this.commit(name, actor, async (manager, version) => {
@@ -213,7 +226,7 @@ export class CandidateService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   /** Expires the candidates past their time, one audited change for all of them. */
-  sweep(now = new Date()): Promise<void> {
+  sweep(now = this.now()): Promise<void> {
     return this.sweeps.run(() => this.expire(now));
   }
 

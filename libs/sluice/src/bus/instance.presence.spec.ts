@@ -1,3 +1,4 @@
+import { systemClock } from '../clock/clock.js';
 import { describe, expect, it } from 'vitest';
 import { heartbeat } from './instance.heartbeat.js';
 import { FORGET_AFTER_MS, InstancePresence, STALE_AFTER_MS } from './instance.presence.js';
@@ -7,8 +8,8 @@ describe('InstancePresence', () => {
   it('forgets an instance that died without leaving, and stops counting it as live', async () => {
     const channel = new LocalPolicyChannel();
     let now = Date.parse('2026-11-26T12:00:00Z');
-    const survivor = new InstancePresence(channel, () => now);
-    const crashed = new InstancePresence(channel, () => now);
+    const survivor = new InstancePresence(channel, () => now * 1000);
+    const crashed = new InstancePresence(channel, () => now * 1000);
     await crashed.beat(3, null);
     await survivor.beat(3, null);
     expect((await survivor.instances()).map((each) => each.id).sort()).toEqual(
@@ -30,7 +31,7 @@ describe('InstancePresence', () => {
 
   it('drops an entry whose date cannot be read', async () => {
     const channel = new LocalPolicyChannel();
-    const presence = new InstancePresence(channel, Date.now);
+    const presence = new InstancePresence(channel, systemClock);
     await channel.beat({ ...heartbeat('odd', new Date(), 1, null, new Date()), lastSeen: 'x' });
     await presence.beat(1, null);
     expect((await channel.heartbeats()).map((each) => each.id)).toEqual([presence.instanceId]);

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock/clock.js';
 import { heartbeat, newInstanceId, type InstanceHeartbeat } from './instance.heartbeat.js';
 import type { PolicyChannel } from './policy.channel.js';
 
@@ -21,9 +22,13 @@ export class InstancePresence {
 
   constructor(
     private readonly channel: PolicyChannel,
-    /** Wall-clock ms (SluiceModule's clock): heartbeats carry dates every instance compares. */
-    private readonly now: () => number,
+    /** SluiceModule's clock (µs): heartbeats carry dates every instance compares. */
+    private readonly clock: Clock,
   ) {}
+
+  private now(): number {
+    return Math.floor(this.clock() / 1000);
+  }
 
   /** Instances that heartbeated within the last 30 s, this one included, as last read. */
   get liveInstances(): number {

@@ -48,7 +48,7 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
     @Inject(SLUICE_CLOCK) clock: Clock,
   ) {
     this.applier = new SnapshotApplier(engine, trackers, this.logger);
-    this.presence = new InstancePresence(channel, () => Math.floor(clock() / 1_000));
+    this.presence = new InstancePresence(channel, clock);
     this.fanout = new UnblockFanout(channel, blocks);
     this.blocks = blocks;
     this.follower = new SnapshotFollower(channel, {

@@ -9,7 +9,7 @@ function engine(): SluiceEngine {
   const clock = new ManualClock(1_800_000_000_000_000);
   return new SluiceEngine({
     store: new MemoryStore({ clock: () => clock.now() }),
-    now: () => clock.now() / 1000,
+    clock: clock.now,
     policies: [
       { ...rule, name: 'enforced', limit: 2 },
       { ...rule, name: 'shadowed', limit: 1, mode: 'shadow' },

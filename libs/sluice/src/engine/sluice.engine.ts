@@ -1,4 +1,5 @@
 import { ceilDiv } from '../algorithms/integer-math.js';
+import { systemClock, type Clock } from '../clock/clock.js';
 import { assertPrefix } from '../keys/key.builder.js';
 import { PolicyRegistry } from '../policy/policy.registry.js';
 import type { Policy } from '../policy/policy.types.js';
@@ -22,8 +23,11 @@ export interface SluiceEngineOptions {
   prefix?: string;
   /** Policies known from the start; more can be set later through `policies`. */
   policies?: unknown[];
-  /** Epoch ms, used only to tell whether an override has expired. Default Date.now. */
-  now?: () => number;
+  /**
+   * The time, in epoch microseconds like every Clock in Sluice: tells whether an override or a
+   * candidate has expired. Default the system clock.
+   */
+  clock?: Clock;
 }
 
 export interface ConsumeOptions {
@@ -70,12 +74,12 @@ export class SluiceEngine {
   private readonly candidateSpecs = new PolicySpecCache(toCandidateSpec);
   private readonly store: SluiceStore;
   private readonly prefix: string;
-  private readonly now: () => number;
+  private readonly clock: Clock;
 
   constructor(options: SluiceEngineOptions) {
     this.store = options.store;
     this.prefix = options.prefix ?? 'sluice';
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
     assertPrefix(this.prefix);
     for (const policy of options.policies ?? []) this.policies.set(policy);
   }
@@ -207,9 +211,14 @@ export class SluiceEngine {
     return (await this.consume(policy.name, userId)).allowed;
   }
 
+  /** Override and candidate expiries are epoch ms. */
+  private nowMs(): number {
+    return Math.floor(this.clock() / 1000);
+  }
+
   private override(policy: Policy, identifier: string): AppliedOverride | undefined {
     if (policy.overrides.length === 0) return undefined;
-    const now = this.now();
+    const now = this.nowMs();
     return policy.overrides.find(
       (o) => o.identifier === identifier && (o.expiresAt === null || o.expiresAt > now),
     );
@@ -243,7 +252,7 @@ export class SluiceEngine {
     }> = [];
     for (const live of policies) {
       const candidate = live.candidate;
-      if (!candidate || candidate.expiresAt <= this.now()) continue;
+      if (!candidate || candidate.expiresAt <= this.nowMs()) continue;
       if (!inCandidateSample(identifier, candidate.samplePercent)) continue;
       const policy = candidate.policy;
       const override = this.override(policy, identifier);
@@ -292,14 +301,14 @@ export class SluiceEngine {
     for (const policy of target.policies) {
       const override = this.override(policy, identifier);
       if (policy.mode === 'off' || override?.unlimited) {
-        settled.push(settledDecision(policy, 'ok', override, this.now()));
+        settled.push(settledDecision(policy, 'ok', override, this.nowMs()));
       } else if (override?.limit === 0) {
         settled.push(
           settledDecision(
             policy,
             policy.mode === 'shadow' ? 'shadow' : 'denylist',
             override,
-            this.now(),
+            this.nowMs(),
           ),
         );
       } else {

@@ -8,7 +8,8 @@ import {
 import { ModuleRef } from '@nestjs/core';
 import type { Decision } from '../engine/decision.js';
 import type { Policy } from '../policy/policy.types.js';
-import { PENALTY_STREAM } from '../config/sluice.tokens.js';
+import type { Clock } from '../clock/clock.js';
+import { PENALTY_STREAM, SLUICE_CLOCK } from '../config/sluice.tokens.js';
 import { loadPeerIfInstalled } from '../peers/optional-peer.loader.js';
 import type { PenaltyEvent } from '../penalty/penalty.event.js';
 import type { PenaltyStream } from '../penalty/penalty.stream.js';
@@ -45,6 +46,7 @@ export class PenaltyEventPublisher implements OnModuleInit, OnApplicationShutdow
   constructor(
     @Inject(PENALTY_STREAM) stream: PenaltyStream,
     @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
+    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
   ) {
     this.outbox = new PenaltyOutbox(stream, this.logger);
   }
@@ -120,7 +122,7 @@ export class PenaltyEventPublisher implements OnModuleInit, OnApplicationShutdow
   private publish(news: PenaltyNews, context: PenaltyContext): void {
     const id = penaltyEventId(news.type, news.policy, context, news.details.expiresAt);
     if (this.alreadyReported(id)) return;
-    const event = penaltyEvent(id, news, context, Date.now());
+    const event = penaltyEvent(id, news, context, Math.floor(this.clock() / 1000));
     if (news.inProcess) this.emitLocally(event);
     this.outbox.add(event);
   }

@@ -61,11 +61,12 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     },
     {
       provide: SluiceEngine,
-      inject: [SLUICE_OPTIONS, SluiceConnection],
-      useFactory: (options: SluiceModuleOptions, connection: SluiceConnection) =>
+      inject: [SLUICE_OPTIONS, SluiceConnection, SLUICE_CLOCK],
+      useFactory: (options: SluiceModuleOptions, connection: SluiceConnection, clock: Clock) =>
         new SluiceEngine({
           store: connection.store,
           prefix: options.prefix,
+          clock,
           policies: options.policies?.map((policy) => ({ source: 'code', ...policy })),
         }),
     },
@@ -100,10 +101,10 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     },
     {
       provide: IDENTIFIER_STATS,
-      inject: [SLUICE_OPTIONS, SluiceConnection],
-      useFactory: (options: SluiceModuleOptions, connection: SluiceConnection) =>
+      inject: [SLUICE_OPTIONS, SluiceConnection, SLUICE_CLOCK],
+      useFactory: (options: SluiceModuleOptions, connection: SluiceConnection, clock: Clock) =>
         connection.redis === undefined
-          ? new LocalIdentifierStats()
+          ? new LocalIdentifierStats(clock)
           : new RedisIdentifierStats(
               connection.redis,
               options.prefix ?? 'sluice',

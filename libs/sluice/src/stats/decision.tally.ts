@@ -109,7 +109,7 @@ export class DecisionTally implements OnModuleInit, OnApplicationShutdown {
 
   private schedule(): void {
     if (this.stopped) return;
-    const now = Date.now();
+    const now = Math.floor(this.clock() / 1000);
     const wait = 1_000 - (now % 1_000) + FLUSH_AFTER_SECOND_MS;
     this.timer = setTimeout(() => {
       void this.flush();

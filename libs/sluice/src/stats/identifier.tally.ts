@@ -6,7 +6,8 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import type { Decision } from '../engine/decision.js';
-import { IDENTIFIER_STATS } from '../config/sluice.tokens.js';
+import type { Clock } from '../clock/clock.js';
+import { IDENTIFIER_STATS, SLUICE_CLOCK } from '../config/sluice.tokens.js';
 import { ThrottledLogger } from '../logging/throttled.logger.js';
 import { PeriodicTask } from '../clock/periodic.task.js';
 import { getOrAdd, newMap } from '../collections/get-or-add.js';
@@ -37,7 +38,10 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
   private tracked = 0;
   private readonly flushes = new PeriodicTask(() => this.send(), FLUSH_EVERY_MS);
 
-  constructor(@Inject(IDENTIFIER_STATS) private readonly store: IdentifierStatsStore) {}
+  constructor(
+    @Inject(IDENTIFIER_STATS) private readonly store: IdentifierStatsStore,
+    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
+  ) {}
 
   onModuleInit(): void {
     this.flushes.start();
@@ -53,7 +57,7 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
    * admitted a refused request counts neither way: the request did not pass.
    */
   count(decision: Decision, keyKind: string, identifier: string): void {
-    const now = Date.now();
+    const now = Math.floor(this.clock() / 1000);
     // An identifier cut for display is counted, and named, by its stored key.
     const key = keyOfCut(identifier);
     const shown: Shown =

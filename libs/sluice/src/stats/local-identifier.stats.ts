@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../clock/clock.js';
 import {
   busiestFirst,
   IDENTIFIER_STATS_TTL_MS,
@@ -11,6 +12,8 @@ import {
 /** Without Redis, the counts live in this process, kept the same way as in Redis. */
 export class LocalIdentifierStats implements IdentifierStatsStore {
   private readonly policies = new Map<string, Map<string, IdentifierCount>>();
+
+  constructor(private readonly clock: Clock = systemClock) {}
 
   add(counts: readonly IdentifierCount[]): Promise<void> {
     for (const count of counts) {
@@ -37,7 +40,7 @@ export class LocalIdentifierStats implements IdentifierStatsStore {
 
   read(policy: string, options: IdentifierReadOptions = {}): Promise<IdentifierCount[]> {
     const { limit, q } = options;
-    const since = Date.now() - IDENTIFIER_STATS_TTL_MS;
+    const since = Math.floor(this.clock() / 1000) - IDENTIFIER_STATS_TTL_MS;
     const counts = [...(this.policies.get(policy)?.values() ?? [])].filter(
       (count) => count.lastSeen >= since && (q === undefined || count.identifier.includes(q)),
     );

@@ -4,6 +4,23 @@ interface Waiting<T, R> {
   reject(error: unknown): void;
 }
 
+/**
+ * When a batch's calls go: at the end of the event loop's turn, or after a hold. Injected, so a
+ * test runs turns and holds by hand instead of waiting for them.
+ */
+export interface TurnScheduler {
+  endOfTurn(run: () => void): void;
+  after(ms: number, run: () => void): unknown;
+  cancel(handle: unknown): void;
+}
+
+/** The event loop's own: setImmediate runs once the turn's I/O callbacks have all run. */
+export const eventLoopTurns: TurnScheduler = {
+  endOfTurn: (run) => setImmediate(run),
+  after: (ms, run) => setTimeout(run, ms),
+  cancel: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
 export interface TurnBatchOptions {
   /** Calls per send at most. */
   maxItems: number;
@@ -12,6 +29,8 @@ export interface TurnBatchOptions {
    * do not wait, each turn's calls go at the turn's end.
    */
   maxHoldMs: number;
+  /** Default: the event loop's turns and timers. */
+  scheduler?: TurnScheduler;
 }
 
 /**
@@ -26,12 +45,15 @@ export class TurnBatch<T, R> {
   private waiting: Array<Waiting<T, R>> = [];
   private sending = 0;
   private scheduled = false;
-  private hold: NodeJS.Timeout | undefined;
+  private hold: unknown;
+  private readonly scheduler: TurnScheduler;
 
   constructor(
     private readonly send: (items: T[]) => Promise<Array<R | Error>>,
     private readonly options: TurnBatchOptions,
-  ) {}
+  ) {
+    this.scheduler = options.scheduler ?? eventLoopTurns;
+  }
 
   add(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
@@ -44,15 +66,15 @@ export class TurnBatch<T, R> {
     if (this.scheduled || this.waiting.length === 0) return;
     if (this.sending === 0 || this.options.maxHoldMs === 0) {
       this.scheduled = true;
-      setImmediate(this.flush);
+      this.scheduler.endOfTurn(this.flush);
     } else {
-      this.hold ??= setTimeout(this.flush, this.options.maxHoldMs);
+      this.hold ??= this.scheduler.after(this.options.maxHoldMs, this.flush);
     }
   }
 
   private readonly flush = (): void => {
     this.scheduled = false;
-    clearTimeout(this.hold);
+    if (this.hold !== undefined) this.scheduler.cancel(this.hold);
     this.hold = undefined;
     if (this.waiting.length === 0) return;
     const chunk = this.waiting.splice(0, this.options.maxItems);

@@ -59,7 +59,7 @@ export async function startMemoryApp(
   const clock = new ManualClock(1_800_000_000_000_000);
   const engine = new SluiceEngine({
     store: new MemoryStore({ clock: clock.now }),
-    now: () => Math.floor(clock.now() / 1000),
+    clock: clock.now,
     policies,
   });
   const moduleRef = await Test.createTestingModule({

@@ -1,5 +1,7 @@
 // POST /login counts failed attempts; running out of them blocks the address and username, for
 // longer after each new offence. Blocks live in Redis, and each instance remembers the ones it saw.
+// Measured: demo processes decide by Redis' own clock, which no test moves, so blocks of a few
+// hundred milliseconds are waited out.
 import type { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,8 +14,8 @@ import {
   uniqueDemoPrefix,
   type DemoEnv,
   type DemoProcess,
-} from './support/demo-process.js';
-import { demoPolicies, send, type Answer } from './support/http.js';
+} from '../system/support/demo-process.js';
+import { demoPolicies, send, type Answer } from '../system/support/http.js';
 
 const PASSWORD = 'correct horse';
 /** Bounds the rounds of failures: a round split by the end of a window lets them all pass. */

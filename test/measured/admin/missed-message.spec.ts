@@ -1,6 +1,7 @@
 // A policy change (docs/architecture.md): pub/sub loses messages while a subscriber is away, so instances re-sync on
 // reconnect and poll the version; they apply only versions newer than their own, and the stored
-// snapshot is never replaced by an older one.
+// snapshot is never replaced by an older one. Measured: a subscriber is kept away for a time
+// and instances poll on their own timers, in processes no test clock reaches.
 import type { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,8 +14,8 @@ import {
   stopAllDemos,
   uniqueDemoPrefix,
   type DemoProcess,
-} from '../support/demo-process.js';
-import { countStatuses, demoPolicies, send } from '../support/http.js';
+} from '../../system/support/demo-process.js';
+import { countStatuses, demoPolicies, send } from '../../system/support/http.js';
 import {
   adminCall,
   adminDemoEnv,
@@ -22,7 +23,7 @@ import {
   appliedVersion,
   waitFor,
   showDemoOutputOnFailure,
-} from './support/admin-demo.js';
+} from '../../system/admin/support/admin-demo.js';
 
 const INSTANCES = 3;
 /** Instances poll the stored version every 5 s (docs/architecture.md, a policy change). */
