@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { PolicyBus, SluiceService, type Policy } from '@sluice/nest/internals';
+import { PolicyBus, PolicyRegistry, type Policy } from '@sluice/nest/internals';
 
 /** What /limits shows of a policy: its rule, not its overrides (they name customers). */
 const SHOWN_FIELDS = [
@@ -20,7 +20,7 @@ const SHOWN_FIELDS = [
 @Controller()
 export class AppController {
   constructor(
-    private readonly sluice: SluiceService,
+    private readonly policies: PolicyRegistry,
     private readonly bus: PolicyBus,
   ) {}
 
@@ -34,7 +34,7 @@ export class AppController {
   @Get('limits')
   limits(): { policies: Array<Partial<Policy>> } {
     return {
-      policies: this.sluice.engine.policies
+      policies: this.policies
         .all()
         .map((policy) => Object.fromEntries(SHOWN_FIELDS.map((field) => [field, policy[field]]))),
     };

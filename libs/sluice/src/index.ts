@@ -44,7 +44,7 @@ export type {
   StoreErrorMode,
 } from './policy/policy.types.js';
 export { PolicyValidationError, type PolicyIssue } from './policy/policy-validation.error.js';
-export { UnknownPolicyError } from './policy/policy.registry.js';
+export { PolicyRegistry, UnknownPolicyError } from './policy/policy.registry.js';
 export { InvalidIdentifierError } from './keys/identifier.js';
 export { ManualClock, systemClock, type Clock } from './clock/clock.js';
 export type { PenaltyEvent, PenaltyEventType } from './penalty/penalty.event.js';

@@ -61,7 +61,6 @@ export { DecisionTally } from './stats/decision.tally.js';
 export { LocalDecisionStats } from './stats/local-decision.stats.js';
 export { RedisDecisionStats } from './stats/redis-decision.stats.js';
 export { RedisIdentifierStats } from './stats/redis-identifier.stats.js';
-export { PolicyRegistry } from './policy/policy.registry.js';
 export {
   MAX_LIMIT,
   MAX_PERIOD_MS,

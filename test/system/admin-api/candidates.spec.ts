@@ -9,7 +9,7 @@ import type {
   PolicyView,
   StatsSeries,
 } from '@sluice/admin';
-import { IdentifierTally, SluiceService } from '@sluice/nest/internals';
+import { IdentifierTally, PolicyRegistry } from '@sluice/nest/internals';
 import { describe, expect, it } from 'vitest';
 import { CandidateService } from '@sluice/admin/src/policies/candidate.service.js';
 import { ADAPTERS } from '../../support/nest-app.js';
@@ -39,7 +39,7 @@ function helpers(admin: AdminFixture) {
     reply: (user: string) =>
       fetch(`${admin.app.url}/posts/reply`, { method: 'POST', headers: { 'x-user': user } }),
     applied: (limit: number | null) => () => {
-      const policy = admin.app.app.get(SluiceService).engine.policies.get('reply');
+      const policy = admin.app.app.get(PolicyRegistry).get('reply');
       return (policy?.candidate?.policy.limit ?? null) === limit;
     },
   };
@@ -132,7 +132,7 @@ describe.each(ADAPTERS)('shadow candidates on %s', (adapter) => {
     expect(promoted.body).toMatchObject({ limit: 2, source: 'admin', updatedBy: 'alice' });
     expect((await admin.api('GET', '/policies/reply/candidate')).status).toBe(404);
     await eventually(() => {
-      const policy = admin.app.app.get(SluiceService).engine.policies.get('reply');
+      const policy = admin.app.app.get(PolicyRegistry).get('reply');
       return policy?.limit === 2 && policy.candidate === null;
     }, 2_000);
     const statuses = [];

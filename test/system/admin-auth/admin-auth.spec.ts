@@ -6,7 +6,7 @@ import { startFaultProxy } from '../../support/fault-proxy.js';
 import { ADAPTERS, closeAppsAfterEach, createApp, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
-import { SluiceService } from '@sluice/nest';
+import { PolicyRegistry } from '@sluice/nest/internals';
 import { adminAuthApp } from './app.module.js';
 import { bearer, CREDENTIALS, sessionCookieOf, signIn, TOKENS } from './credentials.fixture.js';
 
@@ -107,7 +107,7 @@ describe.each(ADAPTERS)('admin authentication on %s', (adapter) => {
       adminAuthApp(database.url, { credentials: CREDENTIALS }),
     );
     // A snapshot written before the name was reserved could hold one like this.
-    running.app.get(SluiceService).engine.policies.set({
+    running.app.get(PolicyRegistry).set({
       name: 'sluice-admin.sign-in-attempts',
       algorithm: 'sliding-log',
       limit: 100_000,

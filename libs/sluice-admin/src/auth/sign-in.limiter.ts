@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { SluiceService, TrackerResolver, type PolicyInput } from '@sluice/nest/internals';
+import {
+  PolicyRegistry,
+  SluiceService,
+  TrackerResolver,
+  type PolicyInput,
+} from '@sluice/nest/internals';
 import { TooManySignInFailuresException } from './sign-in.errors.js';
 
 /** Every attempt to prove who one is (bearer token, password, session cookie), per client. */
@@ -61,6 +66,7 @@ export class SignInLimiter {
   constructor(
     @Inject(SluiceService) private readonly sluice: SluiceService,
     @Inject(TrackerResolver) private readonly addresses: TrackerResolver,
+    @Inject(PolicyRegistry) private readonly policies: PolicyRegistry,
   ) {}
 
   /** The client's address, as SluiceModule's trustProxy resolves it. */
@@ -123,7 +129,7 @@ export class SignInLimiter {
    * these, or (written before their names were reserved) another definition, never to be obeyed.
    */
   private ensure(name: string): string {
-    const { policies } = this.sluice.engine;
+    const { policies } = this;
     const held = policies.get(name);
     if (held === undefined || !this.own.has(held)) {
       this.own.add(policies.set(POLICIES.find((policy) => policy.name === name)));

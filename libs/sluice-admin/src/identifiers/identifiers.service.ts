@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   IDENTIFIER_STATS,
+  PolicyRegistry,
   SluiceService,
   type IdentifierCount,
   type IdentifierStatsStore,
@@ -18,6 +19,7 @@ export class IdentifiersService {
   constructor(
     @Inject(IDENTIFIER_STATS) private readonly stats: IdentifierStatsStore,
     @Inject(SluiceService) private readonly sluice: SluiceService,
+    @Inject(PolicyRegistry) private readonly policies: PolicyRegistry,
   ) {}
 
   async list(query: IdentifiersQuery): Promise<IdentifierList> {
@@ -59,11 +61,11 @@ export class IdentifiersService {
   }
 
   private policiesInForce(): string[] {
-    return this.sluice.engine.policies.all().map((policy) => policy.name);
+    return this.policies.all().map((policy) => policy.name);
   }
 
   private known(name: string): string {
-    if (this.sluice.engine.policies.get(name) !== undefined) return name;
+    if (this.policies.get(name) !== undefined) return name;
     throw new InvalidRequestException([
       { field: 'policy', message: `no policy named "${name}" is in force` },
     ]);

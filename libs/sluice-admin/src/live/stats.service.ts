@@ -4,7 +4,7 @@ import {
   DECISION_STATS,
   RESOLUTION_MS,
   sampledStatsName,
-  SluiceService,
+  PolicyRegistry,
   type DecisionStatsStore,
   type StatsResolution,
 } from '@sluice/nest/internals';
@@ -27,7 +27,7 @@ export const SETTLE_MS = 500;
 export class StatsService {
   constructor(
     @Inject(DECISION_STATS) private readonly stats: DecisionStatsStore,
-    @Inject(SluiceService) private readonly sluice: SluiceService,
+    @Inject(PolicyRegistry) private readonly policies: PolicyRegistry,
   ) {}
 
   series(query: StatsQuery, now = Date.now()): Promise<StatsSeries> {
@@ -89,19 +89,19 @@ export class StatsService {
    * the live policy's on the same sampled requests (`<name>~s`) beside it.
    */
   private policiesInForce(): string[] {
-    return this.withCandidate(this.sluice.engine.policies.all().map((policy) => policy.name));
+    return this.withCandidate(this.policies.all().map((policy) => policy.name));
   }
 
   private withCandidate(names: string[]): string[] {
     return names.flatMap((name) =>
-      this.sluice.engine.policies.get(name)?.candidate
+      this.policies.get(name)?.candidate
         ? [name, sampledStatsName(name), candidateStatsName(name)]
         : [name],
     );
   }
 
   private known(name: string): string {
-    if (this.sluice.engine.policies.get(name) !== undefined) return name;
+    if (this.policies.get(name) !== undefined) return name;
     throw new InvalidRequestException([
       { field: 'policy', message: `no policy named "${name}" is in force` },
     ]);

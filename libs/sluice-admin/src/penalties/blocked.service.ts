@@ -1,6 +1,6 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { SluiceService, type Policy } from '@sluice/nest/internals';
+import { SluiceEngine, SluiceService, type Policy } from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
 import type {
   BlockedEntry,
@@ -43,6 +43,7 @@ interface BlockedRow {
 export class BlockedService {
   constructor(
     @Inject(SluiceService) private readonly sluice: SluiceService,
+    @Inject(SluiceEngine) private readonly engine: SluiceEngine,
     @InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource,
   ) {}
 
@@ -112,7 +113,7 @@ export class BlockedService {
       const lifted = await this.sluice.unblock(policy.name, identifier, options);
       // Only once a block was lifted: a 404 leaves everything as it was.
       if (lifted && forgetOffences) {
-        await this.sluice.engine.forgetOffences(policy.name, identifier, { keyKind, key });
+        await this.engine.forgetOffences(policy.name, identifier, { keyKind, key });
       }
       return lifted;
     };
@@ -146,7 +147,7 @@ export class BlockedService {
   }
 
   private policy(name: string): Policy {
-    const policy = this.sluice.engine.policies.get(name);
+    const policy = this.engine.policies.get(name);
     if (policy !== undefined) return policy;
     throw new InvalidRequestException([
       { field: 'policy', message: `no policy named "${name}" is in force` },

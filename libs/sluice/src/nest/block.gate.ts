@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { UnknownPolicyError } from '../policy/policy.registry.js';
+import { PolicyRegistry, UnknownPolicyError } from '../policy/policy.registry.js';
 import type { Policy } from '../policy/policy.types.js';
 import { TrackerResolver } from '../trackers/tracker.resolver.js';
 import { BlockCache } from '../penalty/block.cache.js';
@@ -51,6 +51,7 @@ export class BlockGate implements OnModuleInit {
     @Inject(SluiceService) private readonly sluice: SluiceService,
     @Inject(BlockCache) private readonly blocks: BlockCache,
     @Inject(TrackerResolver) private readonly trackers: TrackerResolver,
+    @Inject(PolicyRegistry) private readonly policies: PolicyRegistry,
     @Optional() @Inject(HttpAdapterHost) private readonly adapterHost?: HttpAdapterHost,
   ) {}
 
@@ -77,7 +78,7 @@ export class BlockGate implements OnModuleInit {
     const handler = request.routeOptions?.handler;
     if (this.blocks.size === 0 || typeof handler !== 'function') return false;
     const gated = this.routes.get(handler);
-    if (gated === undefined || !this.sluice.engine.policies.enforcing) return false;
+    if (gated === undefined || !this.policies.enforcing) return false;
     const policies = this.applicable(gated.names, request);
     for (const policy of policies) {
       const tracked = this.trackers.trackByRequest(request, policy.key);
@@ -105,7 +106,7 @@ export class BlockGate implements OnModuleInit {
   /** The route's policies that apply to the request; none when one was deleted meanwhile. */
   private applicable(names: readonly string[], request: GateRequest): Policy[] {
     try {
-      return this.matcher.applicable(this.sluice.engine.policies.resolve(names), request);
+      return this.matcher.applicable(this.policies.resolve(names), request);
     } catch (error) {
       if (error instanceof UnknownPolicyError) return [];
       throw error;

@@ -22,7 +22,8 @@ import { PolicyMatcher } from '../http/policy.matcher.js';
 import { onFinished, setHeader } from '../http/response.access.js';
 import { SLUICE_OPTIONS } from '../config/sluice.tokens.js';
 import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
-import { SluiceService } from './sluice.service.js';
+import { policiesOf, SluiceService } from './sluice.service.js';
+import { PolicyRegistry } from '../policy/policy.registry.js';
 import { ThrottleMetadataAccessor } from '../metadata/throttle-metadata.accessor.js';
 import { TooManyRequestsException } from './too-many-requests.exception.js';
 
@@ -52,6 +53,7 @@ export class SluiceGuard implements CanActivate {
   private readonly matcher = new PolicyMatcher();
   private readonly marks: ThrottleMetadataAccessor;
   private readonly allowed: ((address: string) => boolean) | undefined;
+  private readonly policies: PolicyRegistry;
 
   constructor(
     @Inject(SLUICE_OPTIONS) protected readonly options: SluiceModuleOptions,
@@ -60,23 +62,26 @@ export class SluiceGuard implements CanActivate {
     @Optional() @Inject(BlockGate) private readonly gate?: BlockGate,
     @Optional() @Inject(TrackerResolver) trackers?: TrackerResolver,
     @Optional() @Inject(ThrottleMetadataAccessor) marks?: ThrottleMetadataAccessor,
+    @Optional() @Inject(PolicyRegistry) policies?: PolicyRegistry,
   ) {
-    // A subclass that passes only the first three arguments gets readers of its own.
+    // A subclass that passes only the first three arguments gets readers of its own, and the
+    // policies its SluiceService decides by.
     this.trackers = trackers ?? new TrackerResolver(options.trustProxy, options.trackers);
+    this.policies = policies ?? policiesOf(sluice);
     this.marks = marks ?? new ThrottleMetadataAccessor(reflector);
     const allow = options.allow?.addresses ?? [];
     this.allowed = allow.length > 0 ? compileAddressList(allow, 'allow.addresses') : undefined;
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (!this.sluice.engine.policies.enforcing || (await this.shouldSkip(context))) return true;
+    if (!this.policies.enforcing || (await this.shouldSkip(context))) return true;
     const { names, route } = this.marks.of(context.getHandler(), context.getClass());
     if (names === undefined) return true;
     const { req, res } = this.getRequestResponse(context);
     const invocation = invocationOf(context, req);
     if (invocation !== undefined && !firstDecision(invocation)) return true;
     if (this.allowed !== undefined && this.isAllowed(req)) return true;
-    const policies = this.matcher.applicable(this.sluice.engine.policies.resolve(names), req);
+    const policies = this.matcher.applicable(this.policies.resolve(names), req);
     if (policies.length === 0) return true;
     const charges = await this.charges(policies, req, context);
     const decision = await this.decideAll(charges, route);

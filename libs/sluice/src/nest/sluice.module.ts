@@ -5,6 +5,7 @@ import { PolicyBus } from '../bus/policy.bus.js';
 import { RedisPolicyChannel } from '../bus/redis.channel.js';
 import { systemClock, type Clock } from '../clock/clock.js';
 import { SluiceEngine } from '../engine/sluice.engine.js';
+import { PolicyRegistry } from '../policy/policy.registry.js';
 import { LocalPenaltyStream } from '../penalty/local-penalty.stream.js';
 import { PenaltyEventPublisher } from '../events/penalty-event.publisher.js';
 import { RedisPenaltyStream } from '../penalty/redis-penalty.stream.js';
@@ -69,6 +70,12 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
           clock,
           policies: options.policies?.map((policy) => ({ source: 'code', ...policy })),
         }),
+    },
+    {
+      // The policies in force, for the guard, the gate and the admin: the engine's registry.
+      provide: PolicyRegistry,
+      inject: [SluiceEngine],
+      useFactory: (engine: SluiceEngine) => engine.policies,
     },
     {
       provide: TrackerResolver,
@@ -144,6 +151,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     SLUICE_CLOCK,
     SluiceConnection,
     SluiceEngine,
+    PolicyRegistry,
     BlockCache,
     TrackerResolver,
     PolicyBus,

@@ -6,6 +6,7 @@ import { IDENTIFIER_STATS, PENALTY_STREAM } from '../config/sluice.tokens.js';
 import { IdentifierTally } from '../stats/identifier.tally.js';
 import type { IdentifierStatsStore } from '../stats/identifier-stats.store.js';
 import { SluiceService } from './sluice.service.js';
+import { PolicyRegistry } from '../policy/policy.registry.js';
 
 const started: MemoryApp[] = [];
 afterEach(async () => {
@@ -83,9 +84,9 @@ describe('SluiceService on the in-memory store', () => {
   it('decides policies the caller resolved as they were, and counts them under their key', async () => {
     const app = await start();
     const { sluice } = app;
-    const resolved = sluice.engine.policies.resolve(['like']);
+    const resolved = app.get(PolicyRegistry).resolve(['like']);
     // Deleted after the request read it: the request still decides what it resolved.
-    sluice.engine.policies.delete('like');
+    app.get(PolicyRegistry).delete('like');
     const decision = await sluice.consume(resolved, 'ann');
     expect(decision).toMatchObject({ allowed: true, policy: 'like', remaining: 2 });
     await expect(sluice.consume('like', 'ann')).rejects.toThrow('Unknown policy: like');

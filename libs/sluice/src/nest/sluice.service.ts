@@ -9,7 +9,7 @@ import {
 } from '../engine/sluice.engine.js';
 import type { CallTarget, PolicySelection } from '../engine/call.target.js';
 import { InvalidIdentifierError, storedForm } from '../keys/identifier.js';
-import { UnknownPolicyError } from '../policy/policy.registry.js';
+import { UnknownPolicyError, type PolicyRegistry } from '../policy/policy.registry.js';
 import { PolicyValidationError } from '../policy/policy-validation.error.js';
 import type { Policy } from '../policy/policy.types.js';
 import { PolicyBus } from '../bus/policy.bus.js';
@@ -39,6 +39,14 @@ export interface LiftOptions extends ManualBlockOptions {
 
 const NOTHING_CHARGED: readonly Policy[] = [];
 
+/** Each service's policies, for a guard subclass built without the PolicyRegistry provider. */
+const registries = new WeakMap<SluiceService, PolicyRegistry>();
+
+/** The policies `service` decides by (the nest folder's own accessor; not exported further). */
+export function policiesOf(service: SluiceService): PolicyRegistry {
+  return registries.get(service) as PolicyRegistry;
+}
+
 /**
  * Sluice for application code: the engine's operations, with the instance's cache of blocks in
  * front, so a blocked identifier is refused without a store call.
@@ -47,8 +55,13 @@ const NOTHING_CHARGED: readonly Policy[] = [];
 export class SluiceService {
   private readonly logger = new Logger('Sluice');
 
+  /**
+   * Built by SluiceModule: inject SluiceService rather than constructing it. The policies in force
+   * are the PolicyRegistry provider; the framework-free engine is `@sluice/nest/engine`.
+   * @internal
+   */
   constructor(
-    @Inject(SluiceEngine) readonly engine: SluiceEngine,
+    @Inject(SluiceEngine) private readonly engine: SluiceEngine,
     @Inject(BlockCache) private readonly blocks: BlockCache,
     @Inject(SLUICE_CLOCK) private readonly clock: Clock,
     @Inject(StoreOutageDecider) private readonly outage: StoreOutageDecider,
@@ -57,7 +70,9 @@ export class SluiceService {
     @Inject(IdentifierTally) private readonly tally: IdentifierTally,
     @Inject(DecisionTally) private readonly decisions: DecisionTally,
     @Optional() @Inject(SluiceMetrics) private readonly metrics?: SluiceMetrics,
-  ) {}
+  ) {
+    registries.set(this, engine.policies);
+  }
 
   /**
    * Decides and charges: by names, or by policies resolved from `engine.policies` (the guard
