@@ -9,7 +9,7 @@
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Cluster, Redis } from 'ioredis';
-import { RedisStore, SluiceEngine } from '../../libs/sluice/src/internals.js';
+import { RedisStore, SluiceEngine } from '../../libs/sluice/src/engine/index.js';
 import { startRedisCluster } from '../../test/support/redis-servers.js';
 import { PLAIN_SCRIPT } from './lua-variants.js';
 import { writeMarkedSection } from './report.js';

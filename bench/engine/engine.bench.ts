@@ -16,7 +16,7 @@ import {
   RedisStore,
   SluiceEngine,
   type AlgorithmName,
-} from '../../libs/sluice/src/internals.js';
+} from '../../libs/sluice/src/engine/index.js';
 import { loadLuaLibrary } from '../../libs/sluice/src/store/script.source.js';
 import {
   PLAIN_SCRIPT,

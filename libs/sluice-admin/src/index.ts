@@ -18,5 +18,3 @@ export type {
 } from './config/sluice-admin-options.interface.js';
 export type { AdminAuthOptions, AdminCredential } from './config/admin-auth-options.interface.js';
 export type { Actor } from './common/actor.js';
-export type * from './admin-api.types.js';
-export { DECISION_COUNTS } from './admin-api.types.js';

@@ -1,15 +1,15 @@
 import {
-  DecisionTally,
-  IdentifierTally,
-  LocalDecisionStats,
   ManualClock,
-  RedisDecisionStats,
-  STATS_RETENTION_MS,
   systemClock,
   type Decision,
   type DecisionStatsStore,
   type PolicyDecision,
 } from '@sluice/nest/internals';
+import { DecisionTally } from '@sluice/nest/src/stats/decision.tally.js';
+import { IdentifierTally } from '@sluice/nest/src/stats/identifier.tally.js';
+import { LocalDecisionStats } from '@sluice/nest/src/stats/local-decision.stats.js';
+import { RedisDecisionStats } from '@sluice/nest/src/stats/redis-decision.stats.js';
+import { STATS_RETENTION_MS } from '@sluice/nest/src/stats/decision-stats.store.js';
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalIdentifierStats } from '@sluice/nest/src/stats/local-identifier.stats.js';

@@ -3,7 +3,8 @@
 // is decided exactly once, also when a slot has moved since the client read the slot map.
 import { Redis, type Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisStore, SluiceEngine, type PolicyInput } from '@sluice/nest/internals';
+import { SluiceEngine, type PolicyInput } from '@sluice/nest/internals';
+import { RedisStore } from '@sluice/nest/engine';
 import { clusterSlot } from '@sluice/nest/src/store/cluster.slot.js';
 import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
 import { startRedisCluster, type RedisCluster } from '../../support/redis-servers.js';

@@ -2,15 +2,12 @@ import fc from 'fast-check';
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ceilDiv } from '@sluice/nest/src/algorithms/integer-math.js';
+import { ALGORITHMS, parsePolicy, type AlgorithmName, type Policy } from '@sluice/nest/internals';
 import {
-  ALGORITHMS,
-  parsePolicy,
-  type AlgorithmName,
   type Operation,
-  type Policy,
   type PolicySpec,
   type StoreCall,
-} from '@sluice/nest/internals';
+} from '@sluice/nest/src/store/store.types.js';
 import { capacity } from '@sluice/nest/src/policy/policy.schema.js';
 import { toPolicySpec } from '@sluice/nest/src/engine/policy-spec.js';
 import { runOperation } from '@sluice/nest/src/store/operations.js';

@@ -5,14 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ALGORITHMS,
   ManualClock,
-  MemoryStore,
-  RedisStore,
   PolicyValidationError,
   SluiceEngine,
   UnknownPolicyError,
   type Decision,
   type PolicyInput,
 } from '@sluice/nest/internals';
+import { MemoryStore, RedisStore } from '@sluice/nest/engine';
 import { closeAll, connectRedis, filePrefixes } from '../../support/redis.clients.js';
 
 const prefixes = filePrefixes('api');

@@ -2,14 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  EventualStore,
   ManualClock,
   parsePolicy,
-  RedisStore,
   type AlgorithmName,
   type PolicyInput,
-  type SluiceStore,
 } from '@sluice/nest/internals';
+import { EventualStore, RedisStore, type SluiceStore } from '@sluice/nest/engine';
 import { toPolicySpec } from '@sluice/nest/src/engine/policy-spec.js';
 import type { PolicySpec } from '@sluice/nest/src/store/store.types.js';
 import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';

@@ -2,12 +2,8 @@
 // FCALL, as MONITOR on the real server shows, and the calls decide as if made one at a time.
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  RedisStore,
-  SluiceEngine,
-  type PolicyInput,
-  type RedisStoreOptions,
-} from '@sluice/nest/internals';
+import { SluiceEngine, type PolicyInput } from '@sluice/nest/internals';
+import { RedisStore, type RedisStoreOptions } from '@sluice/nest/engine';
 import { closeAll, connectRedis, filePrefixes } from '../../support/redis.clients.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-servers.js';
 

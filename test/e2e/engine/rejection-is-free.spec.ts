@@ -4,13 +4,13 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ALGORITHM_CODES,
   ALGORITHMS,
-  RedisStore,
   SluiceEngine,
   type AlgorithmName,
   type PolicyInput,
 } from '@sluice/nest/internals';
+import { ALGORITHM_CODES } from '@sluice/nest/src/algorithms/algorithm.types.js';
+import { RedisStore } from '@sluice/nest/engine';
 import { minuteClock } from '../../support/minute.clock.js';
 import { closeAll, connectRedis, filePrefixes } from '../../support/redis.clients.js';
 

@@ -1,14 +1,10 @@
 import { once } from 'node:events';
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ALGORITHM_CODES,
-  identifierKey,
-  RedisStore,
-  SluiceEngine,
-  toIdentifier,
-  type AlgorithmName,
-} from '@sluice/nest/internals';
+import { SluiceEngine, toIdentifier, type AlgorithmName } from '@sluice/nest/internals';
+import { ALGORITHM_CODES } from '@sluice/nest/src/algorithms/algorithm.types.js';
+import { identifierKey } from '@sluice/nest/src/keys/key.builder.js';
+import { RedisStore } from '@sluice/nest/engine';
 import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
 import {
   startRedisCluster,

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisStore, SluiceEngine } from '@sluice/nest/internals';
+import { SluiceEngine } from '@sluice/nest/internals';
+import { RedisStore } from '@sluice/nest/engine';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-servers.js';
 

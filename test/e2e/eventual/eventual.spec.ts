@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { SluiceConnection, SluiceService } from '@sluice/nest/internals';
+import { SluiceService } from '@sluice/nest/internals';
+import { SluiceConnection } from '@sluice/nest/src/connection/sluice.connection.js';
 import {
   ADAPTERS,
   closeAppsAfterEach,

@@ -1,8 +1,6 @@
-import {
-  MAX_IDENTIFIERS_PER_POLICY,
-  RedisIdentifierStats,
-  type IdentifierCount,
-} from '@sluice/nest/internals';
+import { type IdentifierCount } from '@sluice/nest/internals';
+import { MAX_IDENTIFIERS_PER_POLICY } from '@sluice/nest/src/stats/identifier-stats.store.js';
+import { RedisIdentifierStats } from '@sluice/nest/src/stats/redis-identifier.stats.js';
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalIdentifierStats } from '@sluice/nest/src/stats/local-identifier.stats.js';

@@ -5,12 +5,9 @@
 import type { Cluster, Redis } from 'ioredis';
 import { Cluster as Cluster6, Redis as Redis6 } from 'ioredis6';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import {
-  RedisPenaltyStream,
-  RedisStore,
-  SluiceEngine,
-  type PenaltyEvent,
-} from '@sluice/nest/internals';
+import { SluiceEngine, type PenaltyEvent } from '@sluice/nest/internals';
+import { RedisPenaltyStream } from '@sluice/nest/src/penalty/redis-penalty.stream.js';
+import { RedisStore } from '@sluice/nest/engine';
 import { heartbeat } from '@sluice/nest/src/bus/instance.heartbeat.js';
 import { RedisPolicyChannel } from '@sluice/nest/src/bus/redis.channel.js';
 import { penaltiesApp, LIMIT } from '../penalties/app.module.js';

@@ -1,7 +1,8 @@
 // SluiceThrottlerStorage: @nestjs/throttler's guard deciding in Sluice's engine on a real Redis.
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock, RedisStore, SluiceEngine } from '@sluice/nest/internals';
+import { ManualClock, SluiceEngine } from '@sluice/nest/internals';
+import { RedisStore } from '@sluice/nest/engine';
 import { SluiceThrottlerStorage } from '@sluice/nest/src/throttler/sluice-throttler.storage.js';
 import { header, startApp, type RunningApp } from '../../support/nest-app.js';
 import { closeAll, connectRedis, filePrefixes } from '../../support/redis.clients.js';

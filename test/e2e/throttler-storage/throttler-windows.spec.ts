@@ -3,7 +3,8 @@
 // first hit at several phases of a ttl-long clock-aligned window, on Redis and in memory.
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock, MemoryStore, RedisStore, SluiceEngine } from '@sluice/nest/internals';
+import { ManualClock, SluiceEngine } from '@sluice/nest/internals';
+import { MemoryStore, RedisStore } from '@sluice/nest/engine';
 import { SluiceThrottlerStorage } from '@sluice/nest/throttler';
 import { closeAll, connectRedis, filePrefixes } from '../../support/redis.clients.js';
 

@@ -1,4 +1,4 @@
-import type { AdminEventMap, DecisionCounts, StatsSeries } from '@sluice/admin';
+import type { AdminEventMap, DecisionCounts, StatsSeries } from '@sluice/admin/api';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

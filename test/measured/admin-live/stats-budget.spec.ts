@@ -2,10 +2,11 @@
 // policies with counts in every point, each read by one GET /stats and measured with INFO
 // commandstats on a Redis server of this file's own. The reads are bounded by the points, not the
 // window; a week (hour roll-ups) stays within 10 ms of Redis time (docs/security.md).
-import type { StatsSeries } from '@sluice/admin';
+import type { StatsSeries } from '@sluice/admin/api';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisDecisionStats, type PolicyCounts } from '@sluice/nest/internals';
+import { RedisDecisionStats } from '@sluice/nest/src/stats/redis-decision.stats.js';
+import { type PolicyCounts } from '@sluice/nest/src/stats/decision-stats.store.js';
 import { adminClient } from '../../system/admin-api/admin.client.js';
 import { startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-servers.js';

@@ -1,6 +1,6 @@
 // GET /blocked (docs/operations.md, blocked users) lists who is blocked now; with 10 000 identifiers blocked it must still
 // answer within 200 ms (median of several runs).
-import type { BlockedList } from '@sluice/admin';
+import type { BlockedList } from '@sluice/admin/api';
 import { PenaltyEventPublisher, SluiceService } from '@sluice/nest/internals';
 import { cpus } from 'node:os';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

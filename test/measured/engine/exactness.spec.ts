@@ -1,12 +1,8 @@
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  ALGORITHM_CODES,
-  identifierKey,
-  toIdentifier,
-  type AlgorithmName,
-  type PolicyInput,
-} from '@sluice/nest/internals';
+import { toIdentifier, type AlgorithmName, type PolicyInput } from '@sluice/nest/internals';
+import { ALGORITHM_CODES } from '@sluice/nest/src/algorithms/algorithm.types.js';
+import { identifierKey } from '@sluice/nest/src/keys/key.builder.js';
 import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
 import { ChildWorker, stopAll } from '../../support/engine/child-worker.js';
 import type {

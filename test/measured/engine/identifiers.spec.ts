@@ -5,13 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  InvalidIdentifierError,
-  RedisStore,
-  SluiceEngine,
-  identifierKey,
-  toIdentifier,
-} from '@sluice/nest/internals';
+import { InvalidIdentifierError, SluiceEngine, toIdentifier } from '@sluice/nest/internals';
+import { RedisStore } from '@sluice/nest/engine';
+import { identifierKey } from '@sluice/nest/src/keys/key.builder.js';
 import { minuteClock } from '../../support/minute.clock.js';
 import { closeAll, connectCluster } from '../../support/redis.clients.js';
 

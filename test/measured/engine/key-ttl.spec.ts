@@ -6,14 +6,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ALGORITHM_CODES,
   ALGORITHMS,
-  RedisStore,
   SluiceEngine,
   type AlgorithmName,
   type Policy,
   type PolicyInput,
 } from '@sluice/nest/internals';
+import { ALGORITHM_CODES } from '@sluice/nest/src/algorithms/algorithm.types.js';
+import { RedisStore } from '@sluice/nest/engine';
 import { closeAll, connectRedis, filePrefixes } from '../../support/redis.clients.js';
 
 const DAY_MS = 86_400_000;

@@ -1,6 +1,7 @@
 // The app holding its own event loop past timeoutMs (a long synchronous task, a GC pause) while a
 // decision's reply is on its way must not turn Redis' answer into a timeout, nor open the breaker.
-import { SluiceConnection, SluiceService } from '@sluice/nest/internals';
+import { SluiceService } from '@sluice/nest/internals';
+import { SluiceConnection } from '@sluice/nest/src/connection/sluice.connection.js';
 import type { Redis } from 'ioredis';
 import { describe, expect, inject, it, vi } from 'vitest';
 import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';

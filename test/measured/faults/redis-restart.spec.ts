@@ -1,6 +1,7 @@
 // Failures (docs/operations.md): the test's own redis-server crashes (SIGKILL) under load and comes back empty; and
 // an instance starts while Redis is down, says so, and syncs the published policies once it is up.
-import { PolicyBus, SluiceConnection, SluiceEngine } from '@sluice/nest/internals';
+import { PolicyBus, SluiceEngine } from '@sluice/nest/internals';
+import { SluiceConnection } from '@sluice/nest/src/connection/sluice.connection.js';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_LIMIT, OPEN_LIMIT, storeFaultsApp } from '../store-faults/app.module.js';

@@ -1,11 +1,11 @@
 import { Controller, Get, UseGuards, type ModuleMetadata } from '@nestjs/common';
 import {
-  MAX_PERIOD_MS,
   SluiceGuard,
   SluiceModule,
   Throttle,
   type SluiceModuleOptions,
 } from '@sluice/nest/internals';
+import { MAX_PERIOD_MS } from '@sluice/nest/src/policy/policy.schema.js';
 
 /** Never reached by the load: every request Redis decides is admitted and counted. */
 export const OPEN_LIMIT = 1_000_000;

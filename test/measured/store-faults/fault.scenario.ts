@@ -1,6 +1,7 @@
 // One fault under load: a second of normal traffic, the fault, then Redis back until every
 // instance decides every route in Redis once more; then what Redis counted.
-import { SluiceConnection, SluiceService } from '@sluice/nest/internals';
+import { SluiceService } from '@sluice/nest/internals';
+import { SluiceConnection } from '@sluice/nest/src/connection/sluice.connection.js';
 import type { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { vi, type MockInstance } from 'vitest';

@@ -3,7 +3,8 @@
 // async callers loop `consume` until durationMs pass → 'result'. Caller i calls on identifier
 // i mod n of the run's identifiers, and the result counts each identifier apart.
 import { Cluster, Redis } from 'ioredis';
-import { RedisStore, SluiceEngine, type PolicyInput } from '@sluice/nest/internals';
+import { SluiceEngine, type PolicyInput } from '@sluice/nest/internals';
+import { RedisStore } from '@sluice/nest/engine';
 
 export type HammerTarget = { kind: 'single'; url: string } | { kind: 'cluster'; nodes: string };
 

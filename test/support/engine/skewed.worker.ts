@@ -24,7 +24,7 @@ Object.defineProperty(performance, 'timeOrigin', {
 });
 
 const { Redis } = await import('ioredis');
-const { RedisStore, SluiceEngine, systemClock } = await import('@sluice/nest/src/internals.js');
+const { RedisStore, SluiceEngine, systemClock } = await import('@sluice/nest/engine');
 
 export type ConsumeRequest = {
   type: 'consume';

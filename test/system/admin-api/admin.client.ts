@@ -1,4 +1,4 @@
-import type { AdminErrorBody } from '@sluice/admin';
+import type { AdminErrorBody } from '@sluice/admin/api';
 import type { PolicySnapshot } from '@sluice/nest/internals';
 import type { Redis } from 'ioredis';
 import { Client } from 'pg';

@@ -8,8 +8,9 @@ import type {
   CandidateView,
   PolicyView,
   StatsSeries,
-} from '@sluice/admin';
-import { IdentifierTally, PolicyRegistry } from '@sluice/nest/internals';
+} from '@sluice/admin/api';
+import { PolicyRegistry } from '@sluice/nest/internals';
+import { IdentifierTally } from '@sluice/nest/src/stats/identifier.tally.js';
 import { describe, expect, it } from 'vitest';
 import { CandidateService } from '@sluice/admin/src/policies/candidate.service.js';
 import { ADAPTERS } from '../../support/nest-app.js';

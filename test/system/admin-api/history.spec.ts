@@ -3,7 +3,7 @@ import type {
   PolicyRemovalResult,
   PolicyRevisionList,
   PolicyView,
-} from '@sluice/admin';
+} from '@sluice/admin/api';
 import { describe, expect, inject, it } from 'vitest';
 import { ADAPTERS, startApp } from '../../support/nest-app.js';
 import { adminClient, query } from './admin.client.js';

@@ -2,7 +2,8 @@
 // schemas the handlers validate with), with hostile values in each of its path, query and body
 // fields, as each role, on both adapters: never a 5xx; a 400 names the fields at fault; a refused
 // write leaves what it would have written in PostgreSQL and Redis as it was.
-import { setupSluiceAdminDocs, type PolicyView } from '@sluice/admin';
+import { setupSluiceAdminDocs } from '@sluice/admin';
+import { type PolicyView } from '@sluice/admin/api';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';

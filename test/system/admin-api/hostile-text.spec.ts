@@ -1,7 +1,7 @@
 // Text with a NUL byte (which PostgreSQL's text columns cannot hold) or control characters, in
 // every field of the admin API that reaches the database: refused with 400 naming the field, and
 // nothing written, on both adapters.
-import type { AuditPage, BlockedList, PolicyView } from '@sluice/admin';
+import type { AuditPage, BlockedList, PolicyView } from '@sluice/admin/api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../support/nest-app.js';
 import { closeAll } from '../../support/redis.clients.js';

@@ -1,6 +1,6 @@
 // Identifiers over 256 characters (a JWT used as the key) are shown cut; the admin names them by
 // the stored key its history gives (docs/operations.md, "Identifiers too long to show").
-import type { BlockedList, PenaltyPage, PolicyView } from '@sluice/admin';
+import type { BlockedList, PenaltyPage, PolicyView } from '@sluice/admin/api';
 import { describe, expect, inject, it } from 'vitest';
 import { startApp } from '../../support/nest-app.js';
 import { eventually } from './admin.client.js';

@@ -6,7 +6,7 @@ import type {
   InstanceList,
   PolicyList,
   RouteList,
-} from '@sluice/admin';
+} from '@sluice/admin/api';
 import { PolicyBus } from '@sluice/nest/internals';
 import { describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../support/nest-app.js';

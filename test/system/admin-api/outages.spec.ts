@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { SluiceAdminModule, type AuditPage, type PolicyView } from '@sluice/admin';
+import { SluiceAdminModule } from '@sluice/admin';
+import { type AuditPage, type PolicyView } from '@sluice/admin/api';
 import { startFaultProxy, type FaultProxy } from '../../support/fault-proxy.js';
 import { createApp, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';

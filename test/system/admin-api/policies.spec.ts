@@ -1,4 +1,4 @@
-import type { AuditPage, PolicyList, PolicyView } from '@sluice/admin';
+import type { AuditPage, PolicyList, PolicyView } from '@sluice/admin/api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';

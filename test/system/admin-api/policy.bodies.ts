@@ -1,4 +1,4 @@
-import type { PolicyView } from '@sluice/admin';
+import type { PolicyView } from '@sluice/admin/api';
 
 /** An admin-only policy: `limit` requests a minute per client address. */
 export const quota = (limit: number) => ({

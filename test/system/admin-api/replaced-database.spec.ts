@@ -1,7 +1,7 @@
 // A policy database replaced by an empty one, or restored from an older backup, has a version
 // below the one Redis holds. At start the admin moves its version past Redis's, so the next
 // change reaches the instances instead of being ignored as older than what they have.
-import type { InstanceList, PolicyView } from '@sluice/admin';
+import type { InstanceList, PolicyView } from '@sluice/admin/api';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';

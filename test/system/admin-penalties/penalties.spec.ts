@@ -5,8 +5,8 @@ import type {
   IdentifierList,
   PenaltyPage,
   PenaltyRecord,
-} from '@sluice/admin';
-import { IdentifierTally } from '@sluice/nest/internals';
+} from '@sluice/admin/api';
+import { IdentifierTally } from '@sluice/nest/src/stats/identifier.tally.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { adminClient, eventually } from '../admin-api/admin.client.js';
 import { TOKENS } from '../admin-api/app.module.js';

@@ -109,10 +109,14 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all(this.tasks.map((task) => task.stop()));
+    // The timers stop at once; the heartbeat is removed before anything else is awaited, since
+    // the connection's own shutdown runs beside this one. A beat under way was sent first on the
+    // same connection, so it cannot land after the removal.
+    const stopping = this.tasks.map((task) => task.stop());
     this.tasks = [];
     this.follower.stop();
     await this.presence.leave();
+    await Promise.all(stopping);
     await this.channel.close();
   }
 

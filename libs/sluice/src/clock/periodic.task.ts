@@ -21,16 +21,28 @@ export class PeriodicTask {
 
   /**
    * Runs the task now, or joins the run under way. `work` runs in the task's place, one at a time
-   * with it (a sweep as of a chosen time).
+   * with it (a sweep as of a chosen time). It starts at once, within this call, so what it sends
+   * leaves before anything its caller does next (a final flush before a connection closes).
    */
   run(work: () => Promise<void> = this.task): Promise<void> {
-    this.running ??= Promise.resolve()
-      .then(work)
-      .finally(() => (this.running = undefined));
-    return this.running;
+    if (this.running !== undefined) return this.running;
+    let started: Promise<void>;
+    try {
+      started = work();
+    } catch (error) {
+      started = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    const running = started.finally(() => {
+      if (this.running === running) this.running = undefined;
+    });
+    this.running = running;
+    return running;
   }
 
-  /** No further runs; resolves once the run under way, if any, has ended. */
+  /**
+   * No further runs (the timer stops within this call); resolves once the run under way, if any,
+   * has ended.
+   */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;

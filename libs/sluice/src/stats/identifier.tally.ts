@@ -48,8 +48,11 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.flushes.stop();
-    await this.flush();
+    // The last counts leave at once, before the connection's own shutdown, which runs beside this.
+    // A flush under way took what it sends already; this sends what came since.
+    const stopping = this.flushes.stop();
+    await this.send();
+    await stopping;
   }
 
   /**
