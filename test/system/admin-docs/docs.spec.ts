@@ -1,5 +1,6 @@
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { setupSluiceAdminDocs } from '@sluice/admin';
+import { ADMIN_ROUTES, type AdminRoutesListed } from '@sluice/admin/api';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TOKENS, adminApp } from '../admin-api/app.module.js';
 import { ADAPTERS, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
@@ -95,6 +96,22 @@ describe.each(ADAPTERS)('the admin API description on %s', (adapter) => {
       '/sluice/api/blocked/{policy}/{identifier}'
     ]!.delete!.parameters!.filter((p) => p.in === 'query').map((p) => p.name);
     expect(unblockQuery).toEqual(expect.arrayContaining(['keyKind', 'reason']));
+  });
+
+  it('lists in AdminRoutes exactly the JSON routes the admin serves, which typed clients use', async () => {
+    // Type-checked by `npm run lint`: compiles only while ADMIN_ROUTES lists every AdminRoutes key.
+    const everyRouteListed: AdminRoutesListed = true;
+    void everyRouteListed;
+    const api = (await (await docs(TOKENS.viewer)).json()) as OpenApi;
+    const served = Object.entries(api.paths).flatMap(([path, operations]) =>
+      Object.keys(operations).map(
+        (method) =>
+          `${method.toUpperCase()} ${path.replace('/sluice/api', '').replace(/\{(\w+)\}/g, ':$1')}`,
+      ),
+    );
+    // The event stream and the description itself are not JSON routes of the map.
+    const json = served.filter((route) => !/^GET \/(events|docs)/.test(route));
+    expect([...json].sort()).toEqual([...ADMIN_ROUTES].sort());
   });
 
   it("leaves the admin's routes out of the app's own document, and its global header out of the admin's", async () => {

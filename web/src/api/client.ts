@@ -1,40 +1,28 @@
 import type {
   AdminErrorBody,
-  AuditPage,
+  AdminRoute,
+  AdminRoutes,
   AuditQuery,
+  BlockedQuery,
   BlockRequest,
-  BlockResult,
-  BlockedList,
-  CandidateComparison,
   CandidatePromotion,
   CandidateProposal,
-  CandidateView,
   ChangeNoteRequest,
-  CounterResetResult,
+  CounterResetQuery,
   EnforcementRequest,
-  EnforcementState,
-  IdentifierList,
-  InspectResult,
-  InstanceList,
-  PenaltyPage,
+  IdentifiersQuery,
   PenaltyQuery,
-  PolicyList,
-  PolicyRemovalResult,
-  PolicyRevisionList,
-  PolicyView,
   PolicyWriteRequest,
-  RouteList,
-  SessionView,
   SignInRequest,
-  StatsSeries,
-  UnblockResult,
+  StatsQuery,
+  UnblockQuery,
 } from '@sluice/admin/api';
 import { API_BASE } from './panel-base';
 
 export { API_BASE };
 
 
-type Query = Record<string, string | number | undefined | null>;
+type Query = Record<string, string | number | boolean | undefined | null>;
 
 /** A non-2xx answer: the server's error body, with its field issues when it gave any. */
 export class ApiError extends Error {
@@ -63,90 +51,113 @@ export function apiUrl(path: string, query?: Query): string {
   return `${API_BASE}${path}${text === '' ? '' : `?${text}`}`;
 }
 
-const segment = (value: string) => encodeURIComponent(value);
+/** The names of a route's path parameters: `'name' | 'v'` for `…/:name/revisions/:v/restore`. */
+type PathParams<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | PathParams<`/${Rest}`>
+  : Path extends `${string}:${infer Name}`
+    ? Name
+    : never;
 
-async function request<T>(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-  path: string,
-  options: { query?: Query; body?: unknown } = {},
-): Promise<T> {
+type Part<K extends AdminRoute, F extends string> =
+  AdminRoutes[K] extends Record<F, infer T> ? T : never;
+
+/** What a call of route `K` takes: its path parameters, query and body, as the route says. */
+type Input<K extends AdminRoute> = ([PathParams<K>] extends [never]
+  ? unknown
+  : { params: Record<PathParams<K>, string | number> }) &
+  ([Part<K, 'query'>] extends [never] ? unknown : { query?: Part<K, 'query'> }) &
+  ([Part<K, 'body'>] extends [never] ? unknown : { body?: Part<K, 'body'> });
+
+/**
+ * Calls route `K` of the admin API: its method and path come from the route's key, its input and
+ * answer from AdminRoutes (`@sluice/admin/api`), so a route and its types are named once.
+ */
+async function call<K extends AdminRoute>(
+  route: K,
+  ...[input]: [PathParams<K>] extends [never] ? [Input<K>?] : [Input<K>]
+): Promise<AdminRoutes[K]['response']> {
+  const [method, template] = route.split(' ') as [string, string];
+  const { params, query, body } = (input ?? {}) as {
+    params?: Record<string, string | number>;
+    query?: Query;
+    body?: unknown;
+  };
+  const path = template.replace(/:(\w+)/g, (_, name: string) =>
+    encodeURIComponent(String(params?.[name])),
+  );
   const headers: Record<string, string> = {
     Accept: 'application/json',
     'X-Requested-With': 'sluice',
   };
-  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-  const response = await fetch(apiUrl(path, options.query), {
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const response = await fetch(apiUrl(path, query), {
     method,
     headers,
     credentials: 'same-origin',
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
-  if (response.status === 204) return undefined as T;
-  const body: unknown = await response.json().catch(() => null);
-  if (!response.ok) throw new ApiError(response.status, body as AdminErrorBody | null);
-  return body as T;
+  if (response.status === 204) return undefined;
+  const answer: unknown = await response.json().catch(() => null);
+  if (!response.ok) throw new ApiError(response.status, answer as AdminErrorBody | null);
+  // The server's answer, as its handler is declared to return it (AdminRoutes).
+  return answer as AdminRoutes[K]['response'];
 }
 
-/** Every admin route the panel calls, typed with the server's own request and response types. */
+/** Every admin route the panel calls, each typed by AdminRoutes. */
 export const api = {
   session: {
-    current: () => request<SessionView>('GET', '/session'),
-    signIn: (body: SignInRequest) => request<SessionView>('POST', '/session', { body }),
-    signOut: () => request<void>('DELETE', '/session'),
+    current: () => call('GET /session'),
+    signIn: (body: SignInRequest) => call('POST /session', { body }),
+    signOut: () => call('DELETE /session'),
   },
   policies: {
-    list: () => request<PolicyList>('GET', '/policies'),
-    get: (name: string) => request<PolicyView>('GET', `/policies/${segment(name)}`),
+    list: () => call('GET /policies'),
+    get: (name: string) => call('GET /policies/:name', { params: { name } }),
     put: (name: string, body: PolicyWriteRequest) =>
-      request<PolicyView>('PUT', `/policies/${segment(name)}`, { body }),
+      call('PUT /policies/:name', { params: { name }, body }),
     remove: (name: string, body: ChangeNoteRequest = {}) =>
-      request<PolicyRemovalResult>('DELETE', `/policies/${segment(name)}`, { body }),
-    revisions: (name: string) =>
-      request<PolicyRevisionList>('GET', `/policies/${segment(name)}/revisions`),
+      call('DELETE /policies/:name', { params: { name }, body }),
+    revisions: (name: string) => call('GET /policies/:name/revisions', { params: { name } }),
     candidate: {
-      get: (name: string) =>
-        request<CandidateComparison>('GET', `/policies/${segment(name)}/candidate`),
+      get: (name: string) => call('GET /policies/:name/candidate', { params: { name } }),
       propose: (name: string, body: CandidateProposal) =>
-        request<CandidateView>('POST', `/policies/${segment(name)}/candidate`, { body }),
+        call('POST /policies/:name/candidate', { params: { name }, body }),
       discard: (name: string, body: ChangeNoteRequest = {}) =>
-        request<{ discarded: true }>('DELETE', `/policies/${segment(name)}/candidate`, { body }),
+        call('DELETE /policies/:name/candidate', { params: { name }, body }),
       promote: (name: string, body: CandidatePromotion = {}) =>
-        request<PolicyView>('POST', `/policies/${segment(name)}/candidate/promote`, { body }),
+        call('POST /policies/:name/candidate/promote', { params: { name }, body }),
     },
     restore: (name: string, version: number, body: ChangeNoteRequest = {}) =>
-      request<PolicyView>('POST', `/policies/${segment(name)}/revisions/${version}/restore`, {
+      call('POST /policies/:name/revisions/:v/restore', {
+        params: { name, v: version },
         body,
       }),
   },
   enforcement: {
-    get: () => request<EnforcementState>('GET', '/enforcement'),
-    set: (body: EnforcementRequest) => request<EnforcementState>('PUT', '/enforcement', { body }),
+    get: () => call('GET /enforcement'),
+    set: (body: EnforcementRequest) => call('PUT /enforcement', { body }),
   },
-  routes: () => request<RouteList>('GET', '/routes'),
-  instances: () => request<InstanceList>('GET', '/instances'),
+  routes: () => call('GET /routes'),
+  instances: () => call('GET /instances'),
   inspect: (policy: string, identifier: string) =>
-    request<InspectResult>('GET', `/inspect/${segment(policy)}/${segment(identifier)}`),
+    call('GET /inspect/:policy/:identifier', { params: { policy, identifier } }),
   /** `key`: the stored key of an identifier shown cut (over 256 characters). */
-  resetCounters: (policy: string, identifier: string, query: { key?: string } = {}) =>
-    request<CounterResetResult>('DELETE', `/counters/${segment(policy)}/${segment(identifier)}`, {
+  resetCounters: (policy: string, identifier: string, query: CounterResetQuery = {}) =>
+    call('DELETE /counters/:policy/:identifier', {
+      params: { policy, identifier },
       query,
     }),
   blocked: {
-    list: (query: { policy?: string; q?: string; limit?: number } = {}) =>
-      request<BlockedList>('GET', '/blocked', { query }),
-    block: (body: BlockRequest) => request<BlockResult>('POST', '/blocked', { body }),
-    unblock: (
-      policy: string,
-      identifier: string,
-      query: { keyKind?: string; reason?: string; forgetOffences?: 'true'; key?: string } = {},
-    ) =>
-      request<UnblockResult>('DELETE', `/blocked/${segment(policy)}/${segment(identifier)}`, {
+    list: (query: BlockedQuery = {}) => call('GET /blocked', { query }),
+    block: (body: BlockRequest) => call('POST /blocked', { body }),
+    unblock: (policy: string, identifier: string, query: UnblockQuery = {}) =>
+      call('DELETE /blocked/:policy/:identifier', {
+        params: { policy, identifier },
         query,
       }),
   },
-  identifiers: (query: { policy?: string; q?: string; limit?: number } = {}) =>
-    request<IdentifierList>('GET', '/identifiers', { query }),
-  penalties: (query: PenaltyQuery = {}) => request<PenaltyPage>('GET', '/penalties', { query }),
+  identifiers: (query: IdentifiersQuery = {}) => call('GET /identifiers', { query }),
+  penalties: (query: PenaltyQuery = {}) => call('GET /penalties', { query }),
   /** Every penalty matching the filters (no cursor), as the server's CSV. */
   penaltiesCsv: async (query: Omit<PenaltyQuery, 'cursor' | 'limit'> = {}): Promise<Blob> => {
     const response = await fetch(apiUrl('/penalties', query), {
@@ -161,9 +172,8 @@ export const api = {
     }
     return response.blob();
   },
-  audit: (query: AuditQuery = {}) => request<AuditPage>('GET', '/audit', { query }),
-  stats: (query: { seconds?: number; minutes?: number; hours?: number; policy?: string }) =>
-    request<StatsSeries>('GET', '/stats', { query }),
+  audit: (query: AuditQuery = {}) => call('GET /audit', { query }),
+  stats: (query: StatsQuery) => call('GET /stats', { query }),
 };
 
 /** The Server-Sent Events stream of live counters and instances (see AdminEventMap). */

@@ -39,7 +39,7 @@ export function useUnblock() {
       await api.blocked.unblock(input.policy, input.identifier, {
         keyKind: input.keyKind,
         reason: input.reason.trim() === '' ? undefined : input.reason,
-        ...(input.forgetOffences ? { forgetOffences: 'true' as const } : {}),
+        ...(input.forgetOffences ? { forgetOffences: true } : {}),
         ...keyQuery(input.key),
       });
       if (input.resetCounters) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { StatsQuery } from '../common/admin-api.types.js';
 
 /** The most points one request reads per policy: a window is charted at a resolution that fits. */
 export const MAX_SECONDS = 300;
@@ -30,6 +31,6 @@ export const statsQuerySchema = z
       [query.seconds, query.minutes, query.hours].filter((given) => given !== undefined).length <=
       1,
     { error: 'give one of seconds, minutes or hours', path: ['minutes'] },
-  );
+  ) satisfies z.ZodType<StatsQuery>;
 
-export type StatsQuery = z.output<typeof statsQuerySchema>;
+export type { StatsQuery };

@@ -7,7 +7,14 @@ import {
   POLICY_NAME,
 } from '@sluice/nest/internals';
 import { z } from 'zod';
-import type { BlockRequest, PenaltyQuery } from '../common/admin-api.types.js';
+import type {
+  BlockedQuery,
+  BlockRequest,
+  CounterResetQuery,
+  IdentifiersQuery,
+  PenaltyQuery,
+  UnblockQuery,
+} from '../common/admin-api.types.js';
 import { freeText, searchText } from '../common/text.schema.js';
 
 /** A year: longer blocks are a ban, which belongs in a denylist override. */
@@ -83,20 +90,20 @@ export const unblockQuerySchema = unblockSchema.pick({
   reason: true,
   forgetOffences: true,
   key: true,
-});
+}) satisfies z.ZodType<UnblockQuery>;
 
 /** DELETE /counters/:policy/:identifier?forgetOffences=&key= (`key` as for DELETE /blocked). */
 export const resetQuerySchema = z.strictObject({
   forgetOffences: queryFlag.optional(),
   key: identifierKey.optional(),
-});
+}) satisfies z.ZodType<CounterResetQuery>;
 
 /** GET /blocked?policy=&q=&limit= */
 export const blockedQuerySchema = z.strictObject({
   policy: policyName.optional(),
   q: searchText(256).optional(),
   limit: count(10_000).optional(),
-});
+}) satisfies z.ZodType<BlockedQuery>;
 
 /** GET /penalties?identifier=&q=&policy=&from=&to=&cursor=&limit= (from inclusive, to exclusive). */
 export const penaltyQuerySchema = z.strictObject({
@@ -120,8 +127,6 @@ export const identifiersQuerySchema = z.strictObject({
   policy: policyName.optional(),
   q: searchText(256).optional(),
   limit: count(200).optional(),
-});
+}) satisfies z.ZodType<IdentifiersQuery>;
 
-export type IdentifiersQuery = z.output<typeof identifiersQuerySchema>;
-export type BlockedQuery = z.output<typeof blockedQuerySchema>;
-export type UnblockQuery = z.output<typeof unblockQuerySchema>;
+export type { BlockedQuery, IdentifiersQuery, UnblockQuery };
