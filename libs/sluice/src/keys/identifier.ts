@@ -63,7 +63,7 @@ export function toIdentifier(raw: unknown, field = 'identifier'): Identifier {
       'must be well-formed Unicode (it holds a lone surrogate)',
     );
   }
-  const display = raw.length > MAX_DISPLAY_LENGTH ? raw.slice(0, MAX_DISPLAY_LENGTH) : raw;
+  const display = displayForm(raw);
   const stored = storedForm(raw);
   return { stored, display, hashed: stored !== raw };
 }
@@ -84,6 +84,11 @@ export function storedForm(raw: string): string {
 export const IDENTIFIER_KEY = /^#h:[A-Za-z0-9_-]{43}$/;
 export const IDENTIFIER_KEY_RULE =
   "must be the key a block's history gives: '#h:' and 43 characters";
+
+/** What an operator reads: the identifier, cut to its first 256 characters. */
+export function displayForm(raw: string): string {
+  return raw.length > MAX_DISPLAY_LENGTH ? raw.slice(0, MAX_DISPLAY_LENGTH) : raw;
+}
 
 /**
  * The key a penalty event gives for an identifier cut for display (over 256 characters): the

@@ -11,7 +11,7 @@ import { IDENTIFIER_STATS, SLUICE_CLOCK } from '../config/sluice.tokens.js';
 import { ThrottledLogger } from '../logging/throttled.logger.js';
 import { PeriodicTask } from '../clock/periodic.task.js';
 import { getOrAdd, newMap } from '../collections/get-or-add.js';
-import { keyOfCut } from '../keys/identifier.js';
+import { displayForm, keyOfCut } from '../keys/identifier.js';
 import { candidateStatsName } from './decision-outcome.js';
 import type { IdentifierCount, IdentifierStatsStore } from './identifier-stats.store.js';
 
@@ -20,7 +20,6 @@ const FLUSH_EVERY_MS = 1_000;
 const SENT_PER_POLICY = 100;
 /** Distinct (policy, identifier) pairs counted per second; more are left out until the flush. */
 const TRACKED_PER_FLUSH = 50_000;
-const MAX_DISPLAY_LENGTH = 256;
 const LOG_EVERY_MS = 60_000;
 
 /** An identifier as the stats name it: shown cut to 256 characters, with its key when cut. */
@@ -64,9 +63,7 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
     // An identifier cut for display is counted, and named, by its stored key.
     const key = keyOfCut(identifier);
     const shown: Shown =
-      key === undefined
-        ? { identifier }
-        : { identifier: identifier.slice(0, MAX_DISPLAY_LENGTH), key };
+      key === undefined ? { identifier } : { identifier: displayForm(identifier), key };
     for (const part of decision.policies) {
       const passed = part.allowed && decision.allowed;
       if (part.allowed && !passed) continue;
