@@ -66,10 +66,10 @@ for (const [packageDir, entry, report] of ENTRIES) {
         extractorMessageReporting: {
           default: { logLevel: 'warning' },
           'ae-missing-release-tag': { logLevel: 'none' },
-          'ae-undocumented': { logLevel: 'none', addToApiReportFile: false },
-          'ae-forgotten-export': { logLevel: 'none', addToApiReportFile: false },
+          'ae-undocumented': { logLevel: 'error', addToApiReportFile: false },
+          'ae-forgotten-export': { logLevel: 'error', addToApiReportFile: false },
         },
-        tsdocMessageReporting: { default: { logLevel: 'none' } },
+        tsdocMessageReporting: { default: { logLevel: 'warning' } },
       },
     },
     configObjectFullPath: join(ROOT, packageDir, 'api-extractor.json'),

@@ -5,9 +5,9 @@ export {
   type EmbeddedDatabase,
   type EmbeddedDatabaseOptions,
 } from './database/embedded.database.js';
-export {
-  SLUICE_ADMIN_ASYNC_OPTIONS_TYPE,
-  SLUICE_ADMIN_OPTIONS_TYPE,
+export type {
+  SluiceAdminModuleAsyncOptions,
+  SluiceAdminModuleRootOptions,
 } from './sluice-admin.module-definition.js';
 export type {
   AdminDatabaseOptions,
@@ -18,3 +18,4 @@ export type {
 } from './config/sluice-admin-options.interface.js';
 export type { AdminAuthOptions, AdminCredential } from './config/admin-auth-options.interface.js';
 export type { Actor } from './common/actor.js';
+export type { AdminRole } from './common/admin-role.js';

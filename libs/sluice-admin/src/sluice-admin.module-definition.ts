@@ -1,4 +1,9 @@
-import { ConfigurableModuleBuilder, Logger, type DynamicModule } from '@nestjs/common';
+import {
+  ConfigurableModuleBuilder,
+  Logger,
+  type ConfigurableModuleAsyncOptions,
+  type DynamicModule,
+} from '@nestjs/common';
 import { RouterModule } from '@nestjs/core';
 import { ADMIN_FEATURES } from './sluice-admin.features.js';
 import { describeAdminRoutes } from './common/admin-controller.decorator.js';
@@ -69,15 +74,27 @@ function mount(definition: DynamicModule, extras: SluiceAdminModuleExtras): Dyna
   };
 }
 
-export const {
-  ConfigurableModuleClass: SluiceAdminConfigurableModule,
-  OPTIONS_TYPE: SLUICE_ADMIN_OPTIONS_TYPE,
-  ASYNC_OPTIONS_TYPE: SLUICE_ADMIN_ASYNC_OPTIONS_TYPE,
-} = new ConfigurableModuleBuilder<SluiceAdminModuleOptions>({
-  moduleName: 'SluiceAdmin',
-  optionsInjectionToken: ADMIN_OPTIONS,
-})
-  .setClassMethodName('forRoot')
-  .setFactoryMethodName('createSluiceAdminOptions')
-  .setExtras<SluiceAdminModuleExtras>({ path: 'sluice', panel: true, appOpenApi: false }, mount)
-  .build();
+export const { ConfigurableModuleClass: SluiceAdminConfigurableModule } =
+  new ConfigurableModuleBuilder<SluiceAdminModuleOptions>({
+    moduleName: 'SluiceAdmin',
+    optionsInjectionToken: ADMIN_OPTIONS,
+  })
+    .setClassMethodName('forRoot')
+    .setFactoryMethodName('createSluiceAdminOptions')
+    .setExtras<SluiceAdminModuleExtras>({ path: 'sluice', panel: true, appOpenApi: false }, mount)
+    .build();
+
+/** What `SluiceAdminModule.forRoot()` takes: the module's options beside `path` and `panel`. */
+export type SluiceAdminModuleRootOptions = SluiceAdminModuleOptions &
+  Partial<SluiceAdminModuleExtras>;
+
+/**
+ * What `SluiceAdminModule.forRootAsync()` takes: `imports`, `inject` and one of `useFactory`,
+ * `useClass` (with `createSluiceAdminOptions()`) or `useExisting`, beside `path`, `panel` and
+ * `appOpenApi`, which shape the module and so cannot come from a factory.
+ */
+export type SluiceAdminModuleAsyncOptions = ConfigurableModuleAsyncOptions<
+  SluiceAdminModuleOptions,
+  'createSluiceAdminOptions'
+> &
+  Partial<SluiceAdminModuleExtras>;

@@ -19,7 +19,7 @@ export { SluiceGuard, type RequestResponse } from './nest/sluice.guard.js';
 export { RouteRegistry, type ThrottledRoute } from './nest/route.registry.js';
 export type { Tracked } from './trackers/tracker.resolver.js';
 export { SluiceService, type LiftOptions, type ManualBlockOptions } from './nest/sluice.service.js';
-export type { Charged, KeyOptions } from './engine/sluice.engine.js';
+export type { Charged, ConsumeOptions, KeyOptions } from './engine/sluice.engine.js';
 export type { CallTarget } from './engine/call.target.js';
 export type { PolicySelection } from './engine/call.target.js';
 export { SLUICE_CLOCK } from './config/sluice.tokens.js';
@@ -47,4 +47,9 @@ export { PolicyValidationError, type PolicyIssue } from './policy/policy-validat
 export { PolicyRegistry, UnknownPolicyError } from './policy/policy.registry.js';
 export { InvalidIdentifierError } from './keys/identifier.js';
 export { ManualClock, systemClock, type Clock } from './clock/clock.js';
-export type { PenaltyEvent, PenaltyEventType } from './penalty/penalty.event.js';
+export {
+  PENALTY_EVENT_TYPES,
+  type PenaltyEvent,
+  type PenaltyEventType,
+  type PenaltyTrigger,
+} from './penalty/penalty.event.js';

@@ -3,9 +3,14 @@
 // its schema …); tests reach other parts through `@sluice/nest/src/…`. It follows @sluice/nest's
 // version exactly and makes no promise to anyone else; docs/packaging.md says why.
 export * from './index.js';
-export { SluiceEngine, parsePolicy } from './engine/index.js';
+export { SluiceEngine, parsePolicy, type SluiceEngineOptions } from './engine/index.js';
 export { PolicyBus } from './bus/policy.bus.js';
+export type { ChannelListener, PolicyChannel } from './bus/policy.channel.js';
+export type { ChangeNotice, UnblockNotice } from './bus/policy-snapshot.js';
+export { BlockCache, type CachedBlock } from './penalty/block.cache.js';
+export type * from './store/store.types.js';
 export { PeriodicTask } from './clock/periodic.task.js';
+export { epochMs } from './clock/clock.js';
 export { STALE_AFTER_MS } from './bus/instance.presence.js';
 export type { InstanceHeartbeat } from './bus/instance.heartbeat.js';
 export type { PolicySnapshot } from './bus/policy-snapshot.js';
@@ -17,13 +22,18 @@ export {
   type Identifier,
 } from './keys/identifier.js';
 export { KEY_KIND, toIdentifier } from './keys/key.builder.js';
-export { PENALTY_EVENT_TYPES, type PenaltyTrigger } from './penalty/penalty.event.js';
-export { PenaltyEventPublisher } from './events/penalty-event.publisher.js';
+export { PenaltyEventPublisher, type PenaltyContext } from './events/penalty-event.publisher.js';
 export type { PenaltyStream, PenaltyStreamEntry } from './penalty/penalty.stream.js';
-export { type IdentifierCount, type IdentifierStatsStore } from './stats/identifier-stats.store.js';
+export type {
+  IdentifierCount,
+  IdentifierReadOptions,
+  IdentifierStatsStore,
+} from './stats/identifier-stats.store.js';
 export {
   RESOLUTION_MS,
+  type DecisionCounts,
   type DecisionStatsStore,
+  type PolicyCounts,
   type StatsResolution,
 } from './stats/decision-stats.store.js';
 export { POLICY_NAME, policyInputSchema } from './policy/policy.schema.js';
@@ -31,4 +41,4 @@ export { candidateStatsName, sampledStatsName } from './stats/decision-outcome.j
 export { DECISION_STATS, IDENTIFIER_STATS, PENALTY_STREAM } from './config/sluice.tokens.js';
 export { TrackerResolver } from './trackers/tracker.resolver.js';
 export { loadOptionalPeer } from './peers/optional-peer.loader.js';
-export { ThrottledLogger } from './logging/throttled.logger.js';
+export { ThrottledLogger, type LogSink } from './logging/throttled.logger.js';

@@ -2,9 +2,13 @@ import type { AdminRole } from './admin-role.js';
 
 /** Who made an admin request, as the audit records it. */
 export interface Actor {
+  /** The credential's name. */
   name: string;
+  /** The credential's role. */
   role: AdminRole;
+  /** The client address the request came from, or null when it cannot be read. */
   ip: string | null;
+  /** The request's User-Agent, or null. */
   userAgent: string | null;
 }
 

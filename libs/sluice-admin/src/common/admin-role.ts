@@ -8,7 +8,7 @@ export function isAdminRole(value: unknown): value is AdminRole {
   return (ADMIN_ROLES as readonly unknown[]).includes(value);
 }
 
-/** Whether `role` may do what `needed` may: viewer < operator < admin. */
+/** Whether `role` may do what `needed` may, in the order viewer, operator, admin. */
 export function roleSatisfies(role: AdminRole, needed: AdminRole): boolean {
   return ADMIN_ROLES.indexOf(role) >= ADMIN_ROLES.indexOf(needed);
 }

@@ -41,37 +41,69 @@ import type {
  * a client typed by this map (the panel's `api/client.ts`) and the server cannot drift apart.
  */
 export interface AdminRoutes {
+  /** Who is signed in (401 when no one). */
   'GET /session': { response: SessionView };
+  /** Signs in with a credential's name and token; sets the session cookie. */
   'POST /session': { body: SignInRequest; response: SessionView };
+  /** Signs out, on every instance. */
   'DELETE /session': { response: void };
+  /** Every stored policy, the global version and the switch. */
   'GET /policies': { response: PolicyList };
+  /** One policy. */
   'GET /policies/:name': { response: PolicyView };
+  /** Creates or replaces a policy (version 0 creates; a stale version answers 409). */
   'PUT /policies/:name': { body: PolicyWriteRequest; response: PolicyView };
+  /** Deletes a policy, or returns it to its code default. */
   'DELETE /policies/:name': { body: ChangeNoteRequest; response: PolicyRemovalResult };
+  /** A policy's stored revisions, newest first. */
   'GET /policies/:name/revisions': { response: PolicyRevisionList };
+  /** Makes revision `v` the policy again, as a new version. */
   'POST /policies/:name/revisions/:v/restore': {
     body: ChangeNoteRequest;
     response: PolicyView;
   };
+  /** The shadow candidate and how it compares with the live policy. */
   'GET /policies/:name/candidate': { response: CandidateComparison };
+  /** Proposes a revision to run as a shadow candidate. */
   'POST /policies/:name/candidate': { body: CandidateProposal; response: CandidateView };
-  'DELETE /policies/:name/candidate': { body: ChangeNoteRequest; response: { discarded: true } };
+  /** Discards the candidate. */
+  'DELETE /policies/:name/candidate': {
+    body: ChangeNoteRequest;
+    response: {
+      /** Always true: the candidate is gone. */
+      discarded: true;
+    };
+  };
+  /** Makes the candidate the live policy. */
   'POST /policies/:name/candidate/promote': { body: CandidatePromotion; response: PolicyView };
+  /** Whether policies are enforced. */
   'GET /enforcement': { response: EnforcementState };
+  /** Turns enforcement of every policy on or off. */
   'PUT /enforcement': { body: EnforcementRequest; response: EnforcementState };
+  /** The app's throttled and skipped handlers. */
   'GET /routes': { response: RouteList };
+  /** The instances and the policy version each enforces. */
   'GET /instances': { response: InstanceList };
+  /** What the identifier's next request would get, nothing charged. */
   'GET /inspect/:policy/:identifier': { response: InspectResult };
+  /** Forgets an identifier's counters (and, if asked, its offences). */
   'DELETE /counters/:policy/:identifier': {
     query: CounterResetQuery;
     response: CounterResetResult;
   };
+  /** The blocks in force now. */
   'GET /blocked': { query: BlockedQuery; response: BlockedList };
+  /** Blocks an identifier by hand. */
   'POST /blocked': { body: BlockRequest; response: BlockResult };
+  /** Lifts a block. */
   'DELETE /blocked/:policy/:identifier': { query: UnblockQuery; response: UnblockResult };
+  /** The identifiers seen over the last day, the most rejected first. */
   'GET /identifiers': { query: IdentifiersQuery; response: IdentifierList };
+  /** The penalty history, newest first. */
   'GET /penalties': { query: PenaltyQuery; response: PenaltyPage };
+  /** The audit of every write, newest first. */
   'GET /audit': { query: AuditQuery; response: AuditPage };
+  /** Decisions per second, minute or hour, summed over every instance. */
   'GET /stats': { query: StatsQuery; response: StatsSeries };
 }
 
@@ -108,6 +140,10 @@ export const ADMIN_ROUTES = [
   'GET /stats',
 ] as const satisfies readonly AdminRoute[];
 
-// Both ways: a route in the map but not in the list fails to compile here.
-type Unlisted = Exclude<AdminRoute, (typeof ADMIN_ROUTES)[number]>;
-export type AdminRoutesListed = [Unlisted] extends [never] ? true : Unlisted;
+/**
+ * `true` when ADMIN_ROUTES lists every route of AdminRoutes, else the routes it misses: the docs
+ * test assigns `true` to it, so a route in the map but not in the list fails to compile.
+ */
+export type AdminRoutesListed = [Exclude<AdminRoute, (typeof ADMIN_ROUTES)[number]>] extends [never]
+  ? true
+  : Exclude<AdminRoute, (typeof ADMIN_ROUTES)[number]>;

@@ -1,9 +1,11 @@
 import { BadRequestException } from '@nestjs/common';
 import type { z } from 'zod';
 
+/** One thing wrong with a request, naming its field. */
 export interface FieldIssue {
   /** A dotted path into the request: `limit`, `penalty.blockMs`, `overrides.0.limit`. */
   field: string;
+  /** What is wrong with it. */
   message: string;
 }
 

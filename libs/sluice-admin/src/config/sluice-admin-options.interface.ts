@@ -31,6 +31,7 @@ export interface PenaltyWebhook {
   events?: PenaltyEventType[];
 }
 
+/** How the admin records penalty events and whom it tells. */
 export interface AdminPenaltyOptions {
   /**
    * How long a stream entry another admin read may stay unacknowledged before this one takes it
@@ -42,13 +43,17 @@ export interface AdminPenaltyOptions {
    * deleted, an hour apart at most. 1 to 3650; default 90.
    */
   retentionDays?: number;
+  /** Endpoints told of each penalty event. */
   webhooks?: PenaltyWebhook[];
 }
 
+/** What SluiceAdminModule.forRoot takes (docs/operations.md). */
 export interface SluiceAdminModuleOptions {
   /** A postgres:// URL, or the URL with pool settings. */
   database: string | AdminDatabaseOptions;
+  /** Credentials and sessions; required in production. */
   auth?: AdminAuthOptions;
+  /** The penalty history and its webhooks. */
   penalties?: AdminPenaltyOptions;
 }
 
@@ -62,7 +67,7 @@ export interface SluiceAdminModuleExtras {
    */
   panel?: boolean | { root: string };
   /**
-   * Also list the admin's routes in the app's own OpenAPI document (@nestjs/swagger). Default
+   * Also list the admin's routes in the app's own OpenAPI document (`@nestjs/swagger`). Default
    * false: they are described only in the admin's own, by setupSluiceAdminDocs.
    */
   appOpenApi?: boolean;

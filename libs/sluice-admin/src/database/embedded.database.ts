@@ -17,6 +17,7 @@ export interface EmbeddedDatabase {
   stop(this: void): Promise<void>;
 }
 
+/** Where startEmbeddedDatabase keeps its data. */
 export interface EmbeddedDatabaseOptions {
   /** Where its files live; created when missing. */
   dataDir: string;

@@ -1,8 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  epochMs,
   IDENTIFIER_STATS,
   PolicyRegistry,
+  SLUICE_CLOCK,
   SluiceService,
+  type Clock,
   type IdentifierCount,
   type IdentifierStatsStore,
 } from '@sluice/nest/internals';
@@ -20,6 +23,7 @@ export class IdentifiersService {
     @Inject(IDENTIFIER_STATS) private readonly stats: IdentifierStatsStore,
     @Inject(SluiceService) private readonly sluice: SluiceService,
     @Inject(PolicyRegistry) private readonly policies: PolicyRegistry,
+    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
   ) {}
 
   async list(query: IdentifiersQuery): Promise<IdentifierList> {
@@ -50,7 +54,7 @@ export class IdentifiersService {
       key: key ?? null,
       lastSeen: new Date(count.lastSeen).toISOString(),
       state: {
-        blocked: now.blocked !== undefined && now.blocked.untilMs > Date.now(),
+        blocked: now.blocked !== undefined && now.blocked.untilMs > epochMs(this.clock),
         blockedUntil:
           now.blocked === undefined ? null : new Date(now.blocked.untilMs).toISOString(),
         remaining: now.remaining,

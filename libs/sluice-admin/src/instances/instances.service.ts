@@ -1,14 +1,23 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PolicyBus, STALE_AFTER_MS } from '@sluice/nest/internals';
+import {
+  epochMs,
+  PolicyBus,
+  SLUICE_CLOCK,
+  STALE_AFTER_MS,
+  type Clock,
+} from '@sluice/nest/internals';
 import type { InstanceList } from '../common/admin-api.types.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
 
 /** Every instance's heartbeat beside the version Redis holds; needs Redis only. */
 @Injectable()
 export class InstancesService {
-  constructor(@Inject(PolicyBus) private readonly bus: PolicyBus) {}
+  constructor(
+    @Inject(PolicyBus) private readonly bus: PolicyBus,
+    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
+  ) {}
 
-  async list(now = Date.now()): Promise<InstanceList> {
+  async list(now = epochMs(this.clock)): Promise<InstanceList> {
     let heartbeats;
     let version;
     try {

@@ -3,8 +3,11 @@ import {
   candidateStatsName,
   DECISION_STATS,
   RESOLUTION_MS,
+  epochMs,
   sampledStatsName,
   PolicyRegistry,
+  SLUICE_CLOCK,
+  type Clock,
   type DecisionStatsStore,
   type StatsResolution,
 } from '@sluice/nest/internals';
@@ -28,9 +31,10 @@ export class StatsService {
   constructor(
     @Inject(DECISION_STATS) private readonly stats: DecisionStatsStore,
     @Inject(PolicyRegistry) private readonly policies: PolicyRegistry,
+    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
   ) {}
 
-  series(query: StatsQuery, now = Date.now()): Promise<StatsSeries> {
+  series(query: StatsQuery, now = epochMs(this.clock)): Promise<StatsSeries> {
     const { seconds, minutes, hours, policy } = query;
     const resolution: StatsResolution =
       hours !== undefined ? 'hour' : minutes !== undefined ? 'minute' : 'second';
@@ -46,7 +50,7 @@ export class StatsService {
    * For the live stream: the seconds settled since the one starting at `afterAt` (epoch ms),
    * oldest first, at most a minute of them; only the latest settled one when `afterAt` is null.
    */
-  settledSince(afterAt: number | null, now = Date.now()): Promise<StatsPoint[]> {
+  settledSince(afterAt: number | null, now = epochMs(this.clock)): Promise<StatsPoint[]> {
     const lastAt = now - SETTLE_MS - RESOLUTION_MS.second;
     const last = Math.floor(lastAt / RESOLUTION_MS.second) * RESOLUTION_MS.second;
     const count =

@@ -1,6 +1,13 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { SluiceEngine, SluiceService, type Policy } from '@sluice/nest/internals';
+import {
+  epochMs,
+  SLUICE_CLOCK,
+  SluiceEngine,
+  SluiceService,
+  type Clock,
+  type Policy,
+} from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
 import type {
   BlockedEntry,
@@ -45,6 +52,7 @@ export class BlockedService {
     @Inject(SluiceService) private readonly sluice: SluiceService,
     @Inject(SluiceEngine) private readonly engine: SluiceEngine,
     @InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
   ) {}
 
   async list(query: BlockedQuery): Promise<BlockedList> {
@@ -62,7 +70,7 @@ export class BlockedService {
        ) open ORDER BY started_at DESC LIMIT $3`,
       [policy ?? null, q ?? null, limit],
     );
-    const now = Date.now();
+    const now = epochMs(this.clock);
     return { blocked: rows.map((row) => toEntry(row, now)), total: Number(rows[0]?.total ?? 0) };
   }
 

@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { SLUICE_CLOCK, epochMs, type Clock } from '@sluice/nest/internals';
 import { stringify, type Stringifier } from 'csv-stringify';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
@@ -75,7 +76,10 @@ export function toRecord(row: PenaltyEntity, now: number): PenaltyRecord {
 /** The penalty history: pages newest first, or every match as CSV. */
 @Injectable()
 export class PenaltyHistoryService {
-  constructor(@InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
+  ) {}
 
   async page(filters: PenaltyQuery): Promise<PenaltyPage> {
     const limit = filters.limit ?? DEFAULT_PAGE_SIZE;
@@ -83,7 +87,7 @@ export class PenaltyHistoryService {
       .limit(limit + 1)
       .getMany();
     const page = rows.slice(0, limit);
-    const now = Date.now();
+    const now = epochMs(this.clock);
     const last = page.at(-1);
     return {
       penalties: page.map((row) => toRecord(row, now)),
@@ -109,7 +113,7 @@ export class PenaltyHistoryService {
   private async writeRows(filters: PenaltyQuery, csv: Stringifier): Promise<void> {
     let cursor = filters.cursor;
     let written = 0;
-    const now = Date.now();
+    const now = epochMs(this.clock);
     while (written < MAX_CSV_ROWS) {
       const rows = await this.select({ ...filters, cursor })
         .limit(Math.min(CSV_BATCH, MAX_CSV_ROWS - written))

@@ -9,6 +9,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import {
   PENALTY_STREAM,
   PolicyBus,
+  SLUICE_CLOCK,
+  type Clock,
   type PenaltyEvent,
   type PenaltyStream,
   type PenaltyStreamEntry,
@@ -40,7 +42,7 @@ const LOG_EVERY_MS = 10_000;
 @Injectable()
 export class PenaltyRecorder implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('SluiceAdmin');
-  private readonly waitLog = new ThrottledLogger(this.logger, LOG_EVERY_MS);
+  private readonly waitLog: ThrottledLogger;
   private readonly consumer: string;
   private readonly claimIdleMs: number;
   private running = false;
@@ -53,7 +55,9 @@ export class PenaltyRecorder implements OnApplicationBootstrap, OnApplicationShu
     @Inject(ADMIN_OPTIONS) options: SluiceAdminModuleOptions,
     @Inject(PolicyBus) bus: PolicyBus,
     @Inject(WebhookDispatcher) private readonly webhooks: WebhookDispatcher,
+    @Inject(SLUICE_CLOCK) clock: Clock,
   ) {
+    this.waitLog = new ThrottledLogger(this.logger, LOG_EVERY_MS, clock);
     this.consumer = bus.instanceId;
     this.claimIdleMs = options.penalties?.claimIdleMs ?? DEFAULT_CLAIM_IDLE_MS;
   }

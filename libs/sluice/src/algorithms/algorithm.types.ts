@@ -1,3 +1,4 @@
+/** The six algorithms, each a Lua function beside its TypeScript twin (docs/algorithms.md). */
 export const ALGORITHMS = [
   'fixed-window',
   'sliding-log',
@@ -7,6 +8,7 @@ export const ALGORITHMS = [
   'gcra',
 ] as const;
 
+/** One of {@link ALGORITHMS}. */
 export type AlgorithmName = (typeof ALGORITHMS)[number];
 
 /** The algorithms that count requests in a window (a limit per period, no burst). */

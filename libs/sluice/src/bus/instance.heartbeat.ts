@@ -6,22 +6,28 @@ import { fileURLToPath } from 'node:url';
 
 /** What each instance reports about itself (docs/operations.md, seeing that it did). */
 export interface InstanceHeartbeat {
+  /** Random, chosen at start: one per process. */
   id: string;
+  /** The machine's host name. */
   host: string;
+  /** The process id. */
   pid: number;
+  /** The `@sluice/nest` version it runs. */
   libVersion: string;
   /** The policy snapshot version it enforces; 0 while it has only its code defaults. */
   policyVersion: number;
   /** Why its last sync failed, or null. */
   lastError: string | null;
+  /** When it started, ISO 8601. */
   startedAt: string;
+  /** When it sent this heartbeat, ISO 8601. */
   lastSeen: string;
 }
 
 const LIB_VERSION = ownVersion(dirname(fileURLToPath(import.meta.url)));
 
 /**
- * The version in @sluice/nest's package.json, found by walking up from this module: it sits at
+ * The version in `@sluice/nest`'s package.json, found by walking up from this module: it sits at
  * different depths in the sources and in dist/esm and dist/cjs, and dist's own package.json files
  * (which only say the module system) have no name.
  */

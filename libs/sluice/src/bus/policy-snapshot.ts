@@ -10,6 +10,7 @@ export interface PolicySnapshot {
 
 /** Published on `<prefix>:policies` after each commit; a hint to re-read the snapshot. */
 export interface ChangeNotice {
+  /** The snapshot version the change made. */
   version: number;
   /** The policy that changed; null for the enforcement switch or a full re-publish. */
   name: string | null;

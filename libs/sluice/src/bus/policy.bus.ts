@@ -58,6 +58,7 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
     });
   }
 
+  /** This instance's id, as its heartbeat gives it. */
   get instanceId(): string {
     return this.presence.instanceId;
   }
@@ -67,6 +68,7 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
     return this.applier.version;
   }
 
+  /** Whether the applied snapshot enforces policies. */
   get enforcing(): boolean {
     return this.engine.policies.enforcing;
   }
@@ -89,12 +91,12 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
     return this.follower.synced;
   }
 
-  /** The policies code defines: module options and @Throttle() defaults. */
+  /** The policies code defines: module options and `@Throttle()` defaults. */
   codeDefaults(): Policy[] {
     return this.applier.codeDefaults();
   }
 
-  /** A code default found after construction (a @Throttle() default); applies unless overridden. */
+  /** A code default found after construction (a `@Throttle()` default); applies unless overridden. */
   addCodeDefault(policy: Policy): void {
     this.applier.addCodeDefault(policy);
   }
@@ -104,10 +106,12 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
     return (this.starting ??= this.follow());
   }
 
+  /** Starts following the stored snapshot. */
   async onApplicationBootstrap(): Promise<void> {
     await this.start();
   }
 
+  /** Stops the timers, removes the heartbeat, closes the channel. */
   async onApplicationShutdown(): Promise<void> {
     // The timers stop at once; the heartbeat is removed before anything else is awaited, since
     // the connection's own shutdown runs beside this one. A beat under way was sent first on the
@@ -135,10 +139,12 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
     return this.fanout.announce(target);
   }
 
+  /** The version Redis holds, or null when none is published. */
   storedVersion(): Promise<number | null> {
     return this.channel.storedVersion();
   }
 
+  /** Every instance's last heartbeat. */
   instances(): Promise<InstanceHeartbeat[]> {
     return this.presence.instances();
   }

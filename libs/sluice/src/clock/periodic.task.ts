@@ -12,6 +12,7 @@ export class PeriodicTask {
     private readonly everyMs: number,
   ) {}
 
+  /** Starts the runs; a second call while started does nothing. */
   start(): void {
     if (this.timer !== undefined) return;
     // Each task reports its own failures; a rejection here would only be unhandled.

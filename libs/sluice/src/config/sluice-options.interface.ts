@@ -1,5 +1,4 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
-import type { CircuitBreakerOptions } from '../store/circuit.breaker.js';
 import type { PolicyInput } from '../policy/policy.types.js';
 import type { TrustProxy } from '../trackers/client-address.js';
 import type { Tracker } from '../trackers/tracker.interface.js';
@@ -7,6 +6,7 @@ import type { Tracker } from '../trackers/tracker.interface.js';
 /** Which rate-limit headers guarded responses carry. */
 export type HeaderStyle = 'draft' | 'legacy' | 'both' | false;
 
+/** What SluiceModule.forRoot takes (docs/guide.md, configuration). */
 export interface SluiceModuleOptions {
   /** A redis:// URL, ioredis options, or a connected `Redis` / `Cluster`. Absent: in-memory. */
   redis?: string | RedisOptions | Redis | Cluster;
@@ -48,7 +48,12 @@ export interface SluiceModuleOptions {
     holdMs?: number;
   };
   /** When to stop sending calls to a failing Redis, and when to try again. */
-  breaker?: Pick<CircuitBreakerOptions, 'failureThreshold' | 'cooldownMs'>;
+  breaker?: {
+    /** Consecutive failures that open the breaker. Default 5. */
+    failureThreshold?: number;
+    /** ms it stays open before one call probes Redis. Default 1000. */
+    cooldownMs?: number;
+  };
   /** How many blocked identifiers each instance remembers. Default 10000. */
   blockCacheSize?: number;
   /**

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../clock/clock.js';
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,7 +36,10 @@ export class SluiceConnection implements OnApplicationShutdown {
     readonly eventual?: EventualStore,
   ) {}
 
-  static async open(options: SluiceModuleOptions): Promise<SluiceConnection> {
+  static async open(
+    options: SluiceModuleOptions,
+    clock: Clock = systemClock,
+  ): Promise<SluiceConnection> {
     const { redis } = options;
     if (redis === undefined) {
       SluiceConnection.logger.log(
@@ -47,7 +51,7 @@ export class SluiceConnection implements OnApplicationShutdown {
       assertPeerVersions(['ioredis']);
       warnOfReplays(redis);
       await assertRedisServer(redis);
-      return SluiceConnection.over(redis, redis, false, options);
+      return SluiceConnection.over(redis, redis, false, options, clock);
     }
     const { Redis } = await loadIoredis();
     // Fail fast rather than queue: a request must not wait for a reconnect, and a command that
@@ -71,7 +75,7 @@ export class SluiceConnection implements OnApplicationShutdown {
       for (const each of [client, decisionClient]) each.disconnect();
       throw error;
     }
-    return SluiceConnection.over(client, decisionClient, true, options);
+    return SluiceConnection.over(client, decisionClient, true, options, clock);
   }
 
   get breakerState(): BreakerState | 'none' {
@@ -83,9 +87,11 @@ export class SluiceConnection implements OnApplicationShutdown {
     decisionClient: Redis | Cluster,
     owned: boolean,
     options: SluiceModuleOptions,
+    clock: Clock,
   ): SluiceConnection {
     const breaker = new CircuitBreaker({
       ...options.breaker,
+      clock,
       onStateChange: (state) => {
         reportBreaker(state);
         if (state === 'open' && owned) [client, decisionClient].forEach(resetConnection);

@@ -6,7 +6,7 @@ import type { Policy } from '../policy/policy.types.js';
 /**
  * The policies an operation decides: one name, several names, or policies already resolved from
  * the registry — the guard's path, which resolves a request's names once and passes the result
- * down (docs/architecture.md, "The request's path").
+ * down (docs/architecture.md, "One request, hop by hop").
  */
 export type PolicySelection = string | readonly string[] | readonly Policy[];
 
@@ -17,10 +17,13 @@ export type PolicySelection = string | readonly string[] | readonly Policy[];
 export interface CallTarget {
   /** `<prefix>:{<keyKind>:<stored>}`: what every key of the identifier starts with. */
   key: string;
+  /** The identifier as given (validated). */
   identifier: string;
-  /** The identifier's part of that key: itself, or `#h:` and its digest (docs/architecture.md). */
+  /** The identifier's part of that key: itself, or `#h:` and its digest (docs/algorithms.md). */
   stored: string;
+  /** What kind of identifier it is: the policies' `key`, or the one the call named. */
   keyKind: string;
+  /** The policies selected, each once. */
   policies: readonly Policy[];
 }
 

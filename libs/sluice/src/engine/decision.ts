@@ -2,29 +2,50 @@ import type { AlgorithmName } from '../algorithms/algorithm.types.js';
 import { idiv } from '../algorithms/integer-math.js';
 import type { Policy } from '../policy/policy.types.js';
 
+/**
+ * Why a policy decided as it did: 'ok' admitted; 'limit' over the rate; 'blocked' a penalty's or
+ * an operator's block in Redis; 'cache-block' a block this instance had cached; 'denylist' an
+ * override of limit 0; 'shadow' a shadow policy's would-be refusal; 'store-error' Redis failed
+ * and the policy's onStoreError refused.
+ */
 export type DecisionReason =
   'ok' | 'limit' | 'blocked' | 'cache-block' | 'denylist' | 'shadow' | 'store-error';
 
+/** The override a policy applied to the identifier, as the policy states it. */
 export interface AppliedOverride {
+  /** The identifier it names. */
   identifier: string;
+  /** Its limit; null with `unlimited`. */
   limit: number | null;
+  /** True: the identifier is not limited by the policy. */
   unlimited: boolean;
+  /** Epoch ms, or null: never. */
   expiresAt: number | null;
 }
 
 /** One policy's part of a decision (docs/guide.md, decision). */
 export interface PolicyDecision {
+  /** Whether the policy admits the request (a shadow policy always does). */
   allowed: boolean;
+  /** The policy's name. */
   policy: string;
+  /** Its algorithm. */
   algorithm: AlgorithmName;
+  /** The limit applied: the policy's, or its override's. */
   limit: number;
+  /** Units left after this request. */
   remaining: number;
+  /** ms until the count is whole again (RateLimit-Reset). */
   resetMs: number;
+  /** ms until a refused request may succeed; 0 when admitted (Retry-After). */
   retryAfterMs: number;
+  /** ms the request is held before it proceeds: leaky-bucket's shaping, else 0. */
   delayMs: number;
+  /** Why it decided so. */
   reason: DecisionReason;
   /** `started`: this request's refusal is the one that set the block off. */
   blocked?: { untilMs: number; offence: number; started?: boolean };
+  /** The override applied to the identifier, if any. */
   override?: AppliedOverride;
 }
 
@@ -33,6 +54,7 @@ export interface PolicyDecision {
  * wait, else the one with the least left), and every policy's own in `policies`.
  */
 export interface Decision extends PolicyDecision {
+  /** Each decided policy's own figures, in the order the policies were named. */
   policies: PolicyDecision[];
   /**
    * What the shadow candidates of the decided policies would have answered, each named as its

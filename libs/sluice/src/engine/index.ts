@@ -15,13 +15,21 @@ export {
   type Scheduler,
 } from '../store/eventual.store.js';
 export { RedisStore, type RedisStoreOptions, type ScriptingMode } from '../store/redis.store.js';
-export type { SluiceStore } from '../store/store.types.js';
+export type {
+  Operation,
+  OutcomeReason,
+  PolicyOutcome,
+  PolicySpec,
+  SluiceStore,
+  StoreCall,
+  StoreResult,
+} from '../store/store.types.js';
 export { CircuitOpenError } from '../store/circuit.breaker.js';
 export { StoreTimeoutError } from '../store/reply.deadline.js';
 export { ManualClock, systemClock, type Clock } from '../clock/clock.js';
 export { parsePolicy } from '../policy/policy.schema.js';
 export { PolicyValidationError, type PolicyIssue } from '../policy/policy-validation.error.js';
-export { UnknownPolicyError } from '../policy/policy.registry.js';
+export { PolicyRegistry, UnknownPolicyError } from '../policy/policy.registry.js';
 export { InvalidIdentifierError } from '../keys/identifier.js';
 export { ALGORITHMS, type AlgorithmName } from '../algorithms/algorithm.types.js';
 export type { AppliedOverride, Decision, DecisionReason, PolicyDecision } from './decision.js';

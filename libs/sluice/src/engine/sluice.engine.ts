@@ -17,7 +17,9 @@ import {
   type PolicyDecision,
 } from './decision.js';
 
+/** What a SluiceEngine decides with: its store, key prefix, first policies and clock. */
 export interface SluiceEngineOptions {
+  /** Where counts live: a RedisStore, an EventualStore over one, or a MemoryStore. */
   store: SluiceStore;
   /** Start of every Redis key. Default 'sluice'. */
   prefix?: string;
@@ -30,6 +32,7 @@ export interface SluiceEngineOptions {
   clock?: Clock;
 }
 
+/** How one call counts: its cost, the kind of identifier, the route it decides for. */
 export interface ConsumeOptions {
   /** Units this request costs. Default: each policy's own cost. */
   cost?: number;
@@ -56,6 +59,7 @@ export interface KeyOptions {
 
 /** A decision, and the policies whose counters its store call charged: what a refund gives back. */
 export interface Charged {
+  /** The decision on the request. */
   decision: Decision;
   /** Empty when nothing was charged: refused, settled without the store, or decided elsewhere. */
   charged: readonly Policy[];
@@ -69,6 +73,7 @@ const NOTHING_CHARGED: readonly Policy[] = [];
  * call per request.
  */
 export class SluiceEngine {
+  /** The policies in force: set, replace and delete them here. */
   readonly policies = new PolicyRegistry();
   private readonly specCache = new PolicySpecCache();
   private readonly candidateSpecs = new PolicySpecCache(toCandidateSpec);

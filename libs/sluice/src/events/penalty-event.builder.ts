@@ -8,12 +8,17 @@ import type { PenaltyEvent, PenaltyEventType } from '../penalty/penalty.event.js
 
 /** Who an event is about, and what this instance knows of itself. */
 export interface PenaltyContext {
+  /** The kind of identifier. */
   keyKind: string;
+  /** The identifier as given. */
   identifier: string;
   /** The stored key, when the identifier was named by it (a lifting by key). */
   key?: string;
+  /** This instance's id. */
   instanceId: string;
+  /** The snapshot version this instance enforces. */
   policyVersion: number;
+  /** The handler deciding (`Controller.method`), when one is. */
   route?: string;
 }
 

@@ -48,7 +48,7 @@ export class PenaltyEventPublisher implements OnModuleInit, OnApplicationShutdow
     @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
     @Inject(SLUICE_CLOCK) private readonly clock: Clock,
   ) {
-    this.outbox = new PenaltyOutbox(stream, this.logger);
+    this.outbox = new PenaltyOutbox(stream, this.logger, clock);
   }
 
   /** Events not yet in the stream. */
@@ -56,6 +56,7 @@ export class PenaltyEventPublisher implements OnModuleInit, OnApplicationShutdow
     return this.outbox.pending;
   }
 
+  /** Finds `@nestjs/event-emitter`'s emitter, when the app has one, to emit each event on too. */
   async onModuleInit(): Promise<void> {
     const loaded = await loadPeerIfInstalled(
       '@nestjs/event-emitter',
@@ -69,6 +70,7 @@ export class PenaltyEventPublisher implements OnModuleInit, OnApplicationShutdow
     }
   }
 
+  /** Sends what the outbox holds, then stops it. */
   async onApplicationShutdown(): Promise<void> {
     await this.outbox.close();
   }
@@ -78,6 +80,7 @@ export class PenaltyEventPublisher implements OnModuleInit, OnApplicationShutdow
     for (const news of blocksIn(decision, policies)) this.publish(news, context);
   }
 
+  /** Publishes a block set by hand. */
   manualBlock(
     policy: string,
     context: PenaltyContext,

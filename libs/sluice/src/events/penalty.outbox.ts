@@ -1,3 +1,4 @@
+import type { Clock } from '../clock/clock.js';
 import type { Logger } from '@nestjs/common';
 import { ThrottledLogger } from '../logging/throttled.logger.js';
 import type { PenaltyEvent } from '../penalty/penalty.event.js';
@@ -23,8 +24,9 @@ export class PenaltyOutbox {
   constructor(
     private readonly stream: PenaltyStream,
     private readonly logger: Logger,
+    clock: Clock,
   ) {
-    this.waitLog = new ThrottledLogger(logger, LOG_EVERY_MS);
+    this.waitLog = new ThrottledLogger(logger, LOG_EVERY_MS, clock);
   }
 
   /** Events not yet in the stream. */

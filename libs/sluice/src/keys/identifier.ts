@@ -9,16 +9,20 @@ const UNSAFE = /[{}\s\u0000-\u001f\u007f-\u009f]/u;
 /** A UTF-16 surrogate without its pair: it has no UTF-8 form, so distinct ones would collide. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** An identifier as Sluice keeps it: its stored form and what operators read. */
 export interface Identifier {
   /** What goes into Redis keys: the identifier itself, or a hash of it. */
   stored: string;
   /** What an operator reads: the original, cut to 256 characters. */
   display: string;
+  /** True when `stored` is the digest (over 128 characters, braces, whitespace or controls). */
   hashed: boolean;
 }
 
+/** An identifier Sluice cannot count or name: not a string, empty, ill-formed Unicode, a bad key. */
 export class InvalidIdentifierError extends Error {
   constructor(
+    /** Where it came from: the field or header that carried it. */
     readonly field: string,
     reason: string,
   ) {
@@ -82,6 +86,7 @@ export function storedForm(raw: string): string {
 
 /** A hashed identifier's stored form: what a penalty event's `key` holds. */
 export const IDENTIFIER_KEY = /^#h:[A-Za-z0-9_-]{43}$/;
+/** What {@link IDENTIFIER_KEY} requires, as an error message says it. */
 export const IDENTIFIER_KEY_RULE =
   "must be the key a block's history gives: '#h:' and 43 characters";
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock/clock.js';
 import { ThrottledLogger } from './throttled.logger.js';
 
 function recorder() {
@@ -15,10 +16,10 @@ function recorder() {
 describe('ThrottledLogger', () => {
   it('writes the first message at once and holds back the rest of the interval', () => {
     const { lines, sink } = recorder();
-    let now = 1_000;
-    const logger = new ThrottledLogger(sink, 10_000, () => now);
+    const clock = new ManualClock(1_000_000);
+    const logger = new ThrottledLogger(sink, 10_000, clock.now);
     logger.warn('Redis away');
-    now += 9_999;
+    clock.advance(9_999_000);
     logger.warn('Redis away');
     logger.error('Redis away');
     expect(lines).toEqual(['warn Redis away']);
@@ -26,13 +27,13 @@ describe('ThrottledLogger', () => {
 
   it('says how many messages it held back when the next interval begins', () => {
     const { lines, sink } = recorder();
-    let now = 0;
-    const logger = new ThrottledLogger(sink, 10_000, () => now);
+    const clock = new ManualClock(0);
+    const logger = new ThrottledLogger(sink, 10_000, clock.now);
     logger.error('first');
     for (let i = 0; i < 3; i++) logger.error('again');
-    now = 10_000;
+    clock.set(10_000_000);
     logger.error('later');
-    now = 20_000;
+    clock.set(20_000_000);
     logger.warn('quiet since');
     expect(lines).toEqual([
       'error first',

@@ -1,6 +1,8 @@
 /** Where a ThrottledLogger writes: Nest's Logger, or anything with its warn and error. */
 export interface LogSink {
+  /** Writes a warning. */
   warn(message: string): void;
+  /** Writes an error. */
   error(message: string): void;
 }
 
@@ -16,19 +18,22 @@ export class ThrottledLogger {
   constructor(
     private readonly sink: LogSink,
     private readonly everyMs: number,
-    private readonly nowMs: () => number = Date.now,
+    /** The time, µs since the epoch: the module's Clock (a type this layer cannot import). */
+    private readonly clock: () => number,
   ) {}
 
+  /** Writes a warning, unless one was written within the interval. */
   warn(message: string): void {
     this.write('warn', message);
   }
 
+  /** Writes an error, unless a message was written within the interval. */
   error(message: string): void {
     this.write('error', message);
   }
 
   private write(level: keyof LogSink, message: string): void {
-    const now = this.nowMs();
+    const now = this.clock() / 1000;
     if (now - this.lastMs < this.everyMs) {
       this.held++;
       return;

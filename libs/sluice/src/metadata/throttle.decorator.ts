@@ -5,7 +5,9 @@ import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from '../config/sluice.toke
 /** A policy's definition in code, without its name (the decorator's first argument). */
 export type PolicyDefaults = Omit<PolicyInput, 'name'>;
 
+/** What `@Throttle()` records on a handler or class. */
 export interface ThrottleMetadata {
+  /** The policies named, decided together. */
   names: readonly string[];
   /** Code default for the single policy named, when the decorator gives one. */
   defaults?: PolicyDefaults;
@@ -13,13 +15,15 @@ export interface ThrottleMetadata {
 
 /**
  * Puts a handler or a controller under one or more policies, decided all-or-nothing per
- * identifier. A method's @Throttle replaces its class's.
+ * identifier. A method's `@Throttle` replaces its class's.
  *
  *   @Throttle('reply')
  *   @Throttle(['reply', 'burst'])
  *   @Throttle('reply', { algorithm: 'sliding-log', limit: 5, periodMs: 60_000 })
  */
+/** One policy, with its definition in code when `defaults` is given (stored on first start). */
 export function Throttle(name: string, defaults?: PolicyDefaults): MethodDecorator & ClassDecorator;
+/** Several policies defined elsewhere, decided together. */
 export function Throttle(names: readonly string[]): MethodDecorator & ClassDecorator;
 export function Throttle(
   names: string | readonly string[],

@@ -1,13 +1,16 @@
-/** A handler under @Throttle() or @SkipThrottle(), as route discovery found it. */
+/** A handler under `@Throttle()` or `@SkipThrottle()`, as route discovery found it. */
 export interface ThrottledRoute {
   /** The controller, resolver or gateway class. */
   owner: string;
+  /** The method's name. */
   handler: string;
   /** HTTP method and path for controller routes; null for other handlers. */
   method: string | null;
+  /** The controller's and the method's paths joined (no global prefix); null elsewhere. */
   path: string | null;
   /** The policies deciding this handler, method over class. */
   policies: string[];
+  /** True under `@SkipThrottle()`: not decided. */
   skipped: boolean;
 }
 
@@ -15,10 +18,12 @@ export interface ThrottledRoute {
 export class RouteRegistry {
   private routes: ThrottledRoute[] = [];
 
+  /** Puts in what route discovery found. */
   replace(routes: ThrottledRoute[]): void {
     this.routes = routes;
   }
 
+  /** Every route found. */
   all(): readonly ThrottledRoute[] {
     return this.routes;
   }

@@ -29,7 +29,9 @@ import { TooManyRequestsException } from './too-many-requests.exception.js';
 
 /** The adapter's request and response: Express, Fastify, a GraphQL context's, a socket. */
 export interface RequestResponse {
+  /** The request the identifiers are read from. */
   req: unknown;
+  /** The response the RateLimit headers are set on; undefined where there is none (a socket). */
   res: unknown;
 }
 
@@ -42,37 +44,56 @@ interface Charge extends Tracked {
 }
 
 /**
- * Decides each request under the policies its handler (else its class) names with @Throttle:
+ * Decides each request under the policies its handler (else its class) names with `@Throttle`:
  * resolve the policies in memory, one store call per identifier, headers, then 429 or pass
  * (after the shaping delay). Subclass it and override the protected seams to adapt.
  */
 @Injectable()
 export class SluiceGuard implements CanActivate {
   private readonly logger = new Logger('Sluice');
-  private readonly trackers: TrackerResolver;
   private readonly matcher = new PolicyMatcher();
-  private readonly marks: ThrottleMetadataAccessor;
   private readonly allowed: ((address: string) => boolean) | undefined;
-  private readonly policies: PolicyRegistry;
+
+  // The module's shared readers, injected as properties so the constructor names only public
+  // types; a subclass constructed by hand with the three arguments gets readers of its own, and
+  // the policies its SluiceService decides by.
+  @Optional() @Inject(BlockGate) private readonly gate?: BlockGate;
+  @Optional() @Inject(TrackerResolver) private readonly sharedTrackers?: TrackerResolver;
+  @Optional()
+  @Inject(ThrottleMetadataAccessor)
+  private readonly sharedMarks?: ThrottleMetadataAccessor;
+  @Optional() @Inject(PolicyRegistry) private readonly sharedPolicies?: PolicyRegistry;
+  private ownTrackers?: TrackerResolver;
+  private ownMarks?: ThrottleMetadataAccessor;
 
   constructor(
+    /** The module's options: trackers, trust proxy, headers, the allow list. */
     @Inject(SLUICE_OPTIONS) protected readonly options: SluiceModuleOptions,
+    /** Reads `@Throttle()` and `@SkipThrottle()`. */
     @Inject(Reflector) protected readonly reflector: Reflector,
+    /** Decides and charges. */
     @Inject(SluiceService) protected readonly sluice: SluiceService,
-    @Optional() @Inject(BlockGate) private readonly gate?: BlockGate,
-    @Optional() @Inject(TrackerResolver) trackers?: TrackerResolver,
-    @Optional() @Inject(ThrottleMetadataAccessor) marks?: ThrottleMetadataAccessor,
-    @Optional() @Inject(PolicyRegistry) policies?: PolicyRegistry,
   ) {
-    // A subclass that passes only the first three arguments gets readers of its own, and the
-    // policies its SluiceService decides by.
-    this.trackers = trackers ?? new TrackerResolver(options.trustProxy, options.trackers);
-    this.policies = policies ?? policiesOf(sluice);
-    this.marks = marks ?? new ThrottleMetadataAccessor(reflector);
     const allow = options.allow?.addresses ?? [];
     this.allowed = allow.length > 0 ? compileAddressList(allow, 'allow.addresses') : undefined;
   }
 
+  private get trackers(): TrackerResolver {
+    return (
+      this.sharedTrackers ??
+      (this.ownTrackers ??= new TrackerResolver(this.options.trustProxy, this.options.trackers))
+    );
+  }
+
+  private get marks(): ThrottleMetadataAccessor {
+    return this.sharedMarks ?? (this.ownMarks ??= new ThrottleMetadataAccessor(this.reflector));
+  }
+
+  private get policies(): PolicyRegistry {
+    return this.sharedPolicies ?? policiesOf(this.sluice);
+  }
+
+  /** Decides the request; throws TooManyRequestsException when a policy refuses it. */
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (!this.policies.enforcing || (await this.shouldSkip(context))) return true;
     const { names, route } = this.marks.of(context.getHandler(), context.getClass());
@@ -103,7 +124,7 @@ export class SluiceGuard implements CanActivate {
     return address !== undefined && (this.allowed as (address: string) => boolean)(address);
   }
 
-  /** True to let the request through undecided. Default: @SkipThrottle() on handler or class. */
+  /** True to let the request through undecided. Default: `@SkipThrottle()` on handler or class. */
   protected shouldSkip(context: ExecutionContext): Promise<boolean> {
     return Promise.resolve(this.marks.of(context.getHandler(), context.getClass()).skip);
   }

@@ -1,4 +1,8 @@
-import { ConfigurableModuleBuilder, type DynamicModule } from '@nestjs/common';
+import {
+  ConfigurableModuleBuilder,
+  type ConfigurableModuleAsyncOptions,
+  type DynamicModule,
+} from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { createRequire } from 'node:module';
 import type {
@@ -67,20 +71,25 @@ function withExtras(definition: DynamicModule, extras: SluiceModuleExtras): Dyna
   };
 }
 
-export const {
-  ConfigurableModuleClass: SluiceConfigurableModule,
-  OPTIONS_TYPE: SLUICE_OPTIONS_TYPE,
-  ASYNC_OPTIONS_TYPE: SLUICE_ASYNC_OPTIONS_TYPE,
-} = new ConfigurableModuleBuilder<SluiceModuleOptions>({
-  moduleName: 'Sluice',
-  optionsInjectionToken: SLUICE_OPTIONS,
-})
-  .setClassMethodName('forRoot')
-  .setFactoryMethodName('createSluiceOptions')
-  .setExtras<SluiceModuleExtras>({ global: false, metrics: false }, withExtras)
-  .build();
+export const { ConfigurableModuleClass: SluiceConfigurableModule } =
+  new ConfigurableModuleBuilder<SluiceModuleOptions>({
+    moduleName: 'Sluice',
+    optionsInjectionToken: SLUICE_OPTIONS,
+  })
+    .setClassMethodName('forRoot')
+    .setFactoryMethodName('createSluiceOptions')
+    .setExtras<SluiceModuleExtras>({ global: false, metrics: false }, withExtras)
+    .build();
 
 export { SLUICE_OPTIONS };
 
-/** What `SluiceModule.forRootAsync()` takes. */
-export type SluiceModuleAsyncOptions = typeof SLUICE_ASYNC_OPTIONS_TYPE;
+/**
+ * What `SluiceModule.forRootAsync()` takes: `imports`, `inject` and one of `useFactory`,
+ * `useClass` (a class with `createSluiceOptions()`) or `useExisting`, beside `global` and
+ * `metrics`, which shape the module and so cannot come from a factory.
+ */
+export type SluiceModuleAsyncOptions = ConfigurableModuleAsyncOptions<
+  SluiceModuleOptions,
+  'createSluiceOptions'
+> &
+  Partial<SluiceModuleExtras>;

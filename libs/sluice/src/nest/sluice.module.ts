@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { LocalPolicyChannel } from '../bus/local.channel.js';
 import { PolicyBus } from '../bus/policy.bus.js';
@@ -22,8 +22,15 @@ import { RouteExplorer } from './route.explorer.js';
 import { RouteRegistry } from './route.registry.js';
 import { SluiceConnection } from '../connection/sluice.connection.js';
 import { SluiceGuard } from './sluice.guard.js';
-import { SluiceConfigurableModule, SLUICE_OPTIONS } from './sluice.module-definition.js';
-import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
+import {
+  SluiceConfigurableModule,
+  SLUICE_OPTIONS,
+  type SluiceModuleAsyncOptions,
+} from './sluice.module-definition.js';
+import type {
+  SluiceModuleExtras,
+  SluiceModuleOptions,
+} from '../config/sluice-options.interface.js';
 import { assertOptions } from '../config/sluice-options.validation.js';
 import { SluiceService } from './sluice.service.js';
 import {
@@ -43,8 +50,9 @@ import { ThrottleMetadataAccessor } from '../metadata/throttle-metadata.accessor
 const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
 
 /**
- * `SluiceModule.forRoot(options)` or `.forRootAsync({ imports, inject, useFactory | useClass |
- * useExisting })`; `global: true` on either guards every route with SluiceGuard.
+ * Sluice in a Nest app: `SluiceModule.forRoot(options)`, or `forRootAsync()` with `imports`,
+ * `inject` and one of `useFactory`, `useClass` or `useExisting`; `global: true` on either guards
+ * every route with SluiceGuard.
  */
 @Global()
 @Module({
@@ -53,11 +61,11 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     { provide: SLUICE_CLOCK, useValue: systemClock },
     {
       provide: SluiceConnection,
-      inject: [SLUICE_OPTIONS],
-      useFactory: (options: SluiceModuleOptions) => {
+      inject: [SLUICE_OPTIONS, SLUICE_CLOCK],
+      useFactory: (options: SluiceModuleOptions, clock: Clock) => {
         assertPeerVersions(['@nestjs/common', '@nestjs/core']);
         assertOptions(options);
-        return SluiceConnection.open(options);
+        return SluiceConnection.open(options, clock);
       },
     },
     {
@@ -167,4 +175,21 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     SluiceGuard,
   ],
 })
-export class SluiceModule extends SluiceConfigurableModule {}
+export class SluiceModule {
+  /**
+   * Sluice with options known at start-up (docs/guide.md): policies, Redis, trackers; `global`
+   * guards every route, `metrics` serves the Prometheus metrics.
+   */
+  static forRoot(options: SluiceModuleOptions & Partial<SluiceModuleExtras>): DynamicModule {
+    return SluiceConfigurableModule.forRoot.call(this, options);
+  }
+
+  /** Sluice with options from a factory, a class or an existing provider (docs/guide.md). */
+  static forRootAsync(options: SluiceModuleAsyncOptions): DynamicModule {
+    return SluiceConfigurableModule.forRootAsync.call(this, options);
+  }
+}
+
+// The builder's methods read its other static members through `this`: SluiceModule inherits them
+// at run time, while its declared type names only its own two methods.
+Object.setPrototypeOf(SluiceModule, SluiceConfigurableModule);

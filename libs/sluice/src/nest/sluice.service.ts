@@ -23,8 +23,11 @@ import { StoreOutageDecider } from './store-outage.decider.js';
 
 /** Who blocks or lifts by hand, and why: recorded with the penalty event. */
 export interface ManualBlockOptions {
+  /** The kind of identifier; default the policy's `key`. */
   keyKind?: string;
+  /** Who acted, as the audit records it. */
   actor?: string;
+  /** Why, as the audit records it. */
   reason?: string;
 }
 
@@ -39,12 +42,12 @@ export interface LiftOptions extends ManualBlockOptions {
 
 const NOTHING_CHARGED: readonly Policy[] = [];
 
-/** Each service's policies, for a guard subclass built without the PolicyRegistry provider. */
-const registries = new WeakMap<SluiceService, PolicyRegistry>();
-
-/** The policies `service` decides by (the nest folder's own accessor; not exported further). */
+/**
+ * The policies `service` decides by, for a guard subclass built without the PolicyRegistry
+ * provider (the nest folder's own accessor; not exported further).
+ */
 export function policiesOf(service: SluiceService): PolicyRegistry {
-  return registries.get(service) as PolicyRegistry;
+  return service['engine'].policies;
 }
 
 /**
@@ -55,24 +58,18 @@ export function policiesOf(service: SluiceService): PolicyRegistry {
 export class SluiceService {
   private readonly logger = new Logger('Sluice');
 
-  /**
-   * Built by SluiceModule: inject SluiceService rather than constructing it. The policies in force
-   * are the PolicyRegistry provider; the framework-free engine is `@sluice/nest/engine`.
-   * @internal
-   */
-  constructor(
-    @Inject(SluiceEngine) private readonly engine: SluiceEngine,
-    @Inject(BlockCache) private readonly blocks: BlockCache,
-    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
-    @Inject(StoreOutageDecider) private readonly outage: StoreOutageDecider,
-    @Inject(PolicyBus) private readonly bus: PolicyBus,
-    @Inject(PenaltyEventPublisher) private readonly penalties: PenaltyEventPublisher,
-    @Inject(IdentifierTally) private readonly tally: IdentifierTally,
-    @Inject(DecisionTally) private readonly decisions: DecisionTally,
-    @Optional() @Inject(SluiceMetrics) private readonly metrics?: SluiceMetrics,
-  ) {
-    registries.set(this, engine.policies);
-  }
+  // Its collaborators are injected as properties, so the class has no constructor to call:
+  // SluiceModule builds it, application code injects it (docs/architecture.md, "The public
+  // surface"). The policies in force are the PolicyRegistry provider.
+  @Inject(SluiceEngine) private readonly engine!: SluiceEngine;
+  @Inject(BlockCache) private readonly blocks!: BlockCache;
+  @Inject(SLUICE_CLOCK) private readonly clock!: Clock;
+  @Inject(StoreOutageDecider) private readonly outage!: StoreOutageDecider;
+  @Inject(PolicyBus) private readonly bus!: PolicyBus;
+  @Inject(PenaltyEventPublisher) private readonly penalties!: PenaltyEventPublisher;
+  @Inject(IdentifierTally) private readonly tally!: IdentifierTally;
+  @Inject(DecisionTally) private readonly decisions!: DecisionTally;
+  @Optional() @Inject(SluiceMetrics) private readonly metrics?: SluiceMetrics;
 
   /**
    * Decides and charges: by names, or by policies resolved from `engine.policies` (the guard
@@ -129,6 +126,7 @@ export class SluiceService {
     return this.engine.peek(policies, identifier, options);
   }
 
+  /** Gives back what consume charged, e.g. for a request that turned out not to count. */
   refund(
     policies: PolicySelection,
     identifier: string,
@@ -211,6 +209,10 @@ export class SluiceService {
     return lifted;
   }
 
+  /**
+   * "May this user do this action again?": at most maxCount times in any periodSec seconds,
+   * counted in a sliding log.
+   */
   isActionAllowed(
     userId: string,
     actionKey: string,

@@ -23,11 +23,7 @@ export class StoreOutageDecider {
     @Inject(LocalFallback) private readonly local: LocalFallback,
     @Inject(SLUICE_CLOCK) clock: Clock,
   ) {
-    this.logger = new ThrottledLogger(
-      new Logger('Sluice'),
-      STORE_ERROR_LOG_EVERY_MS,
-      () => clock() / 1000,
-    );
+    this.logger = new ThrottledLogger(new Logger('Sluice'), STORE_ERROR_LOG_EVERY_MS, clock);
   }
 
   async decide(

@@ -22,7 +22,10 @@ export function refusalBody(decision: Decision): RefusalBody {
 
 /** The 429 a refused request gets: `{ statusCode, error, message, policy, retryAfterMs }`. */
 export class TooManyRequestsException extends HttpException {
-  constructor(readonly decision: Decision) {
+  constructor(
+    /** The refusal: which policy, why, and how long to wait. */
+    readonly decision: Decision,
+  ) {
     super(refusalBody(decision), HttpStatus.TOO_MANY_REQUESTS);
   }
 }

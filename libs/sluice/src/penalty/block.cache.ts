@@ -1,10 +1,12 @@
 import { getOrAdd, newMap } from '../collections/get-or-add.js';
 
+/** A block as the cache holds it. */
 export interface CachedBlock {
   /** Epoch ms the block ends. */
   untilMs: number;
   /** Epoch ms the caller may retry: the block's end, or later when its limit still refuses. */
   retryAtMs: number;
+  /** The block's offence level (0 for a manual one). */
   offence: number;
 }
 
@@ -34,12 +36,17 @@ export class BlockCache {
   /** Every entry, earliest remembered (or passed over) first. */
   private readonly order = new Set<Entry>();
 
-  constructor(readonly capacity: number) {}
+  constructor(
+    /** Blocks kept at most (SluiceModuleOptions.blockCacheSize). */
+    readonly capacity: number,
+  ) {}
 
+  /** Blocks held now. */
   get size(): number {
     return this.order.size;
   }
 
+  /** The block cached for the identifier, unless it may retry by `nowMs` (then it is dropped). */
   find(policy: string, keyKind: string, stored: string, nowMs: number): CachedBlock | undefined {
     const entry = this.byPolicy.get(policy)?.get(keyKind)?.get(stored);
     if (entry === undefined) return undefined;
@@ -51,6 +58,7 @@ export class BlockCache {
     return entry.block;
   }
 
+  /** Caches a block, evicting one past the capacity. */
   remember(policy: string, keyKind: string, stored: string, block: CachedBlock): void {
     if (this.capacity === 0) return;
     const identifiers = this.identifiersOf(policy, keyKind);
@@ -62,6 +70,7 @@ export class BlockCache {
     this.order.add(entry);
   }
 
+  /** Drops the identifier's cached block, if any. */
   forget(policy: string, keyKind: string, stored: string): void {
     const entry = this.byPolicy.get(policy)?.get(keyKind)?.get(stored);
     if (entry !== undefined) this.remove(entry);

@@ -13,13 +13,18 @@ export const PENALTY_EVENT_TYPES = [
   'block.manual',
   'block.lifted',
 ] as const;
+/** One of {@link PENALTY_EVENT_TYPES}. */
 export type PenaltyEventType = (typeof PENALTY_EVENT_TYPES)[number];
 
 /** What set off an automatic block: `count` refusals over `limit` within `windowMs`. */
 export interface PenaltyTrigger {
+  /** Refusals that set it off (the penalty's afterViolations). */
   count: number;
+  /** The policy's limit at the time. */
   limit: number;
+  /** The policy's period, ms. */
   windowMs: number;
+  /** The policy's algorithm. */
   algorithm: string;
 }
 
@@ -29,12 +34,17 @@ export interface PenaltyTrigger {
  * twice can tell.
  */
 export interface PenaltyEvent {
+  /** Unique per event. */
   id: string;
+  /** What happened. */
   type: PenaltyEventType;
+  /** When the instance saw it, epoch ms. */
   occurredAt: number;
+  /** The policy whose block it is. */
   policy: string;
   /** The policy snapshot version the instance enforced (0: code defaults only). */
   policyVersion: number;
+  /** The kind of identifier (`ip`, `user`, `header:<name>`, a tracker's name). */
   keyKind: string;
   /** The identifier as an operator reads it (the original, cut to 256 characters). */
   identifier: string;
@@ -44,10 +54,13 @@ export interface PenaltyEvent {
   startedAt: number | null;
   /** When the block ends (for a lifting: would have ended), by Redis' clock. */
   expiresAt: number;
+  /** What set off an automatic block; null for a manual one and for a lifting. */
   trigger: PenaltyTrigger | null;
   /** Who blocked or lifted by hand; null for automatic blocks. */
   actor: string | null;
+  /** The reason given by hand, or null. */
   reason: string | null;
+  /** The instance that saw it (its heartbeat's id). */
   instanceId: string;
   /** The handler whose request set the block off (`Controller.method`), when one did. */
   route: string | null;

@@ -2,7 +2,9 @@ import type { PenaltyEvent } from './penalty.event.js';
 
 /** An entry of the stream: its id, and the event it holds (null when it holds none). */
 export interface PenaltyStreamEntry {
+  /** The stream entry's id. */
   entryId: string;
+  /** The event, or null when the entry holds none this release can read. */
   event: PenaltyEvent | null;
 }
 
@@ -12,6 +14,7 @@ export interface PenaltyStreamEntry {
  * acknowledged stays pending for its consumer, so nothing is lost when the reader fails.
  */
 export interface PenaltyStream {
+  /** Appends events in one call. */
   append(events: readonly PenaltyEvent[]): Promise<void>;
   /** Creates the group (reading from the stream's start) unless it exists. */
   ensureGroup(group: string): Promise<void>;
@@ -31,6 +34,8 @@ export interface PenaltyStream {
     minIdleMs: number,
     count: number,
   ): Promise<PenaltyStreamEntry[]>;
+  /** Acknowledges entries: they are recorded and need not be read again. */
   ack(group: string, entryIds: readonly string[]): Promise<void>;
+  /** Lets go of the stream's connection. */
   close(): Promise<void>;
 }

@@ -1,8 +1,12 @@
 import { parsePolicy } from './policy.schema.js';
 import type { Policy } from './policy.types.js';
 
+/** A call named policies that are not defined. */
 export class UnknownPolicyError extends Error {
-  constructor(readonly missing: string[]) {
+  constructor(
+    /** The names not found. */
+    readonly missing: string[],
+  ) {
     super(`Unknown polic${missing.length === 1 ? 'y' : 'ies'}: ${missing.join(', ')}`);
     this.name = 'UnknownPolicyError';
   }
@@ -31,14 +35,17 @@ export class PolicyRegistry {
     this.enforcement = enforcing;
   }
 
+  /** The policy of that name, if defined. */
   get(name: string): Policy | undefined {
     return this.policies.get(name);
   }
 
+  /** Removes a policy; false when there was none of that name. */
   delete(name: string): boolean {
     return this.policies.delete(name);
   }
 
+  /** Every policy, in the order they were set. */
   all(): Policy[] {
     return [...this.policies.values()];
   }

@@ -11,6 +11,7 @@ import { KEY_KIND } from '../keys/key.builder.js';
 import { PolicyValidationError, type PolicyIssue } from './policy-validation.error.js';
 import type { Policy, PolicyInput } from './policy.types.js';
 
+/** What a policy's name must match: 1–64 of letters, digits, `_ . -`, a letter or digit first. */
 export const POLICY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export const MAX_PERIOD_MS = 365 * 24 * 3_600_000;
 export const MAX_LIMIT = 1_000_000_000;

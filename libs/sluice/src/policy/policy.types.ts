@@ -1,11 +1,17 @@
 import type { AlgorithmName } from '../algorithms/algorithm.types.js';
 
+/** 'enforce' refuses over the limit; 'shadow' decides and counts, never refuses; 'off' is not decided. */
 export type PolicyMode = 'enforce' | 'shadow' | 'off';
+/** What a policy decides when Redis fails: admit, refuse, or decide in the instance's memory. */
 export type StoreErrorMode = 'allow' | 'deny' | 'local';
+/** Where a policy is decided: in Redis on every request, or by each instance, synced to Redis. */
 export type Consistency = 'exact' | 'eventual';
 
+/** Blocks an identifier that keeps hitting the limit (docs/guide.md, penalties). */
 export interface PenaltyOptions {
+  /** Refusals within one window that set off a block, 1 or more. */
   afterViolations: number;
+  /** How long the first block lasts, ms. */
   blockMs: number;
   /** Each further offence multiplies the block by this. Default 1. */
   escalation?: number;
@@ -15,13 +21,16 @@ export interface PenaltyOptions {
   forgetAfterMs?: number;
 }
 
+/** Another limit for one identifier of the policy's key kind (docs/guide.md, overrides). */
 export interface PolicyOverride {
+  /** The identifier it applies to, exactly as the policy's key reads it. */
   identifier: string;
   /**
    * 0 denies the identifier outright. Null or absent: no limit of its own, as a policy read back
    * states an unlimited override.
    */
   limit?: number | null;
+  /** True: the identifier is never limited by this policy. */
   unlimited?: boolean;
   /** ISO 8601 time or epoch ms; null or absent: never. */
   expiresAt?: string | number | null;
@@ -29,19 +38,33 @@ export interface PolicyOverride {
 
 /** A policy as code or an operator writes it (docs/guide.md, policies). */
 export interface PolicyInput {
+  /** 1–64 of letters, digits, `_ . -`, starting with a letter or digit. */
   name: string;
+  /** How requests are counted; docs/algorithms.md compares them. */
   algorithm: AlgorithmName;
+  /** Units admitted per period. */
   limit: number;
+  /** The period, ms: 1 ms to 365 days. */
   periodMs: number;
+  /** Bucket capacity of token-bucket, leaky-bucket and gcra; null: `limit`. */
   burst?: number | null;
+  /** Sub-windows of sliding-window (default 10); null for the other algorithms. */
   segments?: number | null;
+  /** leaky-bucket only: the longest a request may be held, ms; null: (burst − 1) intervals. */
   maxDelayMs?: number | null;
+  /** Units one request uses. Default 1. */
   cost?: number;
+  /** Who is counted: 'ip', 'user', 'header:<name>' or a named tracker. Default 'user'. */
   key?: string;
+  /** Applies the policy only to requests whose User-Agent matches this regex (case-insensitive). */
   match?: { userAgent?: string } | null;
+  /** 'failures': the charge is given back when the response succeeds. Default 'all'. */
   count?: 'all' | 'failures';
+  /** Blocks identifiers that keep hitting the limit; null: none. */
   penalty?: PenaltyOptions | null;
+  /** Default 'enforce'. */
   mode?: PolicyMode;
+  /** Default 'allow'. */
   onStoreError?: StoreErrorMode;
   /**
    * 'exact' (default): every request is decided in Redis. 'eventual': each instance decides from
@@ -50,11 +73,17 @@ export interface PolicyInput {
   consistency?: Consistency;
   /** How often an instance sends the hits of an eventual policy, ms. Default 50. */
   syncMs?: number;
+  /** Other limits for single identifiers, at most 10 000. */
   overrides?: PolicyOverride[];
+  /** Free text, at most 1000 characters. */
   description?: string | null;
+  /** The stored revision's number; the admin sets it on every write. */
   version?: number;
+  /** Who last wrote it: the app's code defaults or an operator through the admin. */
   source?: 'code' | 'admin';
+  /** ISO 8601 time of the last write, or null. */
   updatedAt?: string | null;
+  /** The actor of the last write, or null. */
   updatedBy?: string | null;
   /** A proposed revision, decided beside this one without ever refusing a request. */
   candidate?: PolicyCandidateInput | null;
@@ -68,9 +97,11 @@ export type CandidateRulesInput = Omit<
 
 /** A shadow candidate as the policy snapshot carries it (docs/architecture.md). */
 export interface PolicyCandidateInput {
+  /** The revision's rules. */
   rules: CandidateRulesInput;
   /** Epoch ms: from then on it is no longer decided. */
   expiresAt: number;
+  /** The actor who proposed it, or null. */
   proposedBy: string | null;
   /** ISO 8601. */
   proposedAt: string;
@@ -85,43 +116,74 @@ export interface PolicyCandidateInput {
 
 /** A validated candidate: its rules as a policy of the same name, with defaults filled in. */
 export interface PolicyCandidate {
+  /** The rules as a policy of the same name, in 'candidate' mode when decided. */
   policy: Policy;
+  /** Epoch ms: from then on it is no longer decided. */
   expiresAt: number;
+  /** The actor who proposed it, or null. */
   proposedBy: string | null;
+  /** ISO 8601. */
   proposedAt: string;
+  /** The policy's version it was proposed against. */
   baseVersion: number;
+  /** The share of identifiers, 1 to 100 percent, it is decided for. */
   samplePercent: number;
 }
 
 /** A validated policy with every default filled in. */
 export interface Policy {
+  /** As {@link PolicyInput.name}. */
   name: string;
+  /** As {@link PolicyInput.algorithm}. */
   algorithm: AlgorithmName;
+  /** Units admitted per period. */
   limit: number;
+  /** The period, ms. */
   periodMs: number;
+  /** Bucket capacity, or null: `limit` (or not a bucket). */
   burst: number | null;
+  /** Sub-windows of sliding-window; null for the other algorithms. */
   segments: number | null;
+  /** leaky-bucket's longest hold, ms; null: (burst − 1) intervals, or not a leaky bucket. */
   maxDelayMs: number | null;
+  /** Units one request uses. */
   cost: number;
+  /** Who is counted: 'ip', 'user', 'header:<name>' or a named tracker. */
   key: string;
+  /** The User-Agent regex the policy applies to, or null: every request. */
   match: { userAgent: string } | null;
+  /** 'failures': the charge is given back when the response succeeds. */
   count: 'all' | 'failures';
+  /** The penalty with its defaults filled in, or null. */
   penalty: Required<PenaltyOptions> | null;
+  /** Whether it refuses, only counts, or is not decided. */
   mode: PolicyMode;
+  /** What it decides when Redis fails. */
   onStoreError: StoreErrorMode;
+  /** Where it is decided. */
   consistency: Consistency;
+  /** How often an instance sends an eventual policy's hits, ms. */
   syncMs: number;
+  /** Other limits for single identifiers, expiry as epoch ms. */
   overrides: Array<{
+    /** The identifier it applies to. */
     identifier: string;
+    /** Its limit; null with `unlimited`. 0 denies it. */
     limit: number | null;
+    /** True: never limited by this policy. */
     unlimited: boolean;
     /** epoch ms, or null: never */
     expiresAt: number | null;
   }>;
+  /** Free text, or null. */
   description: string | null;
+  /** The stored revision's number (0 for a code default not yet stored). */
   version: number;
+  /** Who last wrote it: the app's code defaults or an operator through the admin. */
   source: 'code' | 'admin';
+  /** ISO 8601 time of the last write, or null. */
   updatedAt: string | null;
+  /** The actor of the last write, or null. */
   updatedBy: string | null;
   /** The proposed revision decided beside it, or null; never set on a candidate's own policy. */
   candidate: PolicyCandidate | null;

@@ -1,5 +1,10 @@
 /** The browser-safe part of the library: what the panel runs. */
-export { isWindowAlgorithm } from '../algorithms/algorithm.types.js';
+export {
+  ALGORITHMS,
+  isWindowAlgorithm,
+  type AlgorithmName,
+} from '../algorithms/algorithm.types.js';
+export type { PenaltyOptions, PolicyMode } from '../policy/policy.types.js';
 export {
   MAX_SIMULATED_REQUESTS,
   requestTimes,

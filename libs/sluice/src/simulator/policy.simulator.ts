@@ -1,4 +1,4 @@
-import { isWindowAlgorithm } from '../algorithms/algorithm.types.js';
+import { isWindowAlgorithm, type AlgorithmName } from '../algorithms/algorithm.types.js';
 import { delayInMs } from '../engine/decision.js';
 import type { PenaltyOptions, PolicyMode } from '../policy/policy.types.js';
 import { runOperation, type StateAccess } from '../store/operations.js';
@@ -12,14 +12,23 @@ const CHART_BUCKETS = 40;
 
 /** The fields of a policy that decide how it treats traffic, as the editor holds them. */
 export interface SimulatedPolicy {
-  algorithm: PolicySpec['algorithm'];
+  /** How requests are counted. */
+  algorithm: AlgorithmName;
+  /** Units admitted per period. */
   limit: number;
+  /** The period, ms. */
   periodMs: number;
+  /** Bucket capacity; null or absent: `limit`. */
   burst?: number | null;
+  /** Sub-windows of sliding-window. */
   segments?: number | null;
+  /** leaky-bucket's longest hold, ms. */
   maxDelayMs?: number | null;
+  /** Units one request uses. Default 1. */
   cost?: number;
+  /** The penalty that blocks a caller who keeps hitting the limit. */
   penalty?: PenaltyOptions | null;
+  /** 'shadow' lets refused requests through, counting them. */
   mode?: PolicyMode;
 }
 
@@ -33,9 +42,11 @@ export type RequestPattern =
   | { kind: 'burst'; count: number }
   | { kind: 'boundary' };
 
+/** One simulated request and what the policy did with it. */
 export interface SimulatedRequest {
   /** Since the first request, ms (fractions kept). */
   atMs: number;
+  /** Whether the policy admitted it. */
   admitted: boolean;
   /** Refused while a penalty's block was in force (rather than by the rate). */
   blocked: boolean;
@@ -45,21 +56,31 @@ export interface SimulatedRequest {
   delayMs: number;
 }
 
+/** Requests admitted and refused in one slice of time, for a chart. */
 export interface SimulationBucket {
   /** Start of the bucket since the first request, ms. */
   fromMs: number;
+  /** Admitted in the bucket. */
   admitted: number;
+  /** Refused in the bucket. */
   rejected: number;
 }
 
+/** What a policy does with a pattern of requests from one caller. */
 export interface SimulationResult {
+  /** Each request, in time order. */
   requests: SimulatedRequest[];
+  /** Requests admitted. */
   admitted: number;
+  /** Requests refused. */
   rejected: number;
+  /** Requests admitted after a wait (leaky-bucket). */
   delayed: number;
+  /** Requests a shadow policy would have refused. */
   shadowRejected: number;
   /** Requests per bucket of `bucketMs`, for a chart. */
   buckets: SimulationBucket[];
+  /** The buckets' width, ms. */
   bucketMs: number;
 }
 

@@ -2,11 +2,17 @@ import type { DecisionOutcome } from './decision-outcome.js';
 
 /** The counts kept per policy and second (docs/architecture.md, live counters); a block met in the cache counts as blocked. */
 export interface DecisionCounts {
+  /** Admitted without delay. */
   allowed: number;
+  /** Refused over the limit. */
   rejected: number;
+  /** Refused by a block, in Redis or in the instance's cache. */
   blocked: number;
+  /** Admitted after a wait (leaky-bucket). */
   delayed: number;
+  /** A shadow policy would have refused. */
   shadowRejected: number;
+  /** Decided without Redis, which failed. */
   storeError: number;
 }
 
@@ -35,11 +41,15 @@ export function noCounts(): DecisionCounts {
 
 /** One policy's decisions in one second (or minute), starting at `at` (epoch ms). */
 export interface PolicyCounts {
+  /** The policy. */
   policy: string;
+  /** The start of the second or minute, epoch ms. */
   at: number;
+  /** Its decisions then. */
   counts: DecisionCounts;
 }
 
+/** How much time a point of decision stats covers. */
 export type StatsResolution = 'second' | 'minute' | 'hour';
 
 /** Every resolution an instance adds its counts at, finest first. */
@@ -57,6 +67,7 @@ export const STATS_RETENTION_MS: Record<StatsResolution, number> = {
   hour: 7 * 86_400_000,
 };
 
+/** Each resolution's length, ms. */
 export const RESOLUTION_MS: Record<StatsResolution, number> = {
   second: 1_000,
   minute: 60_000,

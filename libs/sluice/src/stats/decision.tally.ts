@@ -36,7 +36,9 @@ const LOG_EVERY_MS = 60_000;
  */
 @Injectable()
 export class DecisionTally implements OnModuleInit, OnApplicationShutdown {
-  private readonly logger = new ThrottledLogger(new Logger('Sluice'), LOG_EVERY_MS);
+  private readonly logger = new ThrottledLogger(new Logger('Sluice'), LOG_EVERY_MS, () =>
+    this.clock(),
+  );
   /** The second being counted, and its counts by policy. */
   private second = 0;
   private current = new Map<string, PolicyCounts>();

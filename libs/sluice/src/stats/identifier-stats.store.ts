@@ -1,12 +1,16 @@
 /** One identifier's traffic under one policy over some interval. */
 export interface IdentifierCount {
+  /** The policy. */
   policy: string;
+  /** The kind of identifier. */
   keyKind: string;
   /** As an operator reads it: the original, cut to 256 characters. */
   identifier: string;
   /** For an identifier cut to 256 characters: its stored key, which names it whole. */
   key?: string;
+  /** Requests admitted. */
   passed: number;
+  /** Requests refused. */
   rejected: number;
   /** Epoch ms of its last request. */
   lastSeen: number;
@@ -18,6 +22,7 @@ export interface IdentifierCount {
  * identifiers only (`MAX_IDENTIFIERS_PER_POLICY`), for a day after the last request.
  */
 export interface IdentifierStatsStore {
+  /** Adds each count to its identifier's totals. */
   add(counts: readonly IdentifierCount[]): Promise<void>;
   /**
    * The policy's `limit` busiest identifiers (all when absent), in rejections first, then in
@@ -27,8 +32,11 @@ export interface IdentifierStatsStore {
   read(policy: string, options?: IdentifierReadOptions): Promise<IdentifierCount[]>;
 }
 
+/** Which identifiers a read returns. */
 export interface IdentifierReadOptions {
+  /** At most this many, the busiest first. */
   limit?: number;
+  /** Only identifiers that contain this text. */
   q?: string;
 }
 

@@ -31,7 +31,9 @@ type Shown = Pick<IdentifierCount, 'identifier' | 'key'>;
  */
 @Injectable()
 export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
-  private readonly logger = new ThrottledLogger(new Logger('Sluice'), LOG_EVERY_MS);
+  private readonly logger = new ThrottledLogger(new Logger('Sluice'), LOG_EVERY_MS, () =>
+    this.clock(),
+  );
   /** Policy → key kind → identifier → its counts since the last flush. */
   private current = new Map<string, Map<string, Map<string, IdentifierCount>>>();
   private tracked = 0;

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock/clock.js';
 import { CircuitBreaker, CircuitOpenError, type BreakerState } from './circuit.breaker.js';
 
 function breaker(failureThreshold = 3, cooldownMs = 1000) {
-  let now = 0;
+  const clock = new ManualClock(0);
   const changes: BreakerState[] = [];
   const subject = new CircuitBreaker({
     failureThreshold,
     cooldownMs,
-    now: () => now,
+    clock: clock.now,
     onStateChange: (state) => changes.push(state),
   });
   let calls = 0;
@@ -17,7 +18,14 @@ function breaker(failureThreshold = 3, cooldownMs = 1000) {
       calls++;
       return Promise.reject(new Error('timeout'));
     });
-  return { subject, changes, ok, fail, advance: (ms: number) => (now += ms), calls: () => calls };
+  return {
+    subject,
+    changes,
+    ok,
+    fail,
+    advance: (ms: number) => clock.advance(ms * 1000),
+    calls: () => calls,
+  };
 }
 
 describe('CircuitBreaker', () => {

@@ -1,5 +1,8 @@
+import { systemClock, type Clock } from '../clock/clock.js';
+
 /** Refused without trying: the store failed repeatedly and the breaker is waiting to probe. */
 export class CircuitOpenError extends Error {
+  /** Always 'CircuitOpenError'. */
   override name = 'CircuitOpenError';
   constructor() {
     super(
@@ -15,8 +18,8 @@ export interface CircuitBreakerOptions {
   failureThreshold?: number;
   /** How long it stays open before one call probes the store. Default 1000 ms. */
   cooldownMs?: number;
-  /** Epoch ms. Default Date.now. */
-  now?: () => number;
+  /** The time the cooldown is measured by. Default systemClock. */
+  clock?: Clock;
   /** Told of every change of state. */
   onStateChange?: (state: BreakerState) => void;
 }
@@ -32,12 +35,12 @@ export class CircuitBreaker {
   private openedAt = 0;
   private readonly threshold: number;
   private readonly cooldownMs: number;
-  private readonly now: () => number;
+  private readonly clock: Clock;
 
   constructor(private readonly options: CircuitBreakerOptions = {}) {
     this.threshold = options.failureThreshold ?? 5;
     this.cooldownMs = options.cooldownMs ?? 1000;
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
   }
 
   get state(): BreakerState {
@@ -47,7 +50,7 @@ export class CircuitBreaker {
   async run<T>(call: () => Promise<T>): Promise<T> {
     if (this.current === 'half-open') throw new CircuitOpenError();
     if (this.current === 'open') {
-      if (this.now() - this.openedAt < this.cooldownMs) throw new CircuitOpenError();
+      if (this.clock() - this.openedAt < this.cooldownMs * 1000) throw new CircuitOpenError();
       this.enter('half-open');
     }
     try {
@@ -64,7 +67,7 @@ export class CircuitBreaker {
   private failed(): void {
     this.failures += 1;
     if (this.current === 'half-open' || this.failures >= this.threshold) {
-      this.openedAt = this.now();
+      this.openedAt = this.clock();
       if (this.current !== 'open') this.enter('open');
     }
   }

@@ -14,6 +14,7 @@ import type {
 /** Runs `task` after `ms`; returns how to cancel it. */
 export type Scheduler = (task: () => void, ms: number) => () => void;
 
+/** The clock, the scheduler and the bound of an EventualStore. */
 export interface EventualStoreOptions {
   /** µs. Default: the system clock. */
   clock?: Clock;
@@ -103,6 +104,7 @@ export class EventualStore implements SluiceStore {
   private cancelTimer: (() => void) | undefined;
   private dueAt = Infinity;
   private closed = false;
+  /** How often each kind of call was made so far. */
   readonly counts: EventualCounts = { local: 0, exact: 0, syncs: 0, failedSyncs: 0 };
 
   constructor(
@@ -119,6 +121,7 @@ export class EventualStore implements SluiceStore {
     }
   }
 
+  /** Decides an eventual policy's consume from this instance's view; everything else in Redis. */
   run(call: StoreCall): Promise<StoreResult> {
     // Closed, nothing would be sent again: every call is Redis's.
     if (this.closed || !isEventual(call)) return this.inner.run(call);

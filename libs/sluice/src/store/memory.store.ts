@@ -2,9 +2,11 @@ import { systemClock, type Clock } from '../clock/clock.js';
 import { runOperation, type StateAccess } from './operations.js';
 import type { SluiceStore, StoreCall, StoreResult } from './store.types.js';
 
+/** How a MemoryStore is bounded and what time it decides at. */
 export interface MemoryStoreOptions {
   /** Most keys kept; past it the least recently used key is dropped. Default 100 000. */
   maxKeys?: number;
+  /** Default the system clock. */
   clock?: Clock;
 }
 
@@ -31,10 +33,12 @@ export class MemoryStore implements SluiceStore {
     }
   }
 
+  /** Keys held now, expired ones not yet dropped included. */
   get size(): number {
     return this.slots.size;
   }
 
+  /** Decides one call, as RedisStore does in Lua. */
   run(call: StoreCall): Promise<StoreResult> {
     const now = this.clock();
     return Promise.resolve(runOperation(this.access(now), call, now));

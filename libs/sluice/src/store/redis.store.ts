@@ -9,6 +9,7 @@ import { TurnBatch } from './turn.batch.js';
 
 export type { ScriptingMode };
 
+/** How a RedisStore times out, runs its Lua and batches. */
 export interface RedisStoreOptions {
   /**
    * For tests only: decide at this clock's time instead of Redis TIME. In production every
@@ -104,6 +105,7 @@ export class RedisStore implements SluiceStore {
     }
   }
 
+  /** Decides one call in one FCALL (batched with others of the same turn). */
   async run(call: StoreCall): Promise<StoreResult> {
     const args = [
       call.op,

@@ -1,7 +1,11 @@
 /** Redis did not answer a call within the store's timeoutMs. */
 export class StoreTimeoutError extends Error {
+  /** Always 'StoreTimeoutError'. */
   override name = 'StoreTimeoutError';
-  constructor(readonly timeoutMs: number) {
+  constructor(
+    /** The timeout that passed, ms. */
+    readonly timeoutMs: number,
+  ) {
     super(`Redis did not answer within ${timeoutMs} ms`);
   }
 }

@@ -36,15 +36,19 @@ export interface PolicySpec extends Pick<
   syncMs?: number;
 }
 
+/** One operation on one identifier's key, for one or more policies (docs/architecture.md). */
 export interface StoreCall {
+  /** What to do. */
   op: Operation;
   /** `<prefix>:{<keyKind>:<identifier>}`: every key of the call shares its hash tag. */
   key: string;
+  /** The policies, in the order their outcomes come back. */
   specs: PolicySpec[];
   /** block: how long, ms. */
   durationMs?: number;
 }
 
+/** A store's reasons: the decision's, less those settled outside the store. */
 export type OutcomeReason = 'ok' | 'limit' | 'blocked' | 'shadow';
 
 /**
@@ -52,24 +56,36 @@ export type OutcomeReason = 'ok' | 'limit' | 'blocked' | 'shadow';
  * unblock, blockedUntil is when the lifted block would have ended (0: there was none).
  */
 export interface PolicyOutcome {
+  /** Whether this policy admits the request. */
   allowed: boolean;
+  /** Why. */
   reason: OutcomeReason;
+  /** Units left. */
   remaining: number;
+  /** µs until the count is whole again. */
   reset: number;
+  /** µs until a refused request may succeed; 0 when admitted. */
   retry: number;
+  /** µs the request is held (leaky-bucket), else 0. */
   delay: number;
+  /** When the identifier's block ends, µs since the epoch; 0: not blocked. */
   blockedUntil: number;
+  /** How many blocks the identifier has earned under this policy's penalty. */
   offence: number;
   /** This call started the block. */
   blockStarted: boolean;
 }
 
+/** A store's answer to one call. */
 export interface StoreResult {
   /** Every enforced policy admitted the request, so every one of them was charged. */
   admitted: boolean;
+  /** One per spec, in the call's order. */
   outcomes: PolicyOutcome[];
 }
 
+/** Where decisions are made: Redis, an eventual view over it, or memory. */
 export interface SluiceStore {
+  /** Decides one call atomically. */
   run(call: StoreCall): Promise<StoreResult>;
 }

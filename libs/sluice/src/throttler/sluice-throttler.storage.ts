@@ -1,18 +1,15 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-// Types only, so @nestjs/throttler stays an optional peer: nothing of it is loaded at run time.
+// Types only, so `@nestjs/throttler` stays an optional peer: nothing of it is loaded at run time.
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { SluiceEngine } from '../engine/sluice.engine.js';
 import { MAX_PERIOD_MS, MAX_SLIDING_LOG_LIMIT } from '../policy/policy.schema.js';
 
-/** What the guard expects back; the package's index does not export this type. */
-type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
-
-/** What the identifiers counted here are: the keys @nestjs/throttler's guard generates. */
+/** What the identifiers counted here are: the keys `@nestjs/throttler`'s guard generates. */
 export const THROTTLER_KEY_KIND = 'throttler';
 
 /**
- * Lets an app still on @nestjs/throttler decide in Sluice's engine:
+ * Lets an app still on `@nestjs/throttler` decide in Sluice's engine:
  * `ThrottlerModule.forRoot({ throttlers, storage: new SluiceThrottlerStorage(engine) })`.
  * Each (throttler, ttl, limit, blockDuration) becomes a policy, registered on first use, that
  * blocks the caller for blockDuration once it goes over the limit.
@@ -21,20 +18,23 @@ export const THROTTLER_KEY_KIND = 'throttler';
  * a window aligned to the clock would let a burst straddling its boundary through twice and make
  * the first X-RateLimit-Reset shorter than ttl. So the policies keep a log of hits (sliding-log):
  * a caller's first hit reports the whole ttl, and no ttl-long stretch holds more than limit hits.
- * docs/guide.md (migrating from @nestjs/throttler) says where that differs from the throttler.
+ * docs/guide.md (migrating from `@nestjs/throttler`) says where that differs from the throttler.
  */
 @Injectable()
 export class SluiceThrottlerStorage implements ThrottlerStorage {
   constructor(@Inject(SluiceEngine) private readonly engine: SluiceEngine) {}
 
-  /** ttl and blockDuration in ms, as the guard passes them; the record's times are in seconds. */
+  /**
+   * ttl and blockDuration in ms, as the guard passes them; the record's times are in seconds. The
+   * record's type is named through the interface: `@nestjs/throttler`'s index does not export it.
+   */
   async increment(
     key: string,
     ttl: number,
     limit: number,
     blockDuration: number,
     throttlerName: string,
-  ): Promise<ThrottlerStorageRecord> {
+  ): ReturnType<ThrottlerStorage['increment']> {
     const policy = this.policyFor(throttlerName, ttl, limit, blockDuration);
     const decision = await this.engine.consume(policy, key);
     const timeToExpire = toSeconds(decision.resetMs);

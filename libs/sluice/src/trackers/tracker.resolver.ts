@@ -4,7 +4,9 @@ import { clientAddress, clientIp, compileTrustProxy, type TrustProxy } from './c
 
 /** Who a request is counted as: the key kind actually used and the identifier under it. */
 export interface Tracked {
+  /** The policy's key, or `ip` when the request lacked what it names. */
   keyKind: string;
+  /** Who, under that key kind. */
   identifier: string;
 }
 
@@ -26,6 +28,7 @@ export class TrackerResolver {
     this.trust = compileTrustProxy(trustProxy);
   }
 
+  /** Whether a policy's `key` names something this resolver can read. */
   knows(keyKind: string): boolean {
     return (
       keyKind === 'ip' ||
@@ -35,6 +38,7 @@ export class TrackerResolver {
     );
   }
 
+  /** Who the request counts as under `keyKind`, falling back to its client address. */
   async track(request: unknown, keyKind: string, context: ExecutionContext): Promise<Tracked> {
     const byRequest = this.trackByRequest(request, keyKind);
     if (byRequest !== undefined) return byRequest;
@@ -71,6 +75,7 @@ export class TrackerResolver {
     return clientIp(raw as Parameters<typeof clientIp>[0], this.trust);
   }
 
+  /** What `ip` counts: the client address (an IPv6 one by its /64), else `unknown`. */
   address(request: unknown): string {
     const raw = field(request, 'raw') ?? request;
     if (typeof raw !== 'object' || raw === null || !('headers' in raw)) return UNKNOWN_ADDRESS;
