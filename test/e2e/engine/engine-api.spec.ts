@@ -268,6 +268,7 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
       expect(decision.limit).toBe(5);
       expect(decision.override).toEqual({
         identifier: '42',
+        keyKind: 'user',
         limit: 5,
         unlimited: false,
         expiresAt: null,

@@ -87,6 +87,33 @@ describe.each(ADAPTERS)('per-identifier overrides on %s', (adapter) => {
     expect((seen[0]?.body as { message: string }).message).toMatch(/^Denied/);
   });
 
+  it('grants an override only to the kind of identifier it was written for', async () => {
+    const app = await startApp(
+      adapter,
+      overridesApp({ redis: connectRedis(), prefix: uniquePrefix('overrides') }, [
+        {
+          name: 'search',
+          algorithm: 'sliding-log',
+          limit: POLICY_LIMIT,
+          periodMs: 60_000,
+          key: 'header:x-user',
+          // The address a request without X-User is counted by, written for `ip`.
+          overrides: [{ identifier: '127.0.0.1', keyKind: 'ip', unlimited: true }],
+        },
+      ]),
+    );
+    const url = `${app.url}/search`;
+    // Sending the address as the user name gets the policy's limit, not the address's override.
+    expect(statuses(await getAs(url, '127.0.0.1', POLICY_LIMIT + 1))).toEqual([
+      ...accepted(POLICY_LIMIT),
+      429,
+    ]);
+    // The address itself, counted as `ip` for want of X-User, is never limited.
+    const anonymous: number[] = [];
+    for (let i = 0; i < POLICY_LIMIT * 3; i++) anonymous.push((await fetch(url)).status);
+    expect(anonymous).toEqual(accepted(POLICY_LIMIT * 3));
+  });
+
   it('never limits staff (unlimited)', async () => {
     const seen = await getAs(await start(), 'staff', VIP_LIMIT * 3);
     expect(statuses(seen)).toEqual(accepted(VIP_LIMIT * 3));

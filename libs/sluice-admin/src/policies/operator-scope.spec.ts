@@ -11,7 +11,9 @@ const admin: Actor = { ...operator, name: 'alice', role: 'admin' };
 
 describe('what an operator may change', () => {
   it('allows overrides and moving between enforce and shadow', () => {
-    const overrides = [{ identifier: '42', limit: 100, unlimited: false, expiresAt: null }];
+    const overrides = [
+      { identifier: '42', keyKind: 'user', limit: 100, unlimited: false, expiresAt: null },
+    ];
     expect(beyondOperatorScope(base, edited({ overrides, mode: 'shadow' }))).toEqual([]);
     expect(beyondOperatorScope(edited({ mode: 'shadow' }), base)).toEqual([]);
   });

@@ -15,6 +15,8 @@ export type DecisionReason =
 export interface AppliedOverride {
   /** The identifier it names. */
   identifier: string;
+  /** The kind of identifier it names. */
+  keyKind: string;
   /** Its limit; null with `unlimited`. */
   limit: number | null;
   /** True: the identifier is not limited by the policy. */

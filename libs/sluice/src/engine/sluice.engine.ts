@@ -221,20 +221,24 @@ export class SluiceEngine {
     return Math.floor(this.clock() / 1000);
   }
 
-  private override(policy: Policy, identifier: string): AppliedOverride | undefined {
+  /** The identifier's override in force, written for the kind of identifier it is counted as. */
+  private override(policy: Policy, target: CallTarget): AppliedOverride | undefined {
     if (policy.overrides.length === 0) return undefined;
     const now = this.nowMs();
     return policy.overrides.find(
-      (o) => o.identifier === identifier && (o.expiresAt === null || o.expiresAt > now),
+      (o) =>
+        o.identifier === target.identifier &&
+        o.keyKind === target.keyKind &&
+        (o.expiresAt === null || o.expiresAt > now),
     );
   }
 
   /** Refund and reset reach the policies' candidates too, so their counts stay comparable. */
   private specs(target: CallTarget, cost: number | undefined): PolicySpec[] {
     const specs = target.policies.map((policy) =>
-      this.spec(policy, this.override(policy, target.identifier), cost),
+      this.spec(policy, this.override(policy, target), cost),
     );
-    const proposed = this.proposals(target.policies, target.identifier, cost);
+    const proposed = this.proposals(target, cost);
     return proposed.length === 0 ? specs : [...specs, ...proposed.map((each) => each.spec)];
   }
 
@@ -244,10 +248,11 @@ export class SluiceEngine {
    * does not fit it) is left out: a candidate never changes what the live policies answer.
    */
   private proposals(
-    policies: readonly Policy[],
-    identifier: string,
+    target: CallTarget,
     cost: number | undefined,
+    policies: readonly Policy[] = target.policies,
   ): Array<{ policy: Policy; spec: PolicySpec; override: AppliedOverride | undefined }> {
+    const { identifier } = target;
     // The usual request has no candidate: no array is built for it.
     if (!policies.some((policy) => policy.candidate)) return NO_PROPOSALS;
     const found: Array<{
@@ -260,7 +265,7 @@ export class SluiceEngine {
       if (!candidate || candidate.expiresAt <= this.nowMs()) continue;
       if (!inCandidateSample(identifier, candidate.samplePercent)) continue;
       const policy = candidate.policy;
-      const override = this.override(policy, identifier);
+      const override = this.override(policy, target);
       if (policy.mode === 'off' || override?.unlimited || override?.limit === 0) continue;
       try {
         const spec = this.candidateSpecs.of(
@@ -300,11 +305,10 @@ export class SluiceEngine {
     target: CallTarget,
     options: ConsumeOptions,
   ): Promise<Charged> {
-    const { identifier } = target;
     const settled: PolicyDecision[] = [];
     const counted: Array<{ policy: Policy; override: AppliedOverride | undefined }> = [];
     for (const policy of target.policies) {
-      const override = this.override(policy, identifier);
+      const override = this.override(policy, target);
       if (policy.mode === 'off' || override?.unlimited) {
         settled.push(settledDecision(policy, 'ok', override, this.nowMs()));
       } else if (override?.limit === 0) {
@@ -326,9 +330,9 @@ export class SluiceEngine {
     }
     const specs = counted.map(({ policy, override }) => this.spec(policy, override, options.cost));
     const proposed = this.proposals(
-      counted.map((each) => each.policy),
-      identifier,
+      target,
       options.cost,
+      counted.map((each) => each.policy),
     );
     // A policy's candidate rides in the same call: no extra round trip.
     const sent = proposed.length === 0 ? specs : [...specs, ...proposed.map((each) => each.spec)];

@@ -468,7 +468,7 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
     });
     expect(policy.match).toEqual({ userAgent: 'bot|spider|crawl' });
     expect(policy.overrides).toEqual([
-      { identifier: '42', limit: 100, unlimited: false, expiresAt: null },
+      { identifier: '42', keyKind: 'user', limit: 100, unlimited: false, expiresAt: null },
     ]);
     expect(policy.version).toBe(7);
     expect(policy.source).toBe('admin');
@@ -579,18 +579,43 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
         { identifier: 'a', limit: 50, expiresAt: '2030-01-01T00:00:00+02:00' },
         { identifier: 'b', unlimited: true, expiresAt: 1_900_000_000_000 },
         { identifier: 'c', limit: 0 },
+        { identifier: 'c', keyKind: 'ip', unlimited: true },
       ],
     });
     expect(policy.overrides).toEqual([
       {
         identifier: 'a',
+        keyKind: 'user',
         limit: 50,
         unlimited: false,
         expiresAt: Date.parse('2029-12-31T22:00:00Z'),
       },
-      { identifier: 'b', limit: null, unlimited: true, expiresAt: 1_900_000_000_000 },
-      { identifier: 'c', limit: 0, unlimited: false, expiresAt: null },
+      {
+        identifier: 'b',
+        keyKind: 'user',
+        limit: null,
+        unlimited: true,
+        expiresAt: 1_900_000_000_000,
+      },
+      { identifier: 'c', keyKind: 'user', limit: 0, unlimited: false, expiresAt: null },
+      // The same text as another kind of identifier is another entry.
+      { identifier: 'c', keyKind: 'ip', limit: null, unlimited: true, expiresAt: null },
     ]);
+    expect(() =>
+      parsePolicy({
+        ...base,
+        overrides: [
+          { identifier: 'c', limit: 1, keyKind: 'header:X' },
+          { identifier: 'c', limit: 2, keyKind: 'header:X' },
+        ],
+      }),
+    ).toThrow(/overrides\.1\.identifier: appears twice for header:X/);
+    expect(() =>
+      parsePolicy({
+        ...base,
+        overrides: [{ identifier: 'c', limit: 1, keyKind: 'no such kind!' }],
+      }),
+    ).toThrow(/overrides\.0\.keyKind: must be 'ip', 'user'/);
   });
 
   it('does not mutate its input', () => {

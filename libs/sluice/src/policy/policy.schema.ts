@@ -54,6 +54,10 @@ const overrideSchema = z.strictObject({
   limit: integer(0, MAX_LIMIT).nullable().optional(),
   unlimited: z.boolean({ error: 'must be true or false' }).optional(),
   expiresAt: expiresAt.optional(),
+  keyKind: z
+    .string({ error: 'must be a string' })
+    .regex(KEY_KIND, { error: "must be 'ip', 'user', 'header:<name>' or a tracker's name" })
+    .optional(),
 });
 
 const basePolicySchema = z.strictObject({
@@ -290,10 +294,13 @@ export function parsePolicy(input: unknown): Policy {
   const seen = new Set<string>();
   (raw.overrides ?? []).forEach((override, index) => {
     const field = `overrides.${index}`;
-    if (seen.has(override.identifier)) {
-      issues.push({ field: `${field}.identifier`, message: 'appears twice' });
+    const keyKind = override.keyKind ?? policy.key;
+    // One entry per identifier of a kind: the same text as an address and as a user are two.
+    const named = `${keyKind}\u0000${override.identifier}`;
+    if (seen.has(named)) {
+      issues.push({ field: `${field}.identifier`, message: `appears twice for ${keyKind}` });
     }
-    seen.add(override.identifier);
+    seen.add(named);
     const unlimited = override.unlimited ?? false;
     const limit = override.limit ?? undefined;
     if (unlimited === (limit !== undefined)) {
@@ -305,6 +312,7 @@ export function parsePolicy(input: unknown): Policy {
     }
     policy.overrides.push({
       identifier: override.identifier,
+      keyKind,
       limit: limit ?? null,
       unlimited,
       expiresAt:

@@ -34,6 +34,12 @@ export interface PolicyOverride {
   unlimited?: boolean;
   /** ISO 8601 time or epoch ms; null or absent: never. */
   expiresAt?: string | number | null;
+  /**
+   * What kind of identifier it names (`ip`, `user`, `header:<name>`, a tracker): it applies only
+   * to requests counted under that kind. Default the policy's `key`; `ip` for the address a
+   * request without a user (or header) is counted by.
+   */
+  keyKind?: string;
 }
 
 /** A policy as code or an operator writes it (docs/guide.md, policies). */
@@ -168,6 +174,8 @@ export interface Policy {
   overrides: Array<{
     /** The identifier it applies to. */
     identifier: string;
+    /** The kind of identifier it names; it applies only to requests counted under it. */
+    keyKind: string;
     /** Its limit; null with `unlimited`. 0 denies it. */
     limit: number | null;
     /** True: never limited by this policy. */

@@ -19,6 +19,7 @@ export function OverridesFields({ form, message }: OverridesFieldsProps) {
   const overrides = useFieldArray({ control, name: 'overrides' });
   const burst = watch('burst').trim();
   const algorithm = watch('algorithm');
+  const key = watch('key').trim() || 'user';
   const capped = algorithmFields(algorithm).burst && burst !== '';
   return (
     <Card>
@@ -46,6 +47,13 @@ export function OverridesFields({ form, message }: OverridesFieldsProps) {
             >
               <Field label="Identifier" error={message(`overrides.${index}.identifier`)}>
                 <TextField.Root {...register(`overrides.${index}.identifier`)} />
+              </Field>
+              <Field
+                label="Counted as"
+                hint={`Empty: ${key}, the policy's key. ip: an address counted for want of it`}
+                error={message(`overrides.${index}.keyKind`)}
+              >
+                <TextField.Root placeholder={key} {...register(`overrides.${index}.keyKind`)} />
               </Field>
               <Field label="Treatment" error={message(`overrides.${index}.kind`)}>
                 <select className="native-select" {...register(`overrides.${index}.kind`)}>
@@ -91,7 +99,13 @@ export function OverridesFields({ form, message }: OverridesFieldsProps) {
             type="button"
             variant="soft"
             onClick={() =>
-              overrides.append({ identifier: '', kind: 'limit', limit: '', expiresAt: '' })
+              overrides.append({
+                identifier: '',
+                keyKind: '',
+                kind: 'limit',
+                limit: '',
+                expiresAt: '',
+              })
             }
           >
             Add override

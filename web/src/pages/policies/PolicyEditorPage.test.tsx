@@ -358,6 +358,45 @@ describe('the policy editor', () => {
     });
   });
 
+  it('writes an override for the kind of identifier it names, and reads it back so', async () => {
+    const requests = answerFetch({
+      'GET /policies/reply': {
+        body: {
+          ...REPLY,
+          overrides: [
+            { identifier: 'ginny', keyKind: 'user', limit: 9, unlimited: false, expiresAt: null },
+          ],
+        },
+      },
+      'PUT /policies/reply': ({ body }) => ({
+        body: { ...REPLY, ...(body as object), version: 5 },
+      }),
+    });
+    const user = userEvent.setup();
+    editor('operator');
+
+    const [ginny] = await screen.findAllByRole('group', { name: /^Override \d$/ });
+    const ginnyKind = within(ginny!).getByLabelText<HTMLInputElement>('Counted as');
+    expect(ginnyKind.value).toBe('');
+    expect(describedBy(ginnyKind)).toContain("Empty: user, the policy's key");
+    await user.click(screen.getByRole('button', { name: 'Add override' }));
+    const added = screen.getByRole('group', { name: 'Override 2' });
+    await user.type(within(added).getByLabelText('Identifier'), '198.51.100.9');
+    await user.type(within(added).getByLabelText('Counted as'), 'ip');
+    await user.type(within(added).getByLabelText('Its limit'), '50');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+
+    await screen.findByText(/Saved/);
+    const sent = requests.find((request) => request.method === 'PUT')?.body;
+    expect(sent).toMatchObject({
+      overrides: [
+        { identifier: 'ginny', limit: 9, expiresAt: null },
+        { identifier: '198.51.100.9', keyKind: 'ip', limit: 50, expiresAt: null },
+      ],
+    });
+    expect((sent as { overrides: object[] }).overrides[0]).not.toHaveProperty('keyKind');
+  });
+
   it("marks an expired override, says its time zone, and that the policy's burst still caps it", async () => {
     answerFetch({
       'GET /policies/reply': {
@@ -366,8 +405,14 @@ describe('the policy editor', () => {
           algorithm: 'token-bucket',
           burst: 23,
           overrides: [
-            { identifier: 'neville', limit: 100, unlimited: false, expiresAt: Date.now() - 60_000 },
-            { identifier: 'luna', limit: 100, unlimited: false, expiresAt: null },
+            {
+              identifier: 'neville',
+              keyKind: 'user',
+              limit: 100,
+              unlimited: false,
+              expiresAt: Date.now() - 60_000,
+            },
+            { identifier: 'luna', keyKind: 'user', limit: 100, unlimited: false, expiresAt: null },
           ],
         },
       },

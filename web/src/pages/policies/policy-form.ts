@@ -27,6 +27,8 @@ export type OverrideKind = 'limit' | 'unlimited' | 'deny';
 
 export interface OverrideValues {
   identifier: string;
+  /** The kind of identifier it names; empty: the policy's key. */
+  keyKind: string;
   kind: OverrideKind;
   limit: string;
   /** datetime-local; empty: never expires. */
@@ -130,6 +132,7 @@ export function toFormValues(policy: PolicyView): PolicyFormValues {
     forgetAfterMs: duration(penalty?.forgetAfterMs),
     overrides: policy.overrides.map((override) => ({
       identifier: override.identifier,
+      keyKind: override.keyKind === policy.key ? '' : override.keyKind,
       kind: override.unlimited ? 'unlimited' : override.limit === 0 ? 'deny' : 'limit',
       limit: text(override.limit),
       expiresAt:
@@ -196,6 +199,7 @@ export function toWriteRequest(values: PolicyFormValues, version: number): Polic
     penalty,
     overrides: values.overrides.map((override) => ({
       identifier: override.identifier,
+      ...(override.keyKind.trim() === '' ? {} : { keyKind: override.keyKind.trim() }),
       ...(override.kind === 'unlimited'
         ? { unlimited: true }
         : { limit: override.kind === 'deny' ? 0 : (number(override.limit) as number) }),
