@@ -17,6 +17,8 @@ import { FeedModule } from './feed/feed.module.js';
 import { NewsModule } from './news/news.module.js';
 import { demoPolicies } from './policies.js';
 import { PostsModule } from './posts/posts.module.js';
+import { planOf } from './quotes/api-key.middleware.js';
+import { QuotesModule } from './quotes/quotes.module.js';
 
 /** The admin API and panel, unless SLUICE_ADMIN is off. */
 function adminModule(config: DemoConfig, database: AdminDatabase | undefined): DynamicModule[] {
@@ -53,12 +55,15 @@ export class AppModule implements NestModule {
           heartbeatIntervalMs: config.heartbeatIntervalMs,
           global: true,
           metrics: config.metrics,
+          // The quote API's plan, looked up by ApiKeyMiddleware before the guard runs.
+          tiers: { resolve: planOf },
         }),
         ...adminModule(config, database),
         PostsModule.forStore(forum.store),
         NewsModule,
         FeedModule,
         AuthModule,
+        QuotesModule.forStore(forum.apiKeys),
       ],
       controllers: [AppController],
     };

@@ -13,6 +13,15 @@ export const CRAWLER_USER_AGENT =
 export function demoPolicies(login: LoginLimits): PolicyInput[] {
   return [
     {
+      name: 'api-burst',
+      description: 'the quote API per key: free plans 5 per 10 s, pro plans 50',
+      algorithm: 'sliding-log',
+      limit: 5,
+      periodMs: 10_000,
+      key: 'header:x-api-key',
+      tiers: { free: { limit: 5 }, pro: { limit: 50 } },
+    },
+    {
       name: 'reply',
       description: 'Harry may reply five times a minute',
       algorithm: 'sliding-log',

@@ -9,6 +9,7 @@ export type {
 } from './config/sluice-options.interface.js';
 export type { TrackedClient, Tracker } from './trackers/tracker.interface.js';
 export type { TrustProxy } from './trackers/client-address.js';
+export type { TierOptions, TierSource } from './trackers/tier.resolver.js';
 export {
   SkipThrottle,
   Throttle,
@@ -42,6 +43,7 @@ export type {
   PolicyMode,
   PolicyOverride,
   StoreErrorMode,
+  TierRate,
 } from './policy/policy.types.js';
 export { PolicyValidationError, type PolicyIssue } from './policy/policy-validation.error.js';
 export { PolicyRegistry, UnknownPolicyError } from './policy/policy.registry.js';

@@ -22,6 +22,7 @@ import { closeAll, connectCluster, connectRedis } from '../../support/redis.clie
  * state behind, and give every written key the TTL the twin computes.
  */
 const PERIODS_MS = [1, 7, 250, 1_000, 60_000, 86_400_000];
+const TIERS = ['free', 'pro'] as const;
 const IDENTIFIERS = ['alice', 'bob', 'carol'];
 
 const algorithmPolicy = (algorithm: AlgorithmName, name: string) =>
@@ -50,6 +51,20 @@ const algorithmPolicy = (algorithm: AlgorithmName, name: string) =>
         }),
         { maxLength: 2 },
       ),
+      /** Two tiers' rates, which steps switch between on the same keys. */
+      tiers: fc.option(
+        fc.tuple(
+          fc.record({
+            limit: fc.integer({ min: 1, max: 12 }),
+            burst: fc.option(fc.integer({ min: 1, max: 15 }), { nil: null }),
+          }),
+          fc.record({
+            limit: fc.integer({ min: 1, max: 12 }),
+            burst: fc.option(fc.integer({ min: 1, max: 15 }), { nil: null }),
+          }),
+        ),
+        { nil: null },
+      ),
     })
     .map((raw) => {
       const isBucket = ['token-bucket', 'leaky-bucket', 'gcra'].includes(algorithm);
@@ -77,6 +92,14 @@ const algorithmPolicy = (algorithm: AlgorithmName, name: string) =>
           forgetAfterMs: Math.round(raw.periodMs * raw.penalty.forgetFactor),
         },
         overrides: overrides.map((o) => ({ identifier: o.identifier, limit: o.limit })),
+        tiers:
+          raw.tiers &&
+          Object.fromEntries(
+            raw.tiers.map((tier, i) => [
+              TIERS[i] as string,
+              { limit: tier.limit, burst: isBucket ? tier.burst : null },
+            ]),
+          ),
       });
     })
     .filter((policy) =>
@@ -105,6 +128,8 @@ const step = fc.record({
   ),
   costShare: fc.double({ min: 0, max: 1, noNaN: true }),
   blockShare: fc.double({ min: 0, max: 2, noNaN: true }),
+  /** The request's tier: a policy with tiers decides at its rate, on the same counters. */
+  tier: fc.constantFrom(undefined, ...TIERS),
 });
 
 type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
@@ -112,11 +137,26 @@ type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
 /** A proposed revision of the policy of the same name, decided beside it (mode 'candidate'). */
 type Decided = Policy & { proposed?: true };
 
-/** The spec the engine would send for this identifier: its override's limit, the request's cost. */
-function specFor(policy: Decided, identifier: string, costShare: number): PolicySpec {
-  const limit = policy.overrides.find((o) => o.identifier === identifier)?.limit ?? policy.limit;
-  const room = capacity(policy.algorithm, limit, policy.burst);
-  const spec = toPolicySpec(policy, limit, 1 + Math.floor(costShare * (room - 1)));
+/**
+ * The spec the engine would send for this identifier: its override's limit, else the request's
+ * tier's, else the policy's; the tier's burst; the request's cost.
+ */
+function specFor(
+  policy: Decided,
+  identifier: string,
+  costShare: number,
+  tier?: string,
+): PolicySpec {
+  const rate = tier === undefined ? undefined : policy.tiers?.[tier];
+  const limit =
+    policy.overrides.find((o) => o.identifier === identifier)?.limit ?? rate?.limit ?? policy.limit;
+  const room = capacity(policy.algorithm, limit, rate === undefined ? policy.burst : rate.burst);
+  const spec = toPolicySpec(
+    policy,
+    limit,
+    1 + Math.floor(costShare * (room - 1)),
+    rate === undefined ? undefined : tier,
+  );
   return policy.proposed ? { ...spec, name: `${spec.name}~c`, mode: 'candidate' } : spec;
 }
 
@@ -208,7 +248,9 @@ async function conforms(
   const firstPeriod = (policies[0] as Policy).periodMs * 1000;
   for (const [index, request] of steps.entries()) {
     now += Math.floor(request.gap * firstPeriod);
-    const specs = policies.map((policy) => specFor(policy, request.identifier, request.costShare));
+    const specs = policies.map((policy) =>
+      specFor(policy, request.identifier, request.costShare, request.tier),
+    );
     const cost = Math.min(...specs.map((spec) => spec.cost));
     const call: StoreCall = {
       op: request.op,

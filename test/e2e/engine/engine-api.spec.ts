@@ -271,6 +271,7 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
         keyKind: 'user',
         limit: 5,
         unlimited: false,
+        tier: null,
         expiresAt: null,
       });
 
@@ -335,6 +336,82 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
       for (let i = 0; i < 3; i++) results.push((await engine.consume('plan', 'free')).allowed);
       // 'free' was never counted while unlimited: two admitted, then the limit
       expect(results).toEqual([true, true, false]);
+    });
+  });
+
+  describe('tiers', () => {
+    const plans = (overrides: PolicyInput['overrides'] = []): PolicyInput[] => [
+      {
+        name: 'api',
+        algorithm: 'sliding-log',
+        limit: 2,
+        periodMs: HOUR,
+        key: 'header:x-api-key',
+        tiers: { free: { limit: 3 }, pro: { limit: 6 } },
+        overrides,
+      },
+      { name: 'flat', algorithm: 'sliding-log', limit: 4, periodMs: HOUR, key: 'header:x-api-key' },
+    ];
+    const admitted = async (engine: SluiceEngine, key: string, times: number, tier?: string) => {
+      const seen: boolean[] = [];
+      for (let i = 0; i < times; i++) {
+        seen.push((await engine.consume('api', key, tier === undefined ? {} : { tier })).allowed);
+      }
+      return seen.filter(Boolean).length;
+    };
+
+    it("decides at the request's tier, says which, and at its own rate without one", async () => {
+      const engine = make({ policies: plans() });
+      expect(await admitted(engine, 'k-pro', 8, 'pro')).toBe(6);
+      expect(await admitted(engine, 'k-free', 5, 'free')).toBe(3);
+      expect(await admitted(engine, 'k-none', 4)).toBe(2);
+      // A tier the policy does not name: its own rate, no tier in the decision.
+      expect(await admitted(engine, 'k-gold', 4, 'gold')).toBe(2);
+      const decision = await engine.peek('api', 'k-pro', { tier: 'pro' });
+      expect(decision).toMatchObject({ limit: 6, remaining: 0, tier: 'pro' });
+      expect((await engine.peek('api', 'k-gold', { tier: 'gold' })).tier).toBeUndefined();
+      // A policy without tiers ignores the request's tier, in the same call.
+      const both = await engine.consume(['api', 'flat'], 'k-both', { tier: 'pro' });
+      expect(both.policies.map((each) => [each.policy, each.limit, each.tier])).toEqual([
+        ['api', 6, 'pro'],
+        ['flat', 4, undefined],
+      ]);
+    });
+
+    it('keeps the count when a key moves between tiers', async () => {
+      const engine = make({ policies: plans() });
+      expect(await admitted(engine, 'k', 5, 'pro')).toBe(5);
+      // Moved to free (3 an hour) having used 5: refused until the log makes room.
+      expect(await admitted(engine, 'k', 2, 'free')).toBe(0);
+      expect((await engine.peek('api', 'k', { tier: 'free' })).remaining).toBe(0);
+      // Back to pro: 1 of its 6 is left.
+      expect(await admitted(engine, 'k', 3, 'pro')).toBe(1);
+    });
+
+    it("an operator's assignment wins over the request's tier, until it expires", async () => {
+      const clock = new ManualClock(1_800_000_000_000_000);
+      const engine = make({
+        engineClock: clock.now,
+        policies: plans([{ identifier: 'k-partner', tier: 'pro', expiresAt: 1_800_000_060_000 }]),
+      });
+      expect(await admitted(engine, 'k-partner', 4, 'free')).toBe(4);
+      const decision = await engine.peek('api', 'k-partner', { tier: 'free' });
+      expect(decision).toMatchObject({ tier: 'pro', limit: 6 });
+      expect(decision.override).toMatchObject({ identifier: 'k-partner', tier: 'pro' });
+      clock.advance(61_000_000);
+      // Expired: the request's own tier again, against what it used.
+      expect(await engine.peek('api', 'k-partner', { tier: 'free' })).toMatchObject({
+        tier: 'free',
+        limit: 3,
+        remaining: 0,
+      });
+    });
+
+    it('refunds at the tier the request was charged at', async () => {
+      const engine = make({ policies: plans() });
+      expect(await admitted(engine, 'k', 6, 'pro')).toBe(6);
+      await engine.refund('api', 'k', { tier: 'pro' });
+      expect((await engine.peek('api', 'k', { tier: 'pro' })).remaining).toBe(1);
     });
   });
 

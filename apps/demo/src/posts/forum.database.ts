@@ -6,6 +6,12 @@ import type { ForumStore } from './forum.store.js';
 import { MemoryForumStore } from './memory-forum.store.js';
 import { Forum1795430000000 } from './migrations/1795430000000-forum.migration.js';
 import { PostEntity } from './post.entity.js';
+import {
+  DatabaseApiKeyStore,
+  MemoryApiKeyStore,
+  type ApiKeyStore,
+} from '../quotes/api-key.store.js';
+import { ApiKeys1795950000000 } from '../quotes/migrations/1795950000000-api-keys.migration.js';
 import { ReplyEntity } from './reply.entity.js';
 
 /** Held while migrating, so instances starting together on a new database take turns. */
@@ -14,6 +20,8 @@ const MIGRATION_LOCK = "hashtext('demo_migrations')";
 /** Where the forum keeps its posts, and how to let go of it after the app has closed. */
 export interface ForumDatabase {
   store: ForumStore;
+  /** The quote API's keys and their plans, in the same database. */
+  apiKeys: ApiKeyStore;
   /** For the start-up lines. */
   description: string;
   stop(): Promise<void>;
@@ -30,6 +38,7 @@ export async function openForumDatabase(config: DemoConfig): Promise<ForumDataba
     const dataSource = await openDataSource(config.databaseUrl, undefined);
     return {
       store: new DatabaseForumStore(dataSource),
+      apiKeys: new DatabaseApiKeyStore(dataSource),
       description: 'PostgreSQL (DATABASE_URL)',
       stop: () => dataSource.destroy(),
     };
@@ -44,6 +53,7 @@ export async function openForumDatabase(config: DemoConfig): Promise<ForumDataba
     );
     return {
       store: new DatabaseForumStore(dataSource),
+      apiKeys: new DatabaseApiKeyStore(dataSource),
       description: `an embedded PostgreSQL (PGlite) in ${embedded.dataDir}`,
       stop: async () => {
         await dataSource.destroy();
@@ -55,7 +65,12 @@ export async function openForumDatabase(config: DemoConfig): Promise<ForumDataba
 }
 
 function memoryForum(description: string): ForumDatabase {
-  return { store: new MemoryForumStore(), description, stop: () => Promise.resolve() };
+  return {
+    store: new MemoryForumStore(),
+    apiKeys: new MemoryApiKeyStore(),
+    description,
+    stop: () => Promise.resolve(),
+  };
 }
 
 async function openDataSource(url: string, poolSize: number | undefined): Promise<DataSource> {
@@ -63,7 +78,7 @@ async function openDataSource(url: string, poolSize: number | undefined): Promis
     type: 'postgres',
     url,
     entities: [PostEntity, ReplyEntity],
-    migrations: [Forum1795430000000],
+    migrations: [Forum1795430000000, ApiKeys1795950000000],
     migrationsTableName: 'demo_migrations',
     synchronize: false,
     applicationName: 'sluice-demo',

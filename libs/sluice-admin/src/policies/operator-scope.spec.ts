@@ -12,7 +12,14 @@ const admin: Actor = { ...operator, name: 'alice', role: 'admin' };
 describe('what an operator may change', () => {
   it('allows overrides and moving between enforce and shadow', () => {
     const overrides = [
-      { identifier: '42', keyKind: 'user', limit: 100, unlimited: false, expiresAt: null },
+      {
+        identifier: '42',
+        keyKind: 'user',
+        limit: 100,
+        unlimited: false,
+        tier: null,
+        expiresAt: null,
+      },
     ];
     expect(beyondOperatorScope(base, edited({ overrides, mode: 'shadow' }))).toEqual([]);
     expect(beyondOperatorScope(edited({ mode: 'shadow' }), base)).toEqual([]);

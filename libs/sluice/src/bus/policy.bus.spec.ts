@@ -59,7 +59,7 @@ describe('PolicyBus on the in-memory channel', () => {
       policies: [
         { ...LIKE, limit: 9, name: 'fine' },
         { ...LIKE, limit: -1 },
-        { ...LIKE, name: 'later', tiers: { pro: { limit: 100 } } },
+        { ...LIKE, name: 'later', quota: { calendar: 'month' } },
       ],
     });
     expect(applied).toBe(true);
@@ -69,7 +69,7 @@ describe('PolicyBus on the in-memory channel', () => {
     expect(engine.policies.get('later')).toBeUndefined();
     expect(engine.policies.enforcing).toBe(false);
     expect(bus.lastError).toMatch(
-      /^snapshot v3 applied without 2 policies this instance cannot load, whose last good definition stays: policy "like": .*limit.*; policy "later": .*tiers/,
+      /^snapshot v3 applied without 2 policies this instance cannot load, whose last good definition stays: policy "like": .*limit.*; policy "later": .*quota/,
     );
 
     bus.apply({ version: 4, enforcement: true, policies: [{ ...LIKE, limit: 8 }] });

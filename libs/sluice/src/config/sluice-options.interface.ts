@@ -1,3 +1,4 @@
+import type { TierOptions } from '../trackers/tier.resolver.js';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import type { PolicyInput } from '../policy/policy.types.js';
 import type { TrustProxy } from '../trackers/client-address.js';
@@ -27,6 +28,11 @@ export interface SluiceModuleOptions {
    * (docs/guide.md, "Testing your app"). Default: none.
    */
   allow?: { addresses?: string[] };
+  /**
+   * Where a request's tier (its plan: `free`, `pro`) comes from, for policies with `tiers`
+   * (docs/guide.md, tiers). An operator's override assigning a tier wins over it.
+   */
+  tiers?: TierOptions;
   /** How long a Redis command may take, ms. Default 100. */
   timeoutMs?: number;
   /**

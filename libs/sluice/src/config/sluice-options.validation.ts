@@ -32,6 +32,15 @@ export function assertOptions(options: SluiceModuleOptions): void {
   if (!SCRIPTING.includes(options.scripting ?? 'auto')) {
     fail('scripting', `must be 'auto', 'function' or 'eval', got ${String(options.scripting)}`);
   }
+  if (options.tiers !== undefined) {
+    if (typeof options.tiers?.resolve !== 'function') {
+      fail('tiers.resolve', 'must be a function of the request and the execution context');
+    }
+    const wait = options.tiers.timeoutMs;
+    if (wait !== undefined && (!Number.isSafeInteger(wait) || wait < 1 || wait > 10_000)) {
+      fail('tiers.timeoutMs', `must be an integer from 1 to 10000, got ${String(wait)}`);
+    }
+  }
   const size = options.blockCacheSize;
   if (size !== undefined && (!Number.isSafeInteger(size) || size < 0 || size > 10_000_000)) {
     fail('blockCacheSize', `must be an integer from 0 to 10000000, got ${String(size)}`);

@@ -21,6 +21,8 @@ export interface AppliedOverride {
   limit: number | null;
   /** True: the identifier is not limited by the policy. */
   unlimited: boolean;
+  /** The tier it assigns the identifier to, or null. */
+  tier: string | null;
   /** Epoch ms, or null: never. */
   expiresAt: number | null;
 }
@@ -49,6 +51,8 @@ export interface PolicyDecision {
   blocked?: { untilMs: number; offence: number; started?: boolean };
   /** The override applied to the identifier, if any. */
   override?: AppliedOverride;
+  /** The tier whose rate decided, when one applied. */
+  tier?: string;
 }
 
 /**
@@ -103,6 +107,7 @@ export function summarize(policies: PolicyDecision[], admitted: boolean): Decisi
   } as Decision;
   if (deciding.blocked !== undefined) decision.blocked = deciding.blocked;
   if (deciding.override !== undefined) decision.override = deciding.override;
+  if (deciding.tier !== undefined) decision.tier = deciding.tier;
   decision.policies = policies;
   return decision;
 }

@@ -44,4 +44,5 @@ export type {
   PolicyMode,
   PolicyOverride,
   StoreErrorMode,
+  TierRate,
 } from '../policy/policy.types.js';

@@ -40,6 +40,11 @@ export interface ConsumeOptions {
   keyKind?: string;
   /** The handler deciding (`Controller.method`): labels the penalty events this call sets off. */
   route?: string;
+  /**
+   * The request's tier (a plan: `free`, `pro`), as the app resolved it: each policy that names it
+   * decides at its rate, the others at their own. An operator's override assigning a tier wins.
+   */
+  tier?: string;
 }
 
 /**
@@ -140,7 +145,7 @@ export class SluiceEngine {
     options: ConsumeOptions = {},
   ): Promise<void> {
     const target = this.target(policies, identifier, options);
-    await this.run('refund', target, this.specs(target, options.cost));
+    await this.run('refund', target, this.specs(target, options.cost, options.tier));
   }
 
   /** Forgets an identifier's counters; blocks and offences stay. */
@@ -234,11 +239,11 @@ export class SluiceEngine {
   }
 
   /** Refund and reset reach the policies' candidates too, so their counts stay comparable. */
-  private specs(target: CallTarget, cost: number | undefined): PolicySpec[] {
+  private specs(target: CallTarget, cost: number | undefined, tier?: string): PolicySpec[] {
     const specs = target.policies.map((policy) =>
-      this.spec(policy, this.override(policy, target), cost),
+      this.spec(policy, this.override(policy, target), cost, tier),
     );
-    const proposed = this.proposals(target, cost);
+    const proposed = this.proposals(target, cost, target.policies, tier);
     return proposed.length === 0 ? specs : [...specs, ...proposed.map((each) => each.spec)];
   }
 
@@ -251,6 +256,7 @@ export class SluiceEngine {
     target: CallTarget,
     cost: number | undefined,
     policies: readonly Policy[] = target.policies,
+    tier?: string,
   ): Array<{ policy: Policy; spec: PolicySpec; override: AppliedOverride | undefined }> {
     const { identifier } = target;
     // The usual request has no candidate: no array is built for it.
@@ -268,10 +274,12 @@ export class SluiceEngine {
       const override = this.override(policy, target);
       if (policy.mode === 'off' || override?.unlimited || override?.limit === 0) continue;
       try {
+        const applied = tierOf(policy, override, tier);
         const spec = this.candidateSpecs.of(
           policy,
-          override?.limit || policy.limit,
+          override?.limit || rateLimit(policy, applied),
           cost ?? policy.cost,
+          applied,
         );
         found.push({ policy, spec, override });
       } catch (error) {
@@ -281,13 +289,23 @@ export class SluiceEngine {
     return found;
   }
 
-  /** The policy as the store needs it for this request: its override's limit, the request's cost. */
+  /**
+   * The policy as the store needs it for this request: its override's limit, else its tier's
+   * (the override's, else the request's), else its own; the request's cost.
+   */
   private spec(
     policy: Policy,
     override: AppliedOverride | undefined,
     cost: number | undefined,
+    tier: string | undefined,
   ): PolicySpec {
-    return this.specCache.of(policy, override?.limit || policy.limit, cost ?? policy.cost);
+    const applied = tierOf(policy, override, tier);
+    return this.specCache.of(
+      policy,
+      override?.limit || rateLimit(policy, applied),
+      cost ?? policy.cost,
+      applied,
+    );
   }
 
   private async run(
@@ -328,11 +346,14 @@ export class SluiceEngine {
     if (counted.length === 0 || denied) {
       return { decision: summarize(settled, !denied), charged: NOTHING_CHARGED };
     }
-    const specs = counted.map(({ policy, override }) => this.spec(policy, override, options.cost));
+    const specs = counted.map(({ policy, override }) =>
+      this.spec(policy, override, options.cost, options.tier),
+    );
     const proposed = this.proposals(
       target,
       options.cost,
       counted.map((each) => each.policy),
+      options.tier,
     );
     // A policy's candidate rides in the same call: no extra round trip.
     const sent = proposed.length === 0 ? specs : [...specs, ...proposed.map((each) => each.spec)];
@@ -392,6 +413,27 @@ export class SluiceEngine {
       if (outcome.blockStarted) decision.blocked.started = true;
     }
     if (override !== undefined) decision.override = override;
+    if (spec.tier !== undefined) decision.tier = spec.tier;
     return decision;
   }
+}
+
+/**
+ * The tier a policy decides a request at: the one an operator's override assigns, else the
+ * request's, when the policy names it; undefined: the policy's own rate.
+ */
+function tierOf(
+  policy: Policy,
+  override: AppliedOverride | undefined,
+  requested: string | undefined,
+): string | undefined {
+  const tiers = policy.tiers;
+  if (tiers === null) return undefined;
+  const name = override?.tier ?? requested;
+  return name !== undefined && Object.hasOwn(tiers, name) ? name : undefined;
+}
+
+/** The limit of `tier` when one applies, else the policy's own. */
+function rateLimit(policy: Policy, tier: string | undefined): number {
+  return tier === undefined ? policy.limit : (policy.tiers?.[tier]?.limit ?? policy.limit);
 }

@@ -55,13 +55,29 @@ function split(policy: Policy, instances: number): Policy {
       ...policy,
       limit: Math.max(floor, share(policy.limit, instances)),
       burst: policy.burst === null ? null : Math.max(floor, share(policy.burst, instances)),
-      overrides: policy.overrides.map(({ limit, ...override }) =>
+      overrides: policy.overrides.map(({ limit, tier, ...override }) =>
         limit === null
-          ? override
+          ? { ...override, ...(tier === null ? {} : { tier }) }
           : { ...override, limit: limit === 0 ? 0 : share(limit, instances) },
       ),
+      tiers: sharedTiers(policy.tiers, instances, floor),
     });
   } catch {
     return policy;
   }
+}
+
+/** Each tier's rate divided as the policy's is, so a tier keeps its share while Redis is away. */
+function sharedTiers(tiers: Policy['tiers'], instances: number, floor: number): Policy['tiers'] {
+  if (tiers === null) return null;
+  return Object.fromEntries(
+    Object.entries(tiers).map(([name, tier]) => [
+      name,
+      {
+        limit: Math.max(floor, share(tier.limit, instances)),
+        burst: tier.burst === null ? null : Math.max(floor, share(tier.burst, instances)),
+        maxDelayMs: tier.maxDelayMs,
+      },
+    ]),
+  );
 }

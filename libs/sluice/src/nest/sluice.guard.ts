@@ -14,6 +14,7 @@ import { InvalidIdentifierError } from '../keys/identifier.js';
 import type { Policy } from '../policy/policy.types.js';
 import { compileAddressList } from '../trackers/client-address.js';
 import { TrackerResolver, type Tracked } from '../trackers/tracker.resolver.js';
+import { TierResolver } from '../trackers/tier.resolver.js';
 import { loadOptionalPeer } from '../peers/optional-peer.loader.js';
 import { guardedResponseHeaders } from '../http/rate-limit.headers.js';
 import { BlockGate } from './block.gate.js';
@@ -38,6 +39,8 @@ export interface RequestResponse {
 /** One identifier's share of a request: the policies that count it, decided in one call. */
 interface Charge extends Tracked {
   policies: Policy[];
+  /** The request's tier, as the app's resolver gave it. */
+  tier?: string;
   decision?: Decision;
   /** What its store call charged, as the engine says: what a refund gives back. */
   charged?: readonly Policy[];
@@ -64,6 +67,7 @@ export class SluiceGuard implements CanActivate {
   private readonly sharedMarks?: ThrottleMetadataAccessor;
   @Optional() @Inject(PolicyRegistry) private readonly sharedPolicies?: PolicyRegistry;
   private ownTrackers?: TrackerResolver;
+  private ownTiers?: TierResolver;
   private ownMarks?: ThrottleMetadataAccessor;
 
   constructor(
@@ -83,6 +87,10 @@ export class SluiceGuard implements CanActivate {
       this.sharedTrackers ??
       (this.ownTrackers ??= new TrackerResolver(this.options.trustProxy, this.options.trackers))
     );
+  }
+
+  private get tiers(): TierResolver {
+    return (this.ownTiers ??= new TierResolver(this.options.tiers));
   }
 
   private get marks(): ThrottleMetadataAccessor {
@@ -105,6 +113,11 @@ export class SluiceGuard implements CanActivate {
     const policies = this.matcher.applicable(this.policies.resolve(names), req);
     if (policies.length === 0) return true;
     const charges = await this.charges(policies, req, context);
+    // Asked once per request, and only when one of its policies has tiers.
+    if (this.options.tiers !== undefined && policies.some((policy) => policy.tiers !== null)) {
+      const tier = await this.tiers.resolve(req, context);
+      if (tier !== undefined) for (const charge of charges) charge.tier = tier;
+    }
     const decision = await this.decideAll(charges, route);
     this.sendHeaders(res, decision, policies);
     if (!decision.allowed) {
@@ -225,6 +238,7 @@ export class SluiceGuard implements CanActivate {
       const { decision, charged } = await this.sluice.charge(charge.policies, charge.identifier, {
         keyKind: charge.keyKind,
         route,
+        ...(charge.tier === undefined ? {} : { tier: charge.tier }),
       });
       charge.charged = charged;
       return decision;
@@ -250,7 +264,10 @@ export class SluiceGuard implements CanActivate {
       const policies = only === undefined ? charged : charged.filter(only);
       if (policies.length === 0) continue;
       this.sluice
-        .refund(policies, charge.identifier, { keyKind: charge.keyKind })
+        .refund(policies, charge.identifier, {
+          keyKind: charge.keyKind,
+          ...(charge.tier === undefined ? {} : { tier: charge.tier }),
+        })
         .catch((error: unknown) => this.logger.warn(`Refund failed: ${String(error)}`));
     }
   }

@@ -408,6 +408,7 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
       consistency: 'exact',
       syncMs: 50,
       overrides: [],
+      tiers: null,
       description: null,
       version: 0,
       source: 'code',
@@ -468,7 +469,14 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
     });
     expect(policy.match).toEqual({ userAgent: 'bot|spider|crawl' });
     expect(policy.overrides).toEqual([
-      { identifier: '42', keyKind: 'user', limit: 100, unlimited: false, expiresAt: null },
+      {
+        identifier: '42',
+        keyKind: 'user',
+        limit: 100,
+        unlimited: false,
+        tier: null,
+        expiresAt: null,
+      },
     ]);
     expect(policy.version).toBe(7);
     expect(policy.source).toBe('admin');
@@ -588,6 +596,7 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
         keyKind: 'user',
         limit: 50,
         unlimited: false,
+        tier: null,
         expiresAt: Date.parse('2029-12-31T22:00:00Z'),
       },
       {
@@ -595,11 +604,12 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
         keyKind: 'user',
         limit: null,
         unlimited: true,
+        tier: null,
         expiresAt: 1_900_000_000_000,
       },
-      { identifier: 'c', keyKind: 'user', limit: 0, unlimited: false, expiresAt: null },
+      { identifier: 'c', keyKind: 'user', limit: 0, unlimited: false, tier: null, expiresAt: null },
       // The same text as another kind of identifier is another entry.
-      { identifier: 'c', keyKind: 'ip', limit: null, unlimited: true, expiresAt: null },
+      { identifier: 'c', keyKind: 'ip', limit: null, unlimited: true, tier: null, expiresAt: null },
     ]);
     expect(() =>
       parsePolicy({
@@ -616,6 +626,52 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
         overrides: [{ identifier: 'c', limit: 1, keyKind: 'no such kind!' }],
       }),
     ).toThrow(/overrides\.0\.keyKind: must be 'ip', 'user'/);
+  });
+
+  it('tiers: their rates with defaults, and overrides that assign one', () => {
+    const policy = parsePolicy({
+      ...base,
+      algorithm: 'token-bucket',
+      tiers: { free: { limit: 5 }, pro: { limit: 50, burst: 80 } },
+      overrides: [{ identifier: 'partner-1', tier: 'pro' }],
+    });
+    expect(policy.tiers).toEqual({
+      free: { limit: 5, burst: null, maxDelayMs: null },
+      pro: { limit: 50, burst: 80, maxDelayMs: null },
+    });
+    expect(policy.overrides[0]).toMatchObject({
+      identifier: 'partner-1',
+      tier: 'pro',
+      limit: null,
+    });
+    expect(parsePolicy({ ...base, tiers: {} }).tiers).toBeNull();
+  });
+
+  it('tiers: each checked as the policy is, naming the tier', () => {
+    const issues = (input: object) => {
+      try {
+        parsePolicy({ ...base, ...input });
+        return [];
+      } catch (error) {
+        return (error as PolicyValidationError).issues.map((issue) => issue.field);
+      }
+    };
+    expect(issues({ tiers: { 'no spaces': { limit: 1 } } })).toEqual(['tiers.no spaces']);
+    expect(issues({ tiers: { free: { limit: 0 } } })).toEqual(['tiers.free.limit']);
+    expect(issues({ tiers: { free: { limit: 1, burst: 2 } } })).toEqual(['tiers.free.burst']);
+    expect(issues({ tiers: { free: { limit: 60_000_001 } } })).toEqual(['tiers.free.limit']);
+    expect(issues({ tiers: { free: { limit: 1, window: 5 } } })).toEqual(['tiers.free.window']);
+    const many = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`t${i}`, { limit: 1 }]));
+    expect(issues({ tiers: many })).toEqual(['tiers']);
+    expect(
+      issues({ tiers: { free: { limit: 1 } }, overrides: [{ identifier: 'a', tier: 'pro' }] }),
+    ).toEqual(['overrides.0.tier']);
+    expect(
+      issues({
+        tiers: { free: { limit: 1 } },
+        overrides: [{ identifier: 'a', tier: 'free', limit: 3 }],
+      }),
+    ).toEqual(['overrides.0']);
   });
 
   it('does not mutate its input', () => {

@@ -9,7 +9,7 @@ import { idiv } from '../algorithms/integer-math.js';
 import { isPlainIdentifier, PLAIN_IDENTIFIER_RULE } from '../keys/identifier.js';
 import { KEY_KIND } from '../keys/key.builder.js';
 import { PolicyValidationError, type PolicyIssue } from './policy-validation.error.js';
-import type { Policy, PolicyInput } from './policy.types.js';
+import type { Policy, PolicyInput, TierRate } from './policy.types.js';
 
 /** What a policy's name must match: 1–64 of letters, digits, `_ . -`, a letter or digit first. */
 export const POLICY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -46,6 +46,20 @@ const expiresAt = z.union([z.iso.datetime({ offset: true }), integer(0, 8.64e15)
   error: 'must be an ISO 8601 time with its offset, epoch milliseconds, or null',
 });
 
+/** What a tier's name must match: 1–32 of letters, digits, `_ . -`, a letter or digit first. */
+export const TIER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
+/** Tiers one policy may name at most: they label metrics, so their number stays small. */
+export const MAX_TIERS = 32;
+const TIER_NAME_RULE =
+  "must be 1-32 characters of letters, digits, '_', '.' or '-', starting with a letter or digit";
+
+/** A tier's rate: its limit, and its burst or longest delay where the algorithm has them. */
+const tierSchema = z.strictObject({
+  limit: integer(1, MAX_LIMIT),
+  burst: integer(1, MAX_LIMIT).nullable().optional(),
+  maxDelayMs: integer(0, MAX_PERIOD_MS).nullable().optional(),
+});
+
 const overrideSchema = z.strictObject({
   identifier: z
     .string({ error: PLAIN_IDENTIFIER_RULE })
@@ -57,6 +71,12 @@ const overrideSchema = z.strictObject({
   keyKind: z
     .string({ error: 'must be a string' })
     .regex(KEY_KIND, { error: "must be 'ip', 'user', 'header:<name>' or a tracker's name" })
+    .optional(),
+  // null is how a policy read back states an override that assigns no tier.
+  tier: z
+    .string({ error: 'must be a string' })
+    .regex(TIER_NAME, { error: TIER_NAME_RULE })
+    .nullable()
     .optional(),
 });
 
@@ -101,6 +121,12 @@ const basePolicySchema = z.strictObject({
   consistency: z.enum(['exact', 'eventual'], { error: "must be 'exact' or 'eventual'" }).optional(),
   syncMs: integer(MIN_SYNC_MS, MAX_SYNC_MS).optional(),
   overrides: z.array(overrideSchema, { error: 'must be an array' }).max(10_000).optional(),
+  tiers: z
+    .record(z.string().regex(TIER_NAME, { error: TIER_NAME_RULE }), tierSchema, {
+      error: 'must be an object of tiers by name',
+    })
+    .nullable()
+    .optional(),
   description: z.string({ error: 'must be a string' }).max(1000).nullable().optional(),
   version: integer(0, Number.MAX_SAFE_INTEGER).optional(),
   source: z.enum(['code', 'admin'], { error: "must be 'code' or 'admin'" }).optional(),
@@ -169,6 +195,51 @@ function rateIssues(
     });
   }
   return issues;
+}
+
+/**
+ * The policy's tiers with their defaults (burst and maxDelayMs null where the algorithm has none),
+ * each checked as the policy's own rate is; issues are named `tiers.<name>.<field>`.
+ */
+function tiersOf(
+  input: PolicyInput['tiers'],
+  policy: Policy,
+  issues: PolicyIssue[],
+): Policy['tiers'] {
+  if (input === undefined || input === null) return null;
+  const names = Object.keys(input);
+  if (names.length > MAX_TIERS) {
+    issues.push({
+      field: 'tiers',
+      message: `must name at most ${MAX_TIERS} tiers, got ${names.length}`,
+    });
+  }
+  if (names.length === 0) return null;
+  const tiers: NonNullable<Policy['tiers']> = {};
+  for (const name of names) {
+    const tier = input[name] as TierRate;
+    const field = `tiers.${name}`;
+    if (isWindowAlgorithm(policy.algorithm) && tier.burst != null) {
+      issues.push({
+        field: `${field}.burst`,
+        message: `does not apply to ${policy.algorithm}; leave it null`,
+      });
+    }
+    if (policy.algorithm !== 'leaky-bucket' && tier.maxDelayMs != null && tier.maxDelayMs !== 0) {
+      issues.push({
+        field: `${field}.maxDelayMs`,
+        message: 'applies only to leaky-bucket; leave it null or 0',
+      });
+    }
+    const burst = isWindowAlgorithm(policy.algorithm) ? null : (tier.burst ?? null);
+    issues.push(...rateIssues({ ...policy, burst }, tier.limit, `${field}.limit`));
+    tiers[name] = {
+      limit: tier.limit,
+      burst,
+      maxDelayMs: policy.algorithm === 'leaky-bucket' ? (tier.maxDelayMs ?? null) : null,
+    };
+  }
+  return tiers;
 }
 
 /** Parameters that exist for some algorithms only; checked even when other fields are bad. */
@@ -283,6 +354,7 @@ export function parsePolicy(input: unknown): Policy {
     consistency: raw.consistency ?? 'exact',
     syncMs: raw.syncMs ?? DEFAULT_SYNC_MS,
     overrides: [],
+    tiers: null,
     description: raw.description ?? null,
     version: raw.version ?? 0,
     source: raw.source ?? 'code',
@@ -291,6 +363,7 @@ export function parsePolicy(input: unknown): Policy {
     candidate: null,
   };
   issues.push(...rateIssues(policy, policy.limit, 'limit'));
+  policy.tiers = tiersOf(raw.tiers, policy, issues);
   const seen = new Set<string>();
   (raw.overrides ?? []).forEach((override, index) => {
     const field = `overrides.${index}`;
@@ -303,8 +376,16 @@ export function parsePolicy(input: unknown): Policy {
     seen.add(named);
     const unlimited = override.unlimited ?? false;
     const limit = override.limit ?? undefined;
-    if (unlimited === (limit !== undefined)) {
-      issues.push({ field, message: 'needs exactly one of limit or unlimited: true' });
+    const tier = override.tier ?? undefined;
+    if ([unlimited, limit !== undefined, tier !== undefined].filter(Boolean).length !== 1) {
+      issues.push({ field, message: 'needs exactly one of limit, unlimited: true or tier' });
+      return;
+    }
+    if (tier !== undefined && policy.tiers?.[tier] === undefined) {
+      issues.push({
+        field: `${field}.tier`,
+        message: `must name one of the policy's tiers (${Object.keys(policy.tiers ?? {}).join(', ') || 'it has none'}), got ${JSON.stringify(tier)}`,
+      });
       return;
     }
     if (limit !== undefined && limit > 0) {
@@ -315,6 +396,7 @@ export function parsePolicy(input: unknown): Policy {
       keyKind,
       limit: limit ?? null,
       unlimited,
+      tier: tier ?? null,
       expiresAt:
         typeof override.expiresAt === 'string'
           ? Date.parse(override.expiresAt)

@@ -35,11 +35,29 @@ export interface PolicyOverride {
   /** ISO 8601 time or epoch ms; null or absent: never. */
   expiresAt?: string | number | null;
   /**
+   * Assigns the identifier to one of the policy's tiers, over what the app resolves. Null or
+   * absent: none, as a policy read back states it.
+   */
+  tier?: string | null;
+  /**
    * What kind of identifier it names (`ip`, `user`, `header:<name>`, a tracker): it applies only
    * to requests counted under that kind. Default the policy's `key`; `ip` for the address a
    * request without a user (or header) is counted by.
    */
   keyKind?: string;
+}
+
+/**
+ * A tier's rate: what it overrides of its policy's (docs/guide.md, tiers). The window, key and
+ * algorithm stay the policy's, so moving between tiers keeps the count.
+ */
+export interface TierRate {
+  /** Units admitted per period. */
+  limit: number;
+  /** Bucket capacity of token-bucket, leaky-bucket and gcra; null or absent: the tier's limit. */
+  burst?: number | null;
+  /** leaky-bucket only: the longest a request may be held, ms; null: (burst − 1) intervals. */
+  maxDelayMs?: number | null;
 }
 
 /** A policy as code or an operator writes it (docs/guide.md, policies). */
@@ -81,6 +99,12 @@ export interface PolicyInput {
   syncMs?: number;
   /** Other limits for single identifiers, at most 10 000. */
   overrides?: PolicyOverride[];
+  /**
+   * Named rates (a plan's: `free`, `pro`), at most 32. A request's tier comes from an operator's
+   * override (`tier`), else the module's tier resolver or the call's `tier`; none, or one the
+   * policy does not name, is decided at the policy's own rate.
+   */
+  tiers?: Record<string, TierRate> | null;
   /** Free text, at most 1000 characters. */
   description?: string | null;
   /** The stored revision's number; the admin sets it on every write. */
@@ -180,9 +204,13 @@ export interface Policy {
     limit: number | null;
     /** True: never limited by this policy. */
     unlimited: boolean;
+    /** The tier it assigns the identifier to, or null. */
+    tier: string | null;
     /** epoch ms, or null: never */
     expiresAt: number | null;
   }>;
+  /** The tiers with their defaults filled in, or null when it has none. */
+  tiers: Record<string, Required<TierRate>> | null;
   /** Free text, or null. */
   description: string | null;
   /** The stored revision's number (0 for a code default not yet stored). */

@@ -34,6 +34,8 @@ export interface PolicySpec extends Pick<
    * admitted on its own. Absent: every call is decided in Redis.
    */
   syncMs?: number;
+  /** The tier whose rate the spec carries, when one applied; the store does not read it. */
+  tier?: string;
 }
 
 /** One operation on one identifier's key, for one or more policies (docs/architecture.md). */

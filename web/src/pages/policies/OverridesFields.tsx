@@ -20,6 +20,9 @@ export function OverridesFields({ form, message }: OverridesFieldsProps) {
   const burst = watch('burst').trim();
   const algorithm = watch('algorithm');
   const key = watch('key').trim() || 'user';
+  const tierNames = watch('tiers')
+    .map((tier) => tier.name.trim())
+    .filter((name) => name !== '');
   const capped = algorithmFields(algorithm).burst && burst !== '';
   return (
     <Card>
@@ -60,8 +63,21 @@ export function OverridesFields({ form, message }: OverridesFieldsProps) {
                   <option value="limit">its own limit</option>
                   <option value="unlimited">unlimited</option>
                   <option value="deny">always refused</option>
+                  {tierNames.length > 0 && <option value="tier">a tier</option>}
                 </select>
               </Field>
+              {kind === 'tier' && (
+                <Field label="Its tier" error={message(`overrides.${index}.tier`)}>
+                  <select className="native-select" {...register(`overrides.${index}.tier`)}>
+                    <option value="">choose…</option>
+                    {tierNames.map((name) => (
+                      <option key={name} value={name}>
+                        {name}
+                      </option>
+                    ))}
+                  </select>
+                </Field>
+              )}
               {kind === 'limit' && (
                 <Field
                   label="Its limit"
@@ -104,6 +120,7 @@ export function OverridesFields({ form, message }: OverridesFieldsProps) {
                 keyKind: '',
                 kind: 'limit',
                 limit: '',
+                tier: '',
                 expiresAt: '',
               })
             }

@@ -23,6 +23,7 @@ const REPLY: PolicyView = {
   consistency: 'exact',
   syncMs: 50,
   overrides: [],
+  tiers: null,
   description: 'Harry may reply five times a minute',
   version: 4,
   source: 'code',
@@ -395,6 +396,71 @@ describe('the policy editor', () => {
       ],
     });
     expect((sent as { overrides: object[] }).overrides[0]).not.toHaveProperty('keyKind');
+  });
+
+  it('edits tiers and assigns an identifier to one, keeping the tiers it read', async () => {
+    const requests = answerFetch({
+      'GET /policies/reply': {
+        body: { ...REPLY, tiers: { free: { limit: 5, burst: null, maxDelayMs: null } } },
+      },
+      'PUT /policies/reply': ({ body }) => ({
+        body: { ...REPLY, ...(body as object), version: 5 },
+      }),
+    });
+    const user = userEvent.setup();
+    editor('admin');
+
+    const free = await screen.findByRole('group', { name: 'Tier 1' });
+    expect(within(free).getByLabelText<HTMLInputElement>('Tier').value).toBe('free');
+    await user.click(screen.getByRole('button', { name: 'Add tier' }));
+    const pro = screen.getByRole('group', { name: 'Tier 2' });
+    await user.type(within(pro).getByLabelText('Tier'), 'pro');
+    await user.type(within(pro).getByLabelText('Tier limit'), '50');
+    await user.click(screen.getByRole('button', { name: 'Add override' }));
+    const override = screen.getByRole('group', { name: 'Override 1' });
+    await user.type(within(override).getByLabelText('Identifier'), 'partner-1');
+    await user.selectOptions(within(override).getByLabelText('Treatment'), 'tier');
+    await user.selectOptions(within(override).getByLabelText('Its tier'), 'pro');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+
+    await screen.findByText(/Saved/);
+    const sent = requests.find((request) => request.method === 'PUT')?.body;
+    expect(sent).toMatchObject({
+      tiers: { free: { limit: 5 }, pro: { limit: 50 } },
+      overrides: [{ identifier: 'partner-1', tier: 'pro', expiresAt: null }],
+    });
+  });
+
+  it("places the server's issue about a tier at that tier's field, and flags a repeated name", async () => {
+    answerFetch({
+      'GET /policies/reply': {
+        body: { ...REPLY, tiers: { pro: { limit: 50, burst: null, maxDelayMs: null } } },
+      },
+      'PUT /policies/reply': {
+        status: 400,
+        body: {
+          statusCode: 400,
+          error: 'Bad Request',
+          message: 'Policy "reply" is invalid',
+          issues: [{ field: 'tiers.pro.limit', message: 'must not exceed periodMs × 1000' }],
+        },
+      },
+    });
+    const user = userEvent.setup();
+    editor('admin');
+
+    const pro = await screen.findByRole('group', { name: 'Tier 1' });
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    const limit = within(pro).getByLabelText('Tier limit');
+    await waitFor(() => expect(limit.getAttribute('aria-invalid')).toBe('true'));
+    expect(describedBy(limit)).toContain('must not exceed periodMs × 1000');
+
+    await user.click(screen.getByRole('button', { name: 'Add tier' }));
+    const again = screen.getByRole('group', { name: 'Tier 2' });
+    await user.type(within(again).getByLabelText('Tier'), 'pro');
+    expect(describedBy(within(again).getByLabelText('Tier'))).toContain(
+      'Another tier has this name',
+    );
   });
 
   it("marks an expired override, says its time zone, and that the policy's burst still caps it", async () => {

@@ -7,6 +7,7 @@ import { Field } from '../../shared/Field';
 import { CandidateSampleField } from './CandidateSampleField';
 import { OverridesFields } from './OverridesFields';
 import { PenaltyFields } from './PenaltyFields';
+import { TiersFields } from './TiersFields';
 import { RateFields, RateSentence } from './RateFields';
 import { ScopeFields } from './ScopeFields';
 import type { PolicyFormValues } from './policy-form';
@@ -99,6 +100,7 @@ export function PolicyForm(props: PolicyFormProps) {
             </Field>
           </Flex>
         </Card>
+        <TiersFields {...parts} />
         <PenaltyFields {...parts} />
         <OverridesFields form={form} message={message} />
         <Field

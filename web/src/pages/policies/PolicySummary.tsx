@@ -37,7 +37,18 @@ export function PolicySummary({ policy }: { policy: PolicyView }) {
         : policy.overrides
             .map(
               (override) =>
-                `${override.identifier}${override.keyKind === policy.key ? '' : ` (${override.keyKind})`}: ${override.unlimited ? 'unlimited' : override.limit === 0 ? 'refused' : `limit ${override.limit}`}${override.expiresAt === null ? '' : ` until ${formatTime(new Date(override.expiresAt).toISOString())}`}`,
+                `${override.identifier}${override.keyKind === policy.key ? '' : ` (${override.keyKind})`}: ${override.tier ? `tier ${override.tier}` : override.unlimited ? 'unlimited' : override.limit === 0 ? 'refused' : `limit ${override.limit}`}${override.expiresAt === null ? '' : ` until ${formatTime(new Date(override.expiresAt).toISOString())}`}`,
+            )
+            .join('; '),
+    ],
+    [
+      'Tiers',
+      policy.tiers === null
+        ? 'none'
+        : Object.entries(policy.tiers)
+            .map(
+              ([name, tier]) =>
+                `${name}: ${tier.limit}${tier.burst === null ? '' : `, burst ${tier.burst}`}`,
             )
             .join('; '),
     ],

@@ -23,7 +23,17 @@ export function algorithmFields(algorithm: AlgorithmName) {
   };
 }
 
-export type OverrideKind = 'limit' | 'unlimited' | 'deny';
+export type OverrideKind = 'limit' | 'unlimited' | 'deny' | 'tier';
+
+/** One tier as the editor holds it: its name and rate as typed. */
+export interface TierValues {
+  name: string;
+  limit: string;
+  /** Buckets only; empty: the tier's limit. */
+  burst: string;
+  /** leaky-bucket only, as written ("2 s"). */
+  maxDelayMs: string;
+}
 
 export interface OverrideValues {
   identifier: string;
@@ -31,6 +41,8 @@ export interface OverrideValues {
   keyKind: string;
   kind: OverrideKind;
   limit: string;
+  /** The tier it assigns, for kind 'tier'. */
+  tier: string;
   /** datetime-local; empty: never expires. */
   expiresAt: string;
 }
@@ -64,6 +76,7 @@ export interface PolicyFormValues {
   maxBlockMs: string;
   forgetAfterMs: string;
   overrides: OverrideValues[];
+  tiers: TierValues[];
   comment: string;
 }
 
@@ -102,6 +115,7 @@ export const NEW_POLICY: PolicyFormValues = {
   maxBlockMs: '',
   forgetAfterMs: '',
   overrides: [],
+  tiers: [],
   comment: '',
 };
 
@@ -133,12 +147,26 @@ export function toFormValues(policy: PolicyView): PolicyFormValues {
     overrides: policy.overrides.map((override) => ({
       identifier: override.identifier,
       keyKind: override.keyKind === policy.key ? '' : override.keyKind,
-      kind: override.unlimited ? 'unlimited' : override.limit === 0 ? 'deny' : 'limit',
+      kind:
+        typeof override.tier === 'string'
+          ? 'tier'
+          : override.unlimited
+            ? 'unlimited'
+            : override.limit === 0
+              ? 'deny'
+              : 'limit',
       limit: text(override.limit),
+      tier: override.tier ?? '',
       expiresAt:
         override.expiresAt === null
           ? ''
           : isoToLocalInput(new Date(override.expiresAt).toISOString()),
+    })),
+    tiers: Object.entries(policy.tiers ?? {}).map(([name, tier]) => ({
+      name,
+      limit: text(tier.limit),
+      burst: text(tier.burst),
+      maxDelayMs: duration(tier.maxDelayMs),
     })),
     comment: '',
   };
@@ -202,18 +230,54 @@ export function toWriteRequest(values: PolicyFormValues, version: number): Polic
       ...(override.keyKind.trim() === '' ? {} : { keyKind: override.keyKind.trim() }),
       ...(override.kind === 'unlimited'
         ? { unlimited: true }
-        : { limit: override.kind === 'deny' ? 0 : (number(override.limit) as number) }),
+        : override.kind === 'tier'
+          ? { tier: override.tier }
+          : { limit: override.kind === 'deny' ? 0 : (number(override.limit) as number) }),
       expiresAt: localInputToIso(override.expiresAt) ?? null,
     })),
+    tiers:
+      values.tiers.length === 0
+        ? null
+        : Object.fromEntries(
+            values.tiers.map((tier) => [
+              tier.name.trim(),
+              {
+                limit: number(tier.limit) as number,
+                ...(fields.burst ? { burst: optional(tier.burst) } : {}),
+                ...(fields.maxDelayMs ? { maxDelayMs: ms(tier.maxDelayMs) ?? null } : {}),
+              },
+            ]),
+          ),
     comment: values.comment.trim() === '' ? null : values.comment,
   };
 }
 
+/** The names given to more than one tier: sent, the last would silently replace the others. */
+export function repeatedTierNames(tiers: readonly TierValues[]): Set<string> {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const { name } of tiers) {
+    const trimmed = name.trim();
+    if (seen.has(trimmed)) repeated.add(trimmed);
+    seen.add(trimmed);
+  }
+  return repeated;
+}
+
 const PENALTY_FIELDS = ['afterViolations', 'blockMs', 'escalation', 'maxBlockMs', 'forgetAfterMs'];
 
-/** The editor's field for a server issue's dotted path (`penalty.blockMs`, `overrides.2.limit`). */
-export function formFieldOf(path: string): string | undefined {
+/**
+ * The editor's field for a server issue's dotted path (`penalty.blockMs`, `overrides.2.limit`,
+ * `tiers.pro.limit`: a tier is found by its name among the editor's).
+ */
+export function formFieldOf(path: string, values?: PolicyFormValues): string | undefined {
   const [head, second, third] = path.split('.');
+  if (head === 'tiers') {
+    const index = values?.tiers.findIndex((tier) => tier.name.trim() === second) ?? -1;
+    if (index < 0) return undefined;
+    const field = third === 'limit' || third === 'burst' || third === 'maxDelayMs' ? third : 'name';
+    return `tiers.${index}.${field}`;
+  }
   if (head === 'penalty' && second !== undefined && PENALTY_FIELDS.includes(second)) return second;
   if (head === 'penalty') return 'afterViolations';
   if (head === 'match') return 'userAgent';
@@ -221,7 +285,9 @@ export function formFieldOf(path: string): string | undefined {
     const field = third === 'unlimited' ? 'kind' : (third ?? 'identifier');
     return `overrides.${second}.${field}`;
   }
-  if (head !== undefined && head in NEW_POLICY && head !== 'overrides') return head;
+  if (head !== undefined && head in NEW_POLICY && head !== 'overrides' && head !== 'tiers') {
+    return head;
+  }
   return undefined;
 }
 

@@ -32,7 +32,7 @@ export interface PolicySubmitOptions {
  */
 export function usePolicySubmit(options: PolicySubmitOptions) {
   const { form, initial, version, canEditRules, save, propose } = options;
-  const { handleSubmit, setError } = form;
+  const { handleSubmit, setError, getValues } = form;
   const [savedVersion, setSavedVersion] = useState<number | null>(null);
   const [proposed, setProposed] = useState(false);
   const [sample, setSample] = useState(String(DEFAULT_SAMPLE_PERCENT));
@@ -47,7 +47,7 @@ export function usePolicySubmit(options: PolicySubmitOptions) {
       placed = true;
     }
     for (const [path, message] of Object.entries(issues)) {
-      const field = formFieldOf(path);
+      const field = formFieldOf(path, getValues());
       if (field === undefined) continue;
       setError(field as FieldPath<PolicyFormValues>, { message });
       placed = true;

@@ -1,0 +1,78 @@
+import { Logger, type ExecutionContext } from '@nestjs/common';
+import { systemClock, type Clock } from '../clock/clock.js';
+import { ThrottledLogger } from '../logging/throttled.logger.js';
+
+/**
+ * The app's answer to "which plan is this request on?": a tier name (`free`, `pro`), or nothing
+ * for the policies' own rates. Sync or async; it may read `request.user`, a JWT claim, or look an
+ * API key up.
+ */
+export type TierSource = (
+  request: unknown,
+  context: ExecutionContext,
+) => string | null | undefined | Promise<string | null | undefined>;
+
+/** SluiceModuleOptions.tiers: where a request's tier comes from, and how long to wait for it. */
+export interface TierOptions {
+  /** Called at most once per request, and only for requests under a policy with tiers. */
+  resolve: TierSource;
+  /** ms to wait for `resolve` before deciding at the policies' own rates. Default 50. */
+  timeoutMs?: number;
+}
+
+/** What a tier name must look like: as policies name them (policy/policy.schema.ts, TIER_NAME). */
+const TIER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
+const DEFAULT_TIMEOUT_MS = 50;
+const LOG_EVERY_MS = 10_000;
+
+/**
+ * Asks the app's resolver for a request's tier, bounded: a resolver that throws, answers late or
+ * answers something that is not a tier name leaves the request at the policies' own rates, with
+ * one log line per interval rather than a 500 (docs/guide.md, tiers).
+ */
+export class TierResolver {
+  private readonly logger: ThrottledLogger;
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly options: TierOptions | undefined,
+    clock: Clock = systemClock,
+  ) {
+    this.timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.logger = new ThrottledLogger(new Logger('Sluice'), LOG_EVERY_MS, clock);
+  }
+
+  /** The request's tier, or undefined: none resolved, or the resolver failed. */
+  async resolve(request: unknown, context: ExecutionContext): Promise<string | undefined> {
+    if (this.options === undefined) return undefined;
+    let answer: unknown;
+    try {
+      answer = await this.bounded(this.options.resolve(request, context));
+    } catch (error) {
+      this.logger.warn(
+        `tiers.resolve failed, deciding at the policies' own rates: ${(error as Error).message}`,
+      );
+      return undefined;
+    }
+    if (answer === undefined || answer === null) return undefined;
+    if (typeof answer !== 'string' || !TIER_NAME.test(answer)) {
+      this.logger.warn(
+        `tiers.resolve answered ${JSON.stringify(answer).slice(0, 80)}, not a tier name: deciding at the policies' own rates`,
+      );
+      return undefined;
+    }
+    return answer;
+  }
+
+  private bounded<T>(answer: T | Promise<T>): Promise<T> | T {
+    if (!(answer instanceof Promise)) return answer;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer within ${this.timeoutMs} ms`)),
+        this.timeoutMs,
+      );
+    });
+    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+  }
+}

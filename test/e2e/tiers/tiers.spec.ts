@@ -1,0 +1,75 @@
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
+import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
+import { resolverCalls, tiersApp } from './app.module.js';
+
+const startApp = closeAppsAfterEach();
+afterAll(closeAll);
+beforeEach(() => {
+  resolverCalls.length = 0;
+});
+
+const REDIS = [
+  ['one Redis', () => connectRedis()],
+  ['a Redis Cluster', () => connectCluster()],
+] as const;
+
+interface Seen {
+  status: number;
+  policy: string | null;
+}
+
+/** GETs /quote `times` times with the API key and plan given. */
+async function quotes(url: string, key: string, plan: string | undefined, times: number) {
+  const seen: Seen[] = [];
+  for (let i = 0; i < times; i++) {
+    const headers: Record<string, string> = { 'x-api-key': key };
+    if (plan !== undefined) headers['x-plan'] = plan;
+    const response = await fetch(`${url}/quote`, { headers });
+    await response.text();
+    seen.push({ status: response.status, policy: response.headers.get('ratelimit-policy') });
+  }
+  return seen;
+}
+
+const admitted = (seen: Seen[]) => seen.filter((each) => each.status === 200).length;
+
+describe.each(ADAPTERS)('tiers resolved per request on %s', (adapter) => {
+  describe.each(REDIS)('with %s', (_, connect) => {
+    const start = async () =>
+      (await startApp(adapter, tiersApp({ redis: connect(), prefix: uniquePrefix('tiers') }))).url;
+
+    it('asks the resolver once per request for two tiered policies, and announces the tier quota', async () => {
+      const url = await start();
+      const seen = await quotes(url, 'k-pro', 'pro', 6);
+      expect(seen.map((each) => each.status)).toEqual([200, 200, 200, 200, 200, 429]);
+      expect(resolverCalls).toEqual(Array<string>(6).fill('pro'));
+      expect(seen[0]?.policy).toBe('"quote-burst";q=5;w=60, "quote-hourly";q=50;w=3600');
+      const free = await quotes(url, 'k-free', 'free', 4);
+      expect(free.map((each) => each.status)).toEqual([200, 200, 200, 429]);
+      expect(free[0]?.policy).toBe('"quote-burst";q=3;w=60, "quote-hourly";q=30;w=3600');
+    });
+
+    it('keeps the count when a key moves from pro to free mid-window', async () => {
+      const url = await start();
+      expect(admitted(await quotes(url, 'k-moves', 'pro', 4))).toBe(4);
+      // Free allows 3 a minute and 4 are used: refused, not reset.
+      expect(admitted(await quotes(url, 'k-moves', 'free', 2))).toBe(0);
+      expect(admitted(await quotes(url, 'k-moves', 'pro', 2))).toBe(1);
+    });
+
+    it("decides at the policies' own rates when the resolver fails, is late or answers no tier", async () => {
+      const url = await start();
+      for (const plan of ['boom', 'slow', 'gold', 'not a tier!', undefined]) {
+        const seen = await quotes(url, `k-${String(plan)}`, plan, 3);
+        expect(
+          seen.map((each) => each.status),
+          String(plan),
+        ).toEqual([200, 200, 429]);
+        expect(seen[0]?.policy, String(plan)).toBe(
+          '"quote-burst";q=2;w=60, "quote-hourly";q=20;w=3600',
+        );
+      }
+    });
+  });
+});
