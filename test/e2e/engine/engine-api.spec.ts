@@ -268,6 +268,7 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
       expect(decision.limit).toBe(5);
       expect(decision.override).toEqual({
         identifier: '42',
+        prefix: false,
         keyKind: 'user',
         limit: 5,
         unlimited: false,
@@ -404,6 +405,27 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
         tier: 'free',
         limit: 3,
         remaining: 0,
+      });
+    });
+
+    it('assigns every key that starts with a prefix, exact overrides and longer prefixes first', async () => {
+      const engine = make({
+        policies: plans([
+          { identifier: 'partner-', prefix: true, tier: 'pro' },
+          { identifier: 'partner-eu-', prefix: true, tier: 'free' },
+          { identifier: 'partner-eu-9', limit: 1 },
+          // Written for another kind of identifier: no key of this policy gets it.
+          { identifier: 'partner-', prefix: true, keyKind: 'ip', unlimited: true },
+        ]),
+      });
+      expect(await admitted(engine, 'partner-1', 8)).toBe(6);
+      expect(await admitted(engine, 'partner-eu-1', 8)).toBe(3);
+      expect(await admitted(engine, 'partner-eu-9', 3)).toBe(1);
+      expect(await admitted(engine, 'partne', 3)).toBe(2);
+      expect((await engine.peek('api', 'partner-2')).override).toMatchObject({
+        identifier: 'partner-',
+        prefix: true,
+        tier: 'pro',
       });
     });
 

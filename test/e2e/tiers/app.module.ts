@@ -38,6 +38,7 @@ export function tiersApp(options: SluiceModuleOptions): ModuleMetadata {
         ...options,
         policies: POLICIES,
         global: true,
+        metrics: true,
         tiers: {
           timeoutMs: 20,
           resolve: (request) => {

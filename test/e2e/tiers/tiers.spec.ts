@@ -48,6 +48,20 @@ describe.each(ADAPTERS)('tiers resolved per request on %s', (adapter) => {
       const free = await quotes(url, 'k-free', 'free', 4);
       expect(free.map((each) => each.status)).toEqual([200, 200, 200, 429]);
       expect(free[0]?.policy).toBe('"quote-burst";q=3;w=60, "quote-hourly";q=30;w=3600');
+      await quotes(url, 'k-gold', 'gold', 1);
+      // Each tier's decisions are counted under its name; a name no policy has makes no series.
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      const tierSeries = metrics
+        .split('\n')
+        .filter((line) => line.startsWith('sluice_tier_decisions_total{'));
+      expect(tierSeries.sort()).toEqual([
+        'sluice_tier_decisions_total{policy="quote-burst",tier="free",outcome="allowed"} 3',
+        'sluice_tier_decisions_total{policy="quote-burst",tier="free",outcome="rejected"} 1',
+        'sluice_tier_decisions_total{policy="quote-burst",tier="pro",outcome="allowed"} 5',
+        'sluice_tier_decisions_total{policy="quote-burst",tier="pro",outcome="rejected"} 1',
+        'sluice_tier_decisions_total{policy="quote-hourly",tier="free",outcome="allowed"} 3',
+        'sluice_tier_decisions_total{policy="quote-hourly",tier="pro",outcome="allowed"} 5',
+      ]);
     });
 
     it('keeps the count when a key moves from pro to free mid-window', async () => {

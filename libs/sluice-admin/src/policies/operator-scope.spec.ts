@@ -14,6 +14,7 @@ describe('what an operator may change', () => {
     const overrides = [
       {
         identifier: '42',
+        prefix: false,
         keyKind: 'user',
         limit: 100,
         unlimited: false,

@@ -13,8 +13,10 @@ export type DecisionReason =
 
 /** The override a policy applied to the identifier, as the policy states it. */
 export interface AppliedOverride {
-  /** The identifier it names. */
+  /** The identifier it names, or with `prefix` what the identifiers start with. */
   identifier: string;
+  /** True: it names every identifier that starts with `identifier`. */
+  prefix: boolean;
   /** The kind of identifier it names. */
   keyKind: string;
   /** Its limit; null with `unlimited`. */

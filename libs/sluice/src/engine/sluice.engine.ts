@@ -8,6 +8,7 @@ import { actionPolicy } from './action.policy.js';
 import { callTarget, type CallTarget, type PolicySelection } from './call.target.js';
 import { inCandidateSample } from './candidate.sample.js';
 import { PolicySpecCache, toCandidateSpec } from './policy-spec.js';
+import { overridesOf } from './override.index.js';
 import {
   delayInMs,
   settledDecision,
@@ -229,13 +230,7 @@ export class SluiceEngine {
   /** The identifier's override in force, written for the kind of identifier it is counted as. */
   private override(policy: Policy, target: CallTarget): AppliedOverride | undefined {
     if (policy.overrides.length === 0) return undefined;
-    const now = this.nowMs();
-    return policy.overrides.find(
-      (o) =>
-        o.identifier === target.identifier &&
-        o.keyKind === target.keyKind &&
-        (o.expiresAt === null || o.expiresAt > now),
-    );
+    return overridesOf(policy).find(target.keyKind, target.identifier, this.nowMs());
   }
 
   /** Refund and reset reach the policies' candidates too, so their counts stay comparable. */

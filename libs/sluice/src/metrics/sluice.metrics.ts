@@ -24,6 +24,7 @@ function loadPromClient(): Promise<PromClient> {
 export class SluiceMetrics implements OnModuleInit {
   registry!: Registry;
   private decisions!: Counter<'policy' | 'outcome'>;
+  private tierDecisions!: Counter<'policy' | 'tier' | 'outcome'>;
   private storeDuration!: Histogram;
   private cacheHits!: Counter;
   private readonly children = new Map<string, { inc(): void }>();
@@ -42,6 +43,13 @@ export class SluiceMetrics implements OnModuleInit {
       name: 'sluice_decisions_total',
       help: 'Decisions by policy and outcome',
       labelNames: ['policy', 'outcome'],
+      registers: [registry],
+    });
+    // Tiers are named in policies (at most 32 each), never taken from requests: bounded labels.
+    this.tierDecisions = new prom.Counter({
+      name: 'sluice_tier_decisions_total',
+      help: 'Decisions made at a tier, by policy, tier and outcome',
+      labelNames: ['policy', 'tier', 'outcome'],
       registers: [registry],
     });
     this.storeDuration = new prom.Histogram({
@@ -88,15 +96,20 @@ export class SluiceMetrics implements OnModuleInit {
     else this.storeDuration.observe(storeSeconds);
     for (const part of decision.policies) {
       const outcome = outcomeOf(decision, part);
-      if (outcome !== null) this.child(part.policy, outcome).inc();
+      if (outcome === null) continue;
+      this.child(part.policy, outcome).inc();
+      if (part.tier !== undefined) this.child(part.policy, outcome, part.tier).inc();
     }
   }
 
-  private child(policy: string, outcome: DecisionOutcome): { inc(): void } {
-    const key = `${policy}\u0000${outcome}`;
+  private child(policy: string, outcome: DecisionOutcome, tier?: string): { inc(): void } {
+    const key = `${policy}\u0000${outcome}\u0000${tier ?? ''}`;
     let child = this.children.get(key);
     if (child === undefined) {
-      child = this.decisions.labels(policy, outcome);
+      child =
+        tier === undefined
+          ? this.decisions.labels(policy, outcome)
+          : this.tierDecisions.labels(policy, tier, outcome);
       this.children.set(key, child);
     }
     return child;

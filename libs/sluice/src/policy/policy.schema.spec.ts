@@ -471,6 +471,7 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
     expect(policy.overrides).toEqual([
       {
         identifier: '42',
+        prefix: false,
         keyKind: 'user',
         limit: 100,
         unlimited: false,
@@ -593,6 +594,7 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
     expect(policy.overrides).toEqual([
       {
         identifier: 'a',
+        prefix: false,
         keyKind: 'user',
         limit: 50,
         unlimited: false,
@@ -601,15 +603,32 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
       },
       {
         identifier: 'b',
+        prefix: false,
         keyKind: 'user',
         limit: null,
         unlimited: true,
         tier: null,
         expiresAt: 1_900_000_000_000,
       },
-      { identifier: 'c', keyKind: 'user', limit: 0, unlimited: false, tier: null, expiresAt: null },
+      {
+        identifier: 'c',
+        prefix: false,
+        keyKind: 'user',
+        limit: 0,
+        unlimited: false,
+        tier: null,
+        expiresAt: null,
+      },
       // The same text as another kind of identifier is another entry.
-      { identifier: 'c', keyKind: 'ip', limit: null, unlimited: true, tier: null, expiresAt: null },
+      {
+        identifier: 'c',
+        prefix: false,
+        keyKind: 'ip',
+        limit: null,
+        unlimited: true,
+        tier: null,
+        expiresAt: null,
+      },
     ]);
     expect(() =>
       parsePolicy({
@@ -645,6 +664,27 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
       limit: null,
     });
     expect(parsePolicy({ ...base, tiers: {} }).tiers).toBeNull();
+    // A prefix and the exact identifier of the same text are two entries; two prefixes are not.
+    const both = parsePolicy({
+      ...base,
+      overrides: [
+        { identifier: 'partner-', prefix: true, limit: 2 },
+        { identifier: 'partner-', limit: 3 },
+      ],
+    });
+    expect(both.overrides.map((o) => [o.prefix, o.limit])).toEqual([
+      [true, 2],
+      [false, 3],
+    ]);
+    expect(() =>
+      parsePolicy({
+        ...base,
+        overrides: [
+          { identifier: 'p-', prefix: true, limit: 2 },
+          { identifier: 'p-', prefix: true, limit: 3 },
+        ],
+      }),
+    ).toThrow(/overrides\.1\.identifier: appears twice for user as a prefix/);
   });
 
   it('tiers: each checked as the policy is, naming the tier', () => {

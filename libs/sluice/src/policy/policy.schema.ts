@@ -72,6 +72,7 @@ const overrideSchema = z.strictObject({
     .string({ error: 'must be a string' })
     .regex(KEY_KIND, { error: "must be 'ip', 'user', 'header:<name>' or a tracker's name" })
     .optional(),
+  prefix: z.boolean({ error: 'must be true or false' }).optional(),
   // null is how a policy read back states an override that assigns no tier.
   tier: z
     .string({ error: 'must be a string' })
@@ -369,9 +370,13 @@ export function parsePolicy(input: unknown): Policy {
     const field = `overrides.${index}`;
     const keyKind = override.keyKind ?? policy.key;
     // One entry per identifier of a kind: the same text as an address and as a user are two.
-    const named = `${keyKind}\u0000${override.identifier}`;
+    const prefix = override.prefix ?? false;
+    const named = `${keyKind}\u0000${prefix ? '*' : '='}${override.identifier}`;
     if (seen.has(named)) {
-      issues.push({ field: `${field}.identifier`, message: `appears twice for ${keyKind}` });
+      issues.push({
+        field: `${field}.identifier`,
+        message: `appears twice for ${keyKind}${prefix ? ' as a prefix' : ''}`,
+      });
     }
     seen.add(named);
     const unlimited = override.unlimited ?? false;
@@ -393,6 +398,7 @@ export function parsePolicy(input: unknown): Policy {
     }
     policy.overrides.push({
       identifier: override.identifier,
+      prefix,
       keyKind,
       limit: limit ?? null,
       unlimited,

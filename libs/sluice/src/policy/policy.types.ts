@@ -35,6 +35,12 @@ export interface PolicyOverride {
   /** ISO 8601 time or epoch ms; null or absent: never. */
   expiresAt?: string | number | null;
   /**
+   * True: it applies to every identifier that starts with `identifier` (`partner-` for
+   * `partner-1`, `partner-2` …); an exact override of the same identifier wins, then the longest
+   * prefix. Default false.
+   */
+  prefix?: boolean;
+  /**
    * Assigns the identifier to one of the policy's tiers, over what the app resolves. Null or
    * absent: none, as a policy read back states it.
    */
@@ -196,8 +202,10 @@ export interface Policy {
   syncMs: number;
   /** Other limits for single identifiers, expiry as epoch ms. */
   overrides: Array<{
-    /** The identifier it applies to. */
+    /** The identifier it applies to, or with `prefix` what the identifiers start with. */
     identifier: string;
+    /** True: it applies to every identifier that starts with `identifier`. */
+    prefix: boolean;
     /** The kind of identifier it names; it applies only to requests counted under it. */
     keyKind: string;
     /** Its limit; null with `unlimited`. 0 denies it. */

@@ -1,5 +1,6 @@
 import { Badge, Button, Card, Flex, Heading, Text, TextField } from '@radix-ui/themes';
 import { useFieldArray, type FieldPath, type UseFormReturn } from 'react-hook-form';
+import { CheckboxLabel } from '../../shared/CheckboxLabel';
 import { Field } from '../../shared/Field';
 import { algorithmFields, type PolicyFormValues } from './policy-form';
 import { useNow } from '../../shared/now.hooks';
@@ -51,6 +52,9 @@ export function OverridesFields({ form, message }: OverridesFieldsProps) {
               <Field label="Identifier" error={message(`overrides.${index}.identifier`)}>
                 <TextField.Root {...register(`overrides.${index}.identifier`)} />
               </Field>
+              <CheckboxLabel {...register(`overrides.${index}.prefix`)}>
+                and every identifier that starts with it
+              </CheckboxLabel>
               <Field
                 label="Counted as"
                 hint={`Empty: ${key}, the policy's key. ip: an address counted for want of it`}
@@ -118,6 +122,7 @@ export function OverridesFields({ form, message }: OverridesFieldsProps) {
               overrides.append({
                 identifier: '',
                 keyKind: '',
+                prefix: false,
                 kind: 'limit',
                 limit: '',
                 tier: '',

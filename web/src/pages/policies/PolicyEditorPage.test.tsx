@@ -421,13 +421,14 @@ describe('the policy editor', () => {
     await user.type(within(override).getByLabelText('Identifier'), 'partner-1');
     await user.selectOptions(within(override).getByLabelText('Treatment'), 'tier');
     await user.selectOptions(within(override).getByLabelText('Its tier'), 'pro');
+    await user.click(within(override).getByLabelText('and every identifier that starts with it'));
     await user.click(screen.getByRole('button', { name: 'Save' }));
 
     await screen.findByText(/Saved/);
     const sent = requests.find((request) => request.method === 'PUT')?.body;
     expect(sent).toMatchObject({
       tiers: { free: { limit: 5 }, pro: { limit: 50 } },
-      overrides: [{ identifier: 'partner-1', tier: 'pro', expiresAt: null }],
+      overrides: [{ identifier: 'partner-1', prefix: true, tier: 'pro', expiresAt: null }],
     });
   });
 

@@ -37,7 +37,7 @@ export function PolicySummary({ policy }: { policy: PolicyView }) {
         : policy.overrides
             .map(
               (override) =>
-                `${override.identifier}${override.keyKind === policy.key ? '' : ` (${override.keyKind})`}: ${override.tier ? `tier ${override.tier}` : override.unlimited ? 'unlimited' : override.limit === 0 ? 'refused' : `limit ${override.limit}`}${override.expiresAt === null ? '' : ` until ${formatTime(new Date(override.expiresAt).toISOString())}`}`,
+                `${override.identifier}${override.prefix ? '*' : ''}${override.keyKind === policy.key ? '' : ` (${override.keyKind})`}: ${override.tier ? `tier ${override.tier}` : override.unlimited ? 'unlimited' : override.limit === 0 ? 'refused' : `limit ${override.limit}`}${override.expiresAt === null ? '' : ` until ${formatTime(new Date(override.expiresAt).toISOString())}`}`,
             )
             .join('; '),
     ],

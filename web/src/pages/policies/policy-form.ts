@@ -39,6 +39,8 @@ export interface OverrideValues {
   identifier: string;
   /** The kind of identifier it names; empty: the policy's key. */
   keyKind: string;
+  /** Every identifier that starts with `identifier`. */
+  prefix: boolean;
   kind: OverrideKind;
   limit: string;
   /** The tier it assigns, for kind 'tier'. */
@@ -147,6 +149,7 @@ export function toFormValues(policy: PolicyView): PolicyFormValues {
     overrides: policy.overrides.map((override) => ({
       identifier: override.identifier,
       keyKind: override.keyKind === policy.key ? '' : override.keyKind,
+      prefix: override.prefix === true,
       kind:
         typeof override.tier === 'string'
           ? 'tier'
@@ -228,6 +231,7 @@ export function toWriteRequest(values: PolicyFormValues, version: number): Polic
     overrides: values.overrides.map((override) => ({
       identifier: override.identifier,
       ...(override.keyKind.trim() === '' ? {} : { keyKind: override.keyKind.trim() }),
+      ...(override.prefix ? { prefix: true } : {}),
       ...(override.kind === 'unlimited'
         ? { unlimited: true }
         : override.kind === 'tier'
