@@ -413,6 +413,45 @@ describe('the admin panel in Chromium', () => {
     );
   });
 
+  it("raises api-burst's free tier and moves a key to pro, and the quote API follows on both instances", async () => {
+    const quotes = async (key: string, count: number) => {
+      let admitted = 0;
+      for (let index = 0; index < count; index++) {
+        const answer = await send(`${demos[index % 2]!.url}/api/quote`, {
+          headers: { 'x-api-key': key },
+        });
+        if (answer.status === 200) admitted++;
+      }
+      return admitted;
+    };
+    expect(await quotes('free-demo-1', 7)).toBe(5);
+
+    await page.goto(panel('policies/api-burst'));
+    const free = page.getByLabel('Tier 1');
+    await expect.poll(() => free.getByLabel('Tier', { exact: true }).inputValue()).toBe('free');
+    await free.getByLabel('Tier limit').fill('7');
+    await page.getByRole('button', { name: 'Add override' }).click();
+    const override = page.getByLabel('Override 1');
+    await override.getByLabel('Identifier').fill('free-demo-2');
+    await override.getByLabel('Treatment').selectOption('tier');
+    await override.getByLabel('Its tier').selectOption('pro');
+    await page.getByLabel('Change note').fill('free gets 7; free-demo-2 tries pro');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/Saved as version/).waitFor();
+    await bothOnLatest();
+    await screenshot(page, 'policy-tiers');
+
+    // free-demo-1 used 5 of the new 7; free-demo-2 is decided at pro's 50.
+    expect(await quotes('free-demo-1', 4)).toBe(2);
+    expect(await quotes('free-demo-2', 12)).toBe(12);
+
+    await page.getByLabel('At the rate of').selectOption({ label: 'tier pro' });
+    await page.getByLabel('Pattern', { exact: true }).selectOption({ label: 'Burst' });
+    await page.getByLabel('Requests', { exact: true }).fill('60');
+    await page.getByRole('button', { name: 'Simulate' }).click();
+    await expect.poll(() => page.getByTestId('simulated-admitted').textContent()).toBe('50');
+  });
+
   it('deletes a policy the admin created', async () => {
     const created = await adminCall(demos[0]!.url, 'alice', 'PUT', '/policies/temp', {
       json: { algorithm: 'fixed-window', limit: 10, periodMs: 60_000, key: 'ip' },

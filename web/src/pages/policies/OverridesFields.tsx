@@ -53,7 +53,7 @@ export function OverridesFields({ form, message }: OverridesFieldsProps) {
                 <TextField.Root {...register(`overrides.${index}.identifier`)} />
               </Field>
               <CheckboxLabel {...register(`overrides.${index}.prefix`)}>
-                and every identifier that starts with it
+                Prefix: all that start with it
               </CheckboxLabel>
               <Field
                 label="Counted as"

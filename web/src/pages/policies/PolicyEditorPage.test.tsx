@@ -421,7 +421,7 @@ describe('the policy editor', () => {
     await user.type(within(override).getByLabelText('Identifier'), 'partner-1');
     await user.selectOptions(within(override).getByLabelText('Treatment'), 'tier');
     await user.selectOptions(within(override).getByLabelText('Its tier'), 'pro');
-    await user.click(within(override).getByLabelText('and every identifier that starts with it'));
+    await user.click(within(override).getByLabelText('Prefix: all that start with it'));
     await user.click(screen.getByRole('button', { name: 'Save' }));
 
     await screen.findByText(/Saved/);

@@ -94,7 +94,12 @@ function PolicyEditor({ policy }: { policy: PolicyView | null }) {
         ) : (
           <Text>Creating a policy needs the admin role.</Text>
         )}
-        <PolicySimulator policy={toSimulatedPolicy(canEditOverrides ? values : initial)} />
+        <PolicySimulator
+          policy={(tier) => toSimulatedPolicy(canEditOverrides ? values : initial, tier)}
+          tiers={(canEditOverrides ? values : initial).tiers
+            .map((tier) => tier.name.trim())
+            .filter((name) => name !== '')}
+        />
       </Grid>
       {policy?.candidate != null && <PolicyCandidate name={policy.name} />}
       {policy !== null && (

@@ -37,12 +37,15 @@ const PATTERNS: Record<PatternKind, string> = {
 };
 
 interface PolicySimulatorProps {
-  /** The editor's current values, or why they cannot be simulated. */
-  policy: SimulatedPolicy | string;
+  /** The editor's current values at a tier (none: the policy's own rate), or why they cannot be simulated. */
+  policy: (tier?: string) => SimulatedPolicy | string;
+  /** The tiers the editor names, each simulated at its own rate. */
+  tiers: readonly string[];
 }
 
 /** Plays a request pattern against the edited policy, in the browser, before it is saved. */
-export function PolicySimulator({ policy }: PolicySimulatorProps) {
+export function PolicySimulator({ policy: policyAt, tiers }: PolicySimulatorProps) {
+  const [tier, setTier] = useState('');
   const [kind, setKind] = useState<PatternKind>('burst');
   const [count, setCount] = useState('20');
   const [rate, setRate] = useState('10');
@@ -52,6 +55,7 @@ export function PolicySimulator({ policy }: PolicySimulatorProps) {
 
   const simulate = (event: FormEvent) => {
     event.preventDefault();
+    const policy = policyAt(tiers.includes(tier) ? tier : undefined);
     if (typeof policy === 'string') {
       setProblem(policy);
       return;
@@ -77,6 +81,22 @@ export function PolicySimulator({ policy }: PolicySimulatorProps) {
             algorithms the library runs; nothing is sent.
           </Text>
           <div className="field-grid">
+            {tiers.length > 0 && (
+              <Field label="At the rate of">
+                <select
+                  className="native-select"
+                  value={tiers.includes(tier) ? tier : ''}
+                  onChange={(event) => setTier(event.target.value)}
+                >
+                  <option value="">the policy (no tier)</option>
+                  {tiers.map((name) => (
+                    <option key={name} value={name}>
+                      tier {name}
+                    </option>
+                  ))}
+                </select>
+              </Field>
+            )}
             <Field label="Pattern">
               <select
                 className="native-select"

@@ -296,7 +296,10 @@ export function formFieldOf(path: string, values?: PolicyFormValues): string | u
 }
 
 /** The editor's current values as the simulator takes them; unreadable numbers count as unset. */
-export function toSimulatedPolicy(values: PolicyFormValues): SimulatedPolicy | string {
+export function toSimulatedPolicy(
+  values: PolicyFormValues,
+  tierName?: string,
+): SimulatedPolicy | string {
   const positive = (value: string) => {
     const parsed = Number(value);
     return value.trim() !== '' && Number.isInteger(parsed) && parsed > 0 ? parsed : undefined;
@@ -305,9 +308,15 @@ export function toSimulatedPolicy(values: PolicyFormValues): SimulatedPolicy | s
     const parsed = parseDuration(value);
     return parsed !== undefined && parsed > 0 ? parsed : undefined;
   };
-  const limit = positive(values.limit);
+  const tier =
+    tierName === undefined ? undefined : values.tiers.find((each) => each.name.trim() === tierName);
+  const limit = positive(tier === undefined ? values.limit : tier.limit);
   const periodMs = positiveMs(values.periodMs);
-  if (limit === undefined) return 'Enter a whole number for Limit to simulate';
+  if (limit === undefined) {
+    return tier === undefined
+      ? 'Enter a whole number for Limit to simulate'
+      : `Enter a whole number for tier ${tierName}'s limit to simulate it`;
+  }
   if (periodMs === undefined) return 'Enter a duration for the window, such as 1 min, to simulate';
   const fields = algorithmFields(values.algorithm);
   const afterViolations = positive(values.afterViolations);
@@ -316,9 +325,9 @@ export function toSimulatedPolicy(values: PolicyFormValues): SimulatedPolicy | s
     algorithm: values.algorithm,
     limit,
     periodMs,
-    burst: fields.burst ? (positive(values.burst) ?? null) : null,
+    burst: fields.burst ? (positive((tier ?? values).burst) ?? null) : null,
     segments: fields.segments ? (positive(values.segments) ?? null) : null,
-    maxDelayMs: fields.maxDelayMs ? (parseDuration(values.maxDelayMs) ?? null) : null,
+    maxDelayMs: fields.maxDelayMs ? (parseDuration((tier ?? values).maxDelayMs) ?? null) : null,
     cost: positive(values.cost) ?? 1,
     mode: values.mode,
     penalty:
