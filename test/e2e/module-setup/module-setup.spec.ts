@@ -79,6 +79,9 @@ describe.each(ADAPTERS)('SluiceModule set-up on %s', (adapter) => {
     ['batch.holdMs', { batch: { holdMs: 1.5 } }],
     ['allow.addresses[1]', { allow: { addresses: ['127.0.0.1', '10.0.0.0/40'] } }],
     ['allow.users', { allow: { users: ['ann'] } as never }],
+    ['ipv6Prefix', { ipv6Prefix: 20 }],
+    ['tiers.resolve', { tiers: { resolve: 'plan' } as never }],
+    ['tiers.timeoutMs', { tiers: { resolve: () => 'pro', timeoutMs: 0 } }],
     [
       'policies',
       {

@@ -29,6 +29,11 @@ export interface SluiceModuleOptions {
    */
   allow?: { addresses?: string[] };
   /**
+   * How many leading bits name an IPv6 client under `ip` keys, 32 to 128. Default 64: one site,
+   * since a host can take any address of its /64; 48 or 56 for providers that hand out those.
+   */
+  ipv6Prefix?: number;
+  /**
    * Where a request's tier (its plan: `free`, `pro`) comes from, for policies with `tiers`
    * (docs/guide.md, tiers). An operator's override assigning a tier wins over it.
    */

@@ -1,5 +1,9 @@
 import { assertPrefix, KEY_KIND } from '../keys/key.builder.js';
-import { compileAddressList, compileTrustProxy } from '../trackers/client-address.js';
+import {
+  assertIpv6Prefix,
+  compileAddressList,
+  compileTrustProxy,
+} from '../trackers/client-address.js';
 import { assertBatchLimits } from '../store/redis.store.js';
 import type { SluiceModuleOptions } from './sluice-options.interface.js';
 
@@ -31,6 +35,13 @@ export function assertOptions(options: SluiceModuleOptions): void {
   }
   if (!SCRIPTING.includes(options.scripting ?? 'auto')) {
     fail('scripting', `must be 'auto', 'function' or 'eval', got ${String(options.scripting)}`);
+  }
+  if (options.ipv6Prefix !== undefined) {
+    try {
+      assertIpv6Prefix(options.ipv6Prefix, 'ipv6Prefix');
+    } catch (error) {
+      fail('ipv6Prefix', (error as Error).message.replace(/^ipv6Prefix: /, ''));
+    }
   }
   if (options.tiers !== undefined) {
     if (typeof options.tiers?.resolve !== 'function') {

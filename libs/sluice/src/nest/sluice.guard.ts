@@ -85,7 +85,11 @@ export class SluiceGuard implements CanActivate {
   private get trackers(): TrackerResolver {
     return (
       this.sharedTrackers ??
-      (this.ownTrackers ??= new TrackerResolver(this.options.trustProxy, this.options.trackers))
+      (this.ownTrackers ??= new TrackerResolver(
+        this.options.trustProxy,
+        this.options.trackers,
+        this.options.ipv6Prefix,
+      ))
     );
   }
 

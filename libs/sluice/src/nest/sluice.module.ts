@@ -89,7 +89,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
       provide: TrackerResolver,
       inject: [SLUICE_OPTIONS],
       useFactory: (options: SluiceModuleOptions) =>
-        new TrackerResolver(options.trustProxy, options.trackers),
+        new TrackerResolver(options.trustProxy, options.trackers, options.ipv6Prefix),
     },
     ThrottleMetadataAccessor,
     {

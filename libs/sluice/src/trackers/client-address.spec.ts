@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  assertIpv6Prefix,
   clientAddress,
   compileAddressList,
   compileTrustProxy,
@@ -116,6 +117,23 @@ describe('clientAddress identifiers', () => {
   it('reports IPv4-mapped IPv6 addresses as IPv4', () => {
     expect(clientOf(false, '::ffff:203.0.113.9')).toBe('203.0.113.9');
     expect(clientOf(true, '::1', '::FFFF:198.51.100.7')).toBe('198.51.100.7');
+  });
+
+  it('groups IPv6 addresses by the prefix length asked for, /32 to /128', () => {
+    const at = (length: number, address: string) =>
+      clientAddress(request(address), compileTrustProxy(false), length);
+    expect(at(48, '2001:db8:1:2::9')).toBe('2001:db8:1::/48');
+    expect(at(56, '2001:db8:1:2ff::9')).toBe('2001:db8:1:200::/56');
+    expect(at(32, '2001:db8:ffff::1')).toBe('2001:db8::/32');
+    expect(at(128, '2001:DB8::9')).toBe('2001:db8::9');
+    // The same address under two lengths: each answer its own, whatever was asked first.
+    expect(at(64, '2001:db8:1:2::9')).toBe('2001:db8:1:2::/64');
+    expect(at(56, '::ffff:203.0.113.9')).toBe('203.0.113.9');
+    for (const bad of [31, 129, 64.5, Number.NaN]) {
+      expect(() => assertIpv6Prefix(bad, 'ipv6Prefix')).toThrow(
+        /ipv6Prefix: must be an integer from 32 to 128/,
+      );
+    }
   });
 });
 

@@ -58,7 +58,8 @@ export function compileTrustProxy(trustProxy: TrustProxy | undefined): TrustFunc
 /**
  * The client's address as an identifier string: the first untrusted address walking
  * X-Forwarded-For from the socket back (proxy-addr semantics); IPv4-mapped IPv6 reported as IPv4;
- * other IPv6 addresses grouped by their /64 prefix, e.g. "2001:db8:1:2::/64". Returns undefined
+ * other IPv6 addresses grouped by their prefix (/64 unless the module's `ipv6Prefix` says), e.g.
+ * "2001:db8:1:2::/64". Returns undefined
  * when the request has no socket address (or, from a test double, one that is not an IP address).
  *
  * proxy-addr's own walk is not used: it returns a garbage entry as the client and visits every
@@ -68,9 +69,20 @@ export function compileTrustProxy(trustProxy: TrustProxy | undefined): TrustFunc
 export function clientAddress(
   request: IncomingRequestLike,
   trust: TrustFunction,
+  ipv6Prefix = DEFAULT_IPV6_PREFIX,
 ): string | undefined {
   const client = clientIp(request, trust);
-  return client === undefined ? undefined : knownIdentifier(client);
+  return client === undefined ? undefined : knownIdentifier(client, ipv6Prefix);
+}
+
+/** How many leading bits of an IPv6 address name its client by default: one site's /64. */
+export const DEFAULT_IPV6_PREFIX = 64;
+
+/** Refuses an IPv6 prefix length outside /32 to /128, naming the option. */
+export function assertIpv6Prefix(length: unknown, field: string): void {
+  if (!Number.isInteger(length) || (length as number) < 32 || (length as number) > 128) {
+    throw new RangeError(`${field}: must be an integer from 32 to 128, got ${String(length)}`);
+  }
 }
 
 /**
@@ -134,12 +146,13 @@ function parseRange(entry: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | undefi
 }
 
 /** The identifier of an address, or undefined when it is not one; remembered for the next request. */
-function knownIdentifier(address: string): string | undefined {
-  let identifier = identifiers.get(address);
+function knownIdentifier(address: string, ipv6Prefix: number): string | undefined {
+  const known = ipv6Prefix === DEFAULT_IPV6_PREFIX ? address : `${ipv6Prefix}/${address}`;
+  let identifier = identifiers.get(known);
   if (identifier === undefined) {
-    identifier = isIpAddress(address) ? identifierOf(address) : null;
+    identifier = isIpAddress(address) ? identifierOf(address, ipv6Prefix) : null;
     if (identifiers.size >= KNOWN_ADDRESSES) identifiers.clear();
-    identifiers.set(address, identifier);
+    identifiers.set(known, identifier);
   }
   return identifier ?? undefined;
 }
@@ -161,11 +174,12 @@ function isIpAddress(text: string): boolean {
   return text.length <= MAX_ADDRESS_LENGTH && ipaddr.isValid(text);
 }
 
-function identifierOf(address: string): string {
+function identifierOf(address: string, ipv6Prefix: number): string {
   const ip = ipaddr.process(address);
   if (!(ip instanceof ipaddr.IPv6)) return ip.toString();
-  const network = new ipaddr.IPv6([...ip.parts.slice(0, 4), 0, 0, 0, 0]);
-  return `${network.toString()}/64`;
+  if (ipv6Prefix === 128) return ip.toString();
+  const network = ipaddr.IPv6.networkAddressFromCIDR(`${ip.toString()}/${ipv6Prefix}`);
+  return `${network.toString()}/${ipv6Prefix}`;
 }
 
 function checkedTrustEntry(entry: unknown): string {

@@ -1,6 +1,12 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { Tracker } from './tracker.interface.js';
-import { clientAddress, clientIp, compileTrustProxy, type TrustProxy } from './client-address.js';
+import {
+  clientAddress,
+  clientIp,
+  compileTrustProxy,
+  DEFAULT_IPV6_PREFIX,
+  type TrustProxy,
+} from './client-address.js';
 
 /** Who a request is counted as: the key kind actually used and the identifier under it. */
 export interface Tracked {
@@ -24,6 +30,8 @@ export class TrackerResolver {
   constructor(
     trustProxy: TrustProxy | undefined,
     private readonly trackers: Readonly<Record<string, Tracker>> = {},
+    /** Leading bits that name an IPv6 client (SluiceModuleOptions.ipv6Prefix). */
+    private readonly ipv6Prefix: number = DEFAULT_IPV6_PREFIX,
   ) {
     this.trust = compileTrustProxy(trustProxy);
   }
@@ -75,11 +83,14 @@ export class TrackerResolver {
     return clientIp(raw as Parameters<typeof clientIp>[0], this.trust);
   }
 
-  /** What `ip` counts: the client address (an IPv6 one by its /64), else `unknown`. */
+  /** What `ip` counts: the client address (an IPv6 one by its prefix, /64 unless set), else `unknown`. */
   address(request: unknown): string {
     const raw = field(request, 'raw') ?? request;
     if (typeof raw !== 'object' || raw === null || !('headers' in raw)) return UNKNOWN_ADDRESS;
-    return clientAddress(raw as Parameters<typeof clientAddress>[0], this.trust) ?? UNKNOWN_ADDRESS;
+    return (
+      clientAddress(raw as Parameters<typeof clientAddress>[0], this.trust, this.ipv6Prefix) ??
+      UNKNOWN_ADDRESS
+    );
   }
 }
 
