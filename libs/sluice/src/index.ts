@@ -13,6 +13,7 @@ export type { TierOptions, TierSource } from './trackers/tier.resolver.js';
 export {
   SkipThrottle,
   Throttle,
+  ThrottleTier,
   type PolicyDefaults,
   type ThrottleMetadata,
 } from './metadata/throttle.decorator.js';

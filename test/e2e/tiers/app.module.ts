@@ -1,5 +1,11 @@
 import { Controller, Get, type ModuleMetadata } from '@nestjs/common';
-import { SluiceModule, Throttle, type PolicyInput, type SluiceModuleOptions } from '@sluice/nest';
+import {
+  SluiceModule,
+  Throttle,
+  ThrottleTier,
+  type PolicyInput,
+  type SluiceModuleOptions,
+} from '@sluice/nest';
 
 /** Every call the app's tier resolver got, so a test can count them per request. */
 export const resolverCalls: string[] = [];
@@ -10,6 +16,14 @@ export class QuoteController {
   @Throttle(['quote-burst', 'quote-hourly'])
   quote(): string {
     return 'a quote';
+  }
+
+  /** Partners' route: always at the pro tier, whatever the resolver would say. */
+  @Get('partner-quote')
+  @Throttle(['quote-burst', 'quote-hourly'])
+  @ThrottleTier('pro')
+  partnerQuote(): string {
+    return 'a partner quote';
   }
 }
 

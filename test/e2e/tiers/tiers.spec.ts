@@ -1,6 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
+import { ThrottleTier } from '@sluice/nest';
 import { resolverCalls, tiersApp } from './app.module.js';
 
 const startApp = closeAppsAfterEach();
@@ -62,6 +63,25 @@ describe.each(ADAPTERS)('tiers resolved per request on %s', (adapter) => {
         'sluice_tier_decisions_total{policy="quote-hourly",tier="free",outcome="allowed"} 3',
         'sluice_tier_decisions_total{policy="quote-hourly",tier="pro",outcome="allowed"} 5',
       ]);
+    });
+
+    it("decides a @ThrottleTier('pro') route at pro without asking the resolver", async () => {
+      const url = await start();
+      const statuses: number[] = [];
+      let policy: string | null = null;
+      for (let i = 0; i < 6; i++) {
+        const response = await fetch(`${url}/partner-quote`, {
+          headers: { 'x-api-key': 'k-partner', 'x-plan': 'free' },
+        });
+        statuses.push(response.status);
+        policy ??= response.headers.get('ratelimit-policy');
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+      expect(policy).toBe('"quote-burst";q=5;w=60, "quote-hourly";q=50;w=3600');
+      expect(resolverCalls).toEqual([]);
+      expect(() => ThrottleTier('not a tier!')).toThrow(
+        /@ThrottleTier\(\): "not a tier!" is not a tier name/,
+      );
     });
 
     it('keeps the count when a key moves from pro to free mid-window', async () => {

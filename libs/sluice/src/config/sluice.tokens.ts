@@ -4,6 +4,7 @@ export const SLUICE_OPTIONS = Symbol('SLUICE_OPTIONS');
 export const THROTTLE_METADATA = 'sluice:throttle';
 /** Metadata written by @SkipThrottle(). */
 export const SKIP_THROTTLE_METADATA = 'sluice:skip-throttle';
+export const THROTTLE_TIER_METADATA = 'sluice:throttle-tier';
 /** The microsecond clock cached blocks are timed against; tests may provide their own. */
 export const SLUICE_CLOCK = Symbol('SLUICE_CLOCK');
 /** SluiceGuard under another name, so the module definition can register it without importing it. */

@@ -1,7 +1,11 @@
 import { Inject, Injectable, type Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { getOrAdd, newWeakMap } from '../collections/get-or-add.js';
-import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from '../config/sluice.tokens.js';
+import {
+  SKIP_THROTTLE_METADATA,
+  THROTTLE_METADATA,
+  THROTTLE_TIER_METADATA,
+} from '../config/sluice.tokens.js';
 import type { PolicyDefaults, ThrottleMetadata } from './throttle.decorator.js';
 
 /** What @SkipThrottle and @Throttle say about a handler, its own marks over its class's. */
@@ -15,6 +19,8 @@ export interface ThrottleMarks {
   defaults: PolicyDefaults | undefined;
   /** `Controller.method`: labels the penalty events the handler's requests set off. */
   route: string;
+  /** The tier `@ThrottleTier()` puts the handler's requests at, method over class, if any. */
+  tier: string | undefined;
 }
 
 /**
@@ -49,7 +55,12 @@ export class ThrottleMetadataAccessor {
       THROTTLE_METADATA,
       targets,
     );
+    const tier = this.reflector.getAllAndOverride<string | undefined>(
+      THROTTLE_TIER_METADATA,
+      targets,
+    );
     return {
+      tier,
       marked: skip !== undefined || throttle !== undefined,
       skip: skip === true,
       names: throttle !== undefined && throttle.names.length > 0 ? throttle.names : undefined,

@@ -1,6 +1,10 @@
 import { SetMetadata } from '@nestjs/common';
 import type { PolicyInput } from '../policy/policy.types.js';
-import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from '../config/sluice.tokens.js';
+import {
+  SKIP_THROTTLE_METADATA,
+  THROTTLE_METADATA,
+  THROTTLE_TIER_METADATA,
+} from '../config/sluice.tokens.js';
 
 /** A policy's definition in code, without its name (the decorator's first argument). */
 export type PolicyDefaults = Omit<PolicyInput, 'name'>;
@@ -34,6 +38,23 @@ export function Throttle(
     ...(defaults ? { defaults } : {}),
   };
   return SetMetadata(THROTTLE_METADATA, metadata);
+}
+
+/** What a tier's name must look like: as policies name them (policy/policy.schema.ts, TIER_NAME). */
+const TIER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
+
+/**
+ * Decides a handler's (or a controller's) requests at `tier` of each policy that names it, over
+ * what the module's tier resolver says; an operator's override assigning a tier still wins.
+ * For routes that belong to a plan: `@ThrottleTier('partner')` on a partner API.
+ */
+export function ThrottleTier(tier: string): MethodDecorator & ClassDecorator {
+  if (typeof tier !== 'string' || !TIER_NAME.test(tier)) {
+    throw new RangeError(
+      `@ThrottleTier(): ${JSON.stringify(tier)} is not a tier name: 1-32 letters, digits, '_', '.' or '-', starting with a letter or digit`,
+    );
+  }
+  return SetMetadata(THROTTLE_TIER_METADATA, tier);
 }
 
 /** Exempts a handler or a whole controller; `@SkipThrottle(false)` on a method undoes its class's. */

@@ -108,7 +108,11 @@ export class SluiceGuard implements CanActivate {
   /** Decides the request; throws TooManyRequestsException when a policy refuses it. */
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (!this.policies.enforcing || (await this.shouldSkip(context))) return true;
-    const { names, route } = this.marks.of(context.getHandler(), context.getClass());
+    const {
+      names,
+      route,
+      tier: routeTier,
+    } = this.marks.of(context.getHandler(), context.getClass());
     if (names === undefined) return true;
     const { req, res } = this.getRequestResponse(context);
     const invocation = invocationOf(context, req);
@@ -117,11 +121,14 @@ export class SluiceGuard implements CanActivate {
     const policies = this.matcher.applicable(this.policies.resolve(names), req);
     if (policies.length === 0) return true;
     const charges = await this.charges(policies, req, context);
-    // Asked once per request, and only when one of its policies has tiers.
-    if (this.options.tiers !== undefined && policies.some((policy) => policy.tiers !== null)) {
-      const tier = await this.tiers.resolve(req, context);
-      if (tier !== undefined) for (const charge of charges) charge.tier = tier;
-    }
+    // The route's own tier, else the resolver's, asked once per request and only when one of
+    // its policies has tiers.
+    const tiered = policies.some((policy) => policy.tiers !== null);
+    const tier = !tiered
+      ? undefined
+      : (routeTier ??
+        (this.options.tiers === undefined ? undefined : await this.tiers.resolve(req, context)));
+    if (tier !== undefined) for (const charge of charges) charge.tier = tier;
     const decision = await this.decideAll(charges, route);
     this.sendHeaders(res, decision, policies);
     if (!decision.allowed) {
