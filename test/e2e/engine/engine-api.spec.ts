@@ -593,6 +593,26 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
       expect((await engine.peek('reply', 'harry')).policies[0]?.remaining).toBe(0);
     });
 
+    it("a candidate that changes a tier is decided at the request's tier, beside live", async () => {
+      const tiers = { free: { limit: 2 }, pro: { limit: 6 } };
+      const engine = make({
+        policies: [
+          reply({
+            tiers,
+            candidate: candidate({ limit: 5, tiers: { ...tiers, pro: { limit: 3 } } }),
+          }),
+        ],
+      });
+      const decisions = [];
+      for (let i = 0; i < 4; i++) {
+        decisions.push(await engine.consume('reply', 'cho', { tier: 'pro' }));
+      }
+      expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, true]);
+      expect(decisions.map((d) => d.candidates?.[0]?.reason)).toEqual(['ok', 'ok', 'ok', 'limit']);
+      expect(decisions[0]?.candidates?.[0]).toMatchObject({ tier: 'pro', limit: 3 });
+      expect(decisions[0]).toMatchObject({ tier: 'pro', limit: 6 });
+    });
+
     it('a looser candidate admits what live refuses, counting as if it were live', async () => {
       const engine = make({ policies: [reply({ limit: 2, candidate: candidate({ limit: 4 }) })] });
       const decisions = [];

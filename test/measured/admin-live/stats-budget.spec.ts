@@ -134,10 +134,16 @@ describe('the widest GET /stats of each resolution', () => {
 
   it(`reads a week of 20 policies within ${BUDGET_USEC / 1000} ms of Redis time`, async () => {
     const api = adminClient(`${app.url}/sluice/api`);
-    await redis.config('RESETSTAT');
-    const week = await api<StatsSeries>('GET', '/stats?hours=168', { as: 'viewer' });
-    const work = await redisWork();
-    expect(week.status).toBe(200);
-    expect(work.usec).toBeLessThanOrEqual(BUDGET_USEC);
+    // Redis times a command by the clock, so a Redis preempted by the rest of a busy machine
+    // counts the wait as work: the least of three identical reads is the read's own cost.
+    const usec: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      await redis.config('RESETSTAT');
+      const week = await api<StatsSeries>('GET', '/stats?hours=168', { as: 'viewer' });
+      expect(week.status).toBe(200);
+      usec.push((await redisWork()).usec);
+    }
+    console.log(`GET /stats?hours=168, 20 policies: ${usec.join(' / ')} µs of Redis time`);
+    expect(Math.min(...usec)).toBeLessThanOrEqual(BUDGET_USEC);
   });
 });

@@ -89,11 +89,11 @@ describe.each(topologies)('policy bus on %s', (_, connect) => {
     await eventually(() => b.version === 1, 1000);
     // A field of a later release, as a restored revision or a newer admin might hold.
     await expect(
-      a.publish(snapshot(2, [{ ...reply(2, 9), tiers: { pro: { limit: 100 } } }]), 'reply'),
+      a.publish(snapshot(2, [{ ...reply(2, 9), quota: { calendar: 'month' } }]), 'reply'),
     ).resolves.toBeUndefined();
     await eventually(() => b.lastError !== null, 1000);
     expect(b.version).toBe(2);
-    expect(b.lastError).toMatch(/snapshot v2 applied without a policy .*"reply".*tiers/);
+    expect(b.lastError).toMatch(/snapshot v2 applied without a policy .*"reply".*quota/);
     expect(await admitted(`${apps[1].url}/reply`, 5)).toBe(4);
     await eventually(
       async () =>

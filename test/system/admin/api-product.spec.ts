@@ -65,6 +65,34 @@ describe('the demo quote API, limited by plan', () => {
     return { statuses, admitted: statuses.filter((status) => status === 200).length, policy };
   }
 
+  /**
+   * Reads api-burst through instance `at`, writes it back with `changes` as `who`, and waits
+   * until both instances apply the new version (within PROPAGATION_MS).
+   */
+  async function change(
+    at: number,
+    who: 'alice' | 'olga',
+    changes: Record<string, unknown>,
+    comment: string,
+  ): Promise<void> {
+    const url = demos[at]!.url;
+    const read = await adminCall(url, who, 'GET', '/policies/api-burst');
+    expect(read.status).toBe(200);
+    const written = await adminCall(url, who, 'PUT', '/policies/api-burst', {
+      json: { ...writable(read.body), ...changes, comment },
+    });
+    expect(written.status, written.text).toBe(200);
+    const version = written.body.version as number;
+    await waitFor(
+      `both instances on version ${version}`,
+      async () =>
+        (await Promise.all(demos.map((demo) => appliedVersion(demo.url)))).every(
+          (applied) => applied >= version,
+        ) || undefined,
+      { timeoutMs: PROPAGATION_MS },
+    );
+  }
+
   it('refuses a key the demo did not issue with 401, and charges nothing for it', async () => {
     expect((await quotes('stolen-key', 3)).statuses).toEqual([401, 401, 401]);
     expect((await quotes(undefined, 1)).statuses).toEqual([401]);
@@ -82,50 +110,18 @@ describe('the demo quote API, limited by plan', () => {
   it("applies an admin's change of the free tier and an operator's move to pro within a second, keeping counts", async () => {
     // free-demo-2 uses its 5 first: what it used must still count after each change.
     expect((await quotes('free-demo-2', 5)).admitted).toBe(5);
-    const read = await adminCall(demos[0]!.url, 'alice', 'GET', '/policies/api-burst');
-    expect(read.status).toBe(200);
-    const policy = writable(read.body);
-    const written = await adminCall(demos[0]!.url, 'alice', 'PUT', '/policies/api-burst', {
-      json: {
-        ...policy,
-        tiers: { free: { limit: 8 }, pro: { limit: 50 } },
-        comment: 'free gets 8',
-      },
-    });
-    expect(written.status, written.text).toBe(200);
-    const version = written.body.version as number;
-    await waitFor(
-      'both instances on the new version',
-      async () =>
-        (await Promise.all(demos.map((demo) => appliedVersion(demo.url)))).every(
-          (applied) => applied >= version,
-        ) || undefined,
-      { timeoutMs: PROPAGATION_MS },
-    );
+    await change(0, 'alice', { tiers: { free: { limit: 8 }, pro: { limit: 50 } } }, 'free gets 8');
     // 5 used of the new 8: three more, not eight.
     const after = await quotes('free-demo-2', 5);
     expect(after.admitted).toBe(3);
     expect(after.policy).toBe('"api-burst";q=8;w=10');
 
     // The operator assigns free-demo-2 to pro: 8 used of pro's 50.
-    const current = await adminCall(demos[1]!.url, 'olga', 'GET', '/policies/api-burst');
-    const live = writable(current.body);
-    const moved = await adminCall(demos[1]!.url, 'olga', 'PUT', '/policies/api-burst', {
-      json: {
-        ...live,
-        overrides: [{ identifier: 'free-demo-2', tier: 'pro' }],
-        comment: 'a trial of pro',
-      },
-    });
-    expect(moved.status, moved.text).toBe(200);
-    const movedVersion = moved.body.version as number;
-    await waitFor(
-      'both instances on the assignment',
-      async () =>
-        (await Promise.all(demos.map((demo) => appliedVersion(demo.url)))).every(
-          (applied) => applied >= movedVersion,
-        ) || undefined,
-      { timeoutMs: PROPAGATION_MS },
+    await change(
+      1,
+      'olga',
+      { overrides: [{ identifier: 'free-demo-2', tier: 'pro' }] },
+      'a trial of pro',
     );
     const trial = await quotes('free-demo-2', 44);
     expect(trial.admitted).toBe(42);
