@@ -1,3 +1,4 @@
+import { TIER_NAME, TIER_NAME_RULE } from '../policy/policy.schema.js';
 import { SetMetadata } from '@nestjs/common';
 import type { PolicyInput } from '../policy/policy.types.js';
 import {
@@ -40,9 +41,6 @@ export function Throttle(
   return SetMetadata(THROTTLE_METADATA, metadata);
 }
 
-/** What a tier's name must look like: as policies name them (policy/policy.schema.ts, TIER_NAME). */
-const TIER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
-
 /**
  * Decides a handler's (or a controller's) requests at `tier` of each policy that names it, over
  * what the module's tier resolver says; an operator's override assigning a tier still wins.
@@ -51,7 +49,7 @@ const TIER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
 export function ThrottleTier(tier: string): MethodDecorator & ClassDecorator {
   if (typeof tier !== 'string' || !TIER_NAME.test(tier)) {
     throw new RangeError(
-      `@ThrottleTier(): ${JSON.stringify(tier)} is not a tier name: 1-32 letters, digits, '_', '.' or '-', starting with a letter or digit`,
+      `@ThrottleTier(): ${JSON.stringify(tier)} is not a tier name: it ${TIER_NAME_RULE}`,
     );
   }
   return SetMetadata(THROTTLE_TIER_METADATA, tier);

@@ -50,7 +50,7 @@ const expiresAt = z.union([z.iso.datetime({ offset: true }), integer(0, 8.64e15)
 export const TIER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
 /** Tiers one policy may name at most: they label metrics, so their number stays small. */
 export const MAX_TIERS = 32;
-const TIER_NAME_RULE =
+export const TIER_NAME_RULE =
   "must be 1-32 characters of letters, digits, '_', '.' or '-', starting with a letter or digit";
 
 /** A tier's rate: its limit, and its burst or longest delay where the algorithm has them. */

@@ -1,6 +1,7 @@
 import { Logger, type ExecutionContext } from '@nestjs/common';
 import { systemClock, type Clock } from '../clock/clock.js';
 import { ThrottledLogger } from '../logging/throttled.logger.js';
+import { TIER_NAME } from '../policy/policy.schema.js';
 
 /**
  * The app's answer to "which plan is this request on?": a tier name (`free`, `pro`), or nothing
@@ -20,8 +21,6 @@ export interface TierOptions {
   timeoutMs?: number;
 }
 
-/** What a tier name must look like: as policies name them (policy/policy.schema.ts, TIER_NAME). */
-const TIER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
 const DEFAULT_TIMEOUT_MS = 50;
 const LOG_EVERY_MS = 10_000;
 
