@@ -5,7 +5,7 @@
 export * from './index.js';
 export { SluiceEngine, parsePolicy, type SluiceEngineOptions } from './engine/index.js';
 export { PolicyBus } from './bus/policy.bus.js';
-export type { ChannelListener, PolicyChannel } from './bus/policy.channel.js';
+export type { ChannelListener, ChannelReader, PolicyChannel } from './bus/policy.channel.js';
 export type { ChangeNotice, UnblockNotice } from './bus/policy-snapshot.js';
 export { BlockCache, type CachedBlock } from './penalty/block.cache.js';
 export type * from './store/store.types.js';

@@ -73,7 +73,7 @@ describe('the admin when Redis or PostgreSQL fail', () => {
     await eventually(async () => (await storedVersion()) === String(written.body.version), 8_000);
   });
 
-  it("answers the charts and identifier lists while Redis is slow, past the decisions' 100 ms", async () => {
+  it("answers the charts, identifier and instance lists while Redis is slow, past the decisions' 100 ms", async () => {
     const redisUrl = inject('redisUrl');
     const { hostname, port } = new URL(redisUrl);
     const redisProxy = await proxy({ host: hostname, port: Number(port) });
@@ -90,6 +90,7 @@ describe('the admin when Redis or PostgreSQL fail', () => {
     await redisProxy.mode({ delayMs: 250 });
     expect((await api('GET', '/stats?seconds=60')).status).toBe(200);
     expect((await api('GET', '/identifiers?policy=reply')).status).toBe(200);
+    expect((await api('GET', '/instances')).status).toBe(200);
     await redisProxy.mode('pass');
   });
 

@@ -50,10 +50,10 @@ export class InstancePresence {
     }
   }
 
-  /** Every instance heard from within FORGET_AFTER_MS, stale ones included. */
+  /** Every instance heard from within FORGET_AFTER_MS, stale ones included: an operator's read. */
   async instances(): Promise<InstanceHeartbeat[]> {
     const now = this.now();
-    const beats = await this.channel.heartbeats();
+    const beats = await this.channel.heartbeats('operator');
     return beats.filter((each) => !this.forgotten(each, now));
   }
 

@@ -139,12 +139,12 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
     return this.fanout.announce(target);
   }
 
-  /** The version Redis holds, or null when none is published. */
+  /** The version Redis holds, or null when none is published: an operator's read. */
   storedVersion(): Promise<number | null> {
-    return this.channel.storedVersion();
+    return this.channel.storedVersion('operator');
   }
 
-  /** Every instance's last heartbeat. */
+  /** Every instance's last heartbeat: an operator's read. */
   instances(): Promise<InstanceHeartbeat[]> {
     return this.presence.instances();
   }

@@ -11,12 +11,19 @@ export interface ChannelListener {
   unblocked(target: UnblockNotice['unblock']): void;
 }
 
+/**
+ * Who waits on a read: `'operator'` reads (the admin's instance list, its version checks) may take
+ * longer than a decision's timeout, so they go on the connection meant for them
+ * (SluiceConnection.readRedis); `'instance'` reads are the instance's own, on its main connection.
+ */
+export type ChannelReader = 'instance' | 'operator';
+
 /** Where snapshots, change notices and heartbeats travel: Redis, or this process alone. */
 export interface PolicyChannel {
   /** The stored snapshot, or null when none is stored. */
   read(): Promise<PolicySnapshot | null>;
   /** The stored snapshot's version, or null. */
-  storedVersion(): Promise<number | null>;
+  storedVersion(reader?: ChannelReader): Promise<number | null>;
   /** Stores the snapshot unless a newer one is stored; true when it was stored. */
   write(snapshot: PolicySnapshot): Promise<boolean>;
   /** Tells every instance that a newer snapshot may exist. */
@@ -28,7 +35,7 @@ export interface PolicyChannel {
   /** Records this instance's heartbeat. */
   beat(heartbeat: InstanceHeartbeat): Promise<void>;
   /** Every instance's last heartbeat. */
-  heartbeats(): Promise<InstanceHeartbeat[]>;
+  heartbeats(reader?: ChannelReader): Promise<InstanceHeartbeat[]>;
   /** Removes an instance's heartbeat: it is shutting down. */
   forget(instanceId: string): Promise<void>;
   /** Unsubscribes and lets go of the channel's connection. */

@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import { parseHeartbeat, type InstanceHeartbeat } from './instance.heartbeat.js';
-import type { ChannelListener, PolicyChannel } from './policy.channel.js';
+import type { ChannelListener, ChannelReader, PolicyChannel } from './policy.channel.js';
 import {
   decodeSnapshot,
   encodeSnapshot,
@@ -40,18 +40,24 @@ export class RedisPolicyChannel implements PolicyChannel {
   constructor(
     private readonly client: Redis | Cluster,
     prefix: string,
+    /** Where an operator's reads go: a connection with a longer timeout (SluiceConnection.readRedis). */
+    private readonly operatorClient: () => Redis | Cluster = () => client,
   ) {
     this.snapshotKey = `${prefix}:policies`;
     this.versionKey = `${prefix}:policies:version`;
     this.instancesKey = `${prefix}:instances`;
   }
 
+  private via(reader: ChannelReader): Redis | Cluster {
+    return reader === 'operator' ? this.operatorClient() : this.client;
+  }
+
   async read(): Promise<PolicySnapshot | null> {
     return decodeSnapshot(await this.client.hgetall(this.snapshotKey));
   }
 
-  async storedVersion(): Promise<number | null> {
-    return parseVersion(await this.client.get(this.versionKey));
+  async storedVersion(reader: ChannelReader = 'instance'): Promise<number | null> {
+    return parseVersion(await this.via(reader).get(this.versionKey));
   }
 
   async write(snapshot: PolicySnapshot): Promise<boolean> {
@@ -109,8 +115,8 @@ export class RedisPolicyChannel implements PolicyChannel {
     await this.client.hset(this.instancesKey, heartbeat.id, JSON.stringify(heartbeat));
   }
 
-  async heartbeats(): Promise<InstanceHeartbeat[]> {
-    const fields = await this.client.hgetall(this.instancesKey);
+  async heartbeats(reader: ChannelReader = 'instance'): Promise<InstanceHeartbeat[]> {
+    const fields = await this.via(reader).hgetall(this.instancesKey);
     return Object.values(fields).flatMap((text) => parseHeartbeat(text) ?? []);
   }
 

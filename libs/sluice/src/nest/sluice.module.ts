@@ -104,7 +104,12 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
       useFactory: (options: SluiceModuleOptions, connection: SluiceConnection) =>
         connection.redis === undefined
           ? new LocalPolicyChannel()
-          : new RedisPolicyChannel(connection.redis, options.prefix ?? 'sluice'),
+          : new RedisPolicyChannel(
+              connection.redis,
+              options.prefix ?? 'sluice',
+              () =>
+                connection.readRedis ?? (connection.redis as NonNullable<typeof connection.redis>),
+            ),
     },
     {
       provide: PENALTY_STREAM,
