@@ -12,10 +12,10 @@ export const LIBRARY_LAYERS = {
     ['bus', 'events', 'stats', 'connection', 'metadata', 'http'],
     ['config'],
     ['trackers', 'engine'],
-    ['store'],
+    ['store', 'lists'],
     ['policy'],
     ['penalty', 'algorithms'],
-    ['keys', 'peers', 'clock', 'collections', 'logging'],
+    ['keys', 'peers', 'clock', 'collections', 'logging', 'net'],
   ],
   'libs/sluice-admin/src': [
     ['live', 'docs', 'serving'],

@@ -32,6 +32,12 @@ export type {
   DecisionReason,
   PolicyDecision,
 } from './engine/decision.js';
+export type {
+  ListEntry,
+  ListEntryInput,
+  ListMatchKind,
+  ListName,
+} from './lists/list-entry.schema.js';
 export { ALGORITHMS, type AlgorithmName } from './algorithms/algorithm.types.js';
 export type {
   CandidateRulesInput,

@@ -40,5 +40,12 @@ export { POLICY_NAME, policyInputSchema } from './policy/policy.schema.js';
 export { candidateStatsName, sampledStatsName } from './stats/decision-outcome.js';
 export { DECISION_STATS, IDENTIFIER_STATS, PENALTY_STREAM } from './config/sluice.tokens.js';
 export { TrackerResolver } from './trackers/tracker.resolver.js';
+export {
+  listEntryInputSchema,
+  MAX_ENTRY_POLICIES,
+  MAX_LIST_ENTRIES,
+} from './lists/list-entry.schema.js';
+export { AccessLists, type ListHits } from './lists/access-lists.js';
+export { ListHitTally } from './stats/list-hit.tally.js';
 export { loadOptionalPeer } from './peers/optional-peer.loader.js';
 export { ThrottledLogger, type LogSink } from './logging/throttled.logger.js';

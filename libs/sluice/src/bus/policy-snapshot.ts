@@ -6,6 +6,8 @@ export interface PolicySnapshot {
   enforcement: boolean;
   /** The database's policies, as stored; validated by each instance before it applies them. */
   policies: unknown[];
+  /** The allow and deny list entries (ListEntry), validated likewise; absent: none. */
+  lists?: unknown[];
 }
 
 /** Published on `<prefix>:policies` after each commit; a hint to re-read the snapshot. */
@@ -29,12 +31,17 @@ export class SnapshotFormatError extends Error {
 /** Hash fields that are not policies; policy names cannot start with '@'. */
 const VERSION_FIELD = '@version';
 const ENFORCEMENT_FIELD = '@enforcement';
+/** The list entries, as one JSON array: a release without lists skips the field, as any '@' one. */
+const LISTS_FIELD = '@lists';
 
 export function encodeSnapshot(snapshot: PolicySnapshot): Record<string, string> {
   const fields: Record<string, string> = {
     [VERSION_FIELD]: String(snapshot.version),
     [ENFORCEMENT_FIELD]: snapshot.enforcement ? 'on' : 'off',
   };
+  if (snapshot.lists !== undefined && snapshot.lists.length > 0) {
+    fields[LISTS_FIELD] = JSON.stringify(snapshot.lists);
+  }
   for (const policy of snapshot.policies) {
     const name = (policy as { name?: unknown }).name;
     if (typeof name !== 'string' || name.startsWith('@')) {
@@ -65,7 +72,19 @@ export function decodeSnapshot(fields: Record<string, string>): PolicySnapshot |
       throw new SnapshotFormatError(`policy ${JSON.stringify(field)} is not valid JSON`);
     }
   }
-  return { version, enforcement: enforcement === 'on', policies };
+  const snapshot: PolicySnapshot = { version, enforcement: enforcement === 'on', policies };
+  const lists = fields[LISTS_FIELD];
+  if (lists !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(lists);
+    } catch {
+      throw new SnapshotFormatError(`${LISTS_FIELD} is not valid JSON`);
+    }
+    if (!Array.isArray(parsed)) throw new SnapshotFormatError(`${LISTS_FIELD} must be an array`);
+    snapshot.lists = parsed;
+  }
+  return snapshot;
 }
 
 export function parseVersion(text: string | null | undefined): number | null {

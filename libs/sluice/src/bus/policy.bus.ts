@@ -152,6 +152,7 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
   /** Applies a snapshot newer than the current one; false when it is older, the same or invalid. */
   apply(snapshot: PolicySnapshot): boolean {
     const before = new Map(this.engine.policies.all().map((policy) => [policy.name, policy]));
+    const listsBefore = JSON.stringify(this.engine.lists.entries());
     const applied = this.applier.apply(snapshot);
     // A cached block was decided under the old definition: an override given since (unlimited,
     // say) must not wait for the cached block to run out.
@@ -160,6 +161,14 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
         const old = before.get(policy.name);
         if (old === undefined || JSON.stringify(old) !== JSON.stringify(policy)) {
           this.blocks.forgetPolicy(policy.name);
+        }
+      }
+      // Likewise an allow entry given since: its identifiers pass from now on.
+      if (JSON.stringify(this.engine.lists.entries()) !== listsBefore) {
+        for (const entry of this.engine.lists.entries()) {
+          if (entry.list !== 'allow') continue;
+          const names = entry.policies ?? this.engine.policies.all().map((policy) => policy.name);
+          for (const name of names) this.blocks.forgetPolicy(name);
         }
       }
     }

@@ -61,11 +61,21 @@ export class SnapshotApplier {
     const effective = new Map(this.codePolicies);
     for (const policy of [...kept, ...stored]) effective.set(policy.name, policy);
     this.engine.policies.replaceAll([...effective.values()], snapshot.enforcement);
+    const listProblems = this.engine.lists.replace(snapshot.lists ?? []);
     this.appliedVersion = snapshot.version;
-    this.rejection =
-      problems.length === 0
-        ? null
-        : `snapshot v${snapshot.version} applied without ${problems.length === 1 ? 'a policy' : `${problems.length} policies`} this instance cannot load, whose last good definition stays: ${problems.join('; ')}`;
+    const rejections = [
+      ...(problems.length === 0
+        ? []
+        : [
+            `snapshot v${snapshot.version} applied without ${problems.length === 1 ? 'a policy' : `${problems.length} policies`} this instance cannot load, whose last good definition stays: ${problems.join('; ')}`,
+          ]),
+      ...(listProblems.length === 0
+        ? []
+        : [
+            `snapshot v${snapshot.version} applied without list entries this instance cannot load: ${listProblems.join('; ')}`,
+          ]),
+    ];
+    this.rejection = rejections.length === 0 ? null : rejections.join('. ');
     if (this.rejection !== null) this.logger.error(`Sluice: ${this.rejection}`);
     return true;
   }

@@ -1,9 +1,6 @@
 import { assertPrefix, KEY_KIND } from '../keys/key.builder.js';
-import {
-  assertIpv6Prefix,
-  compileAddressList,
-  compileTrustProxy,
-} from '../trackers/client-address.js';
+import { compileAddressList } from '../net/address-range.js';
+import { assertIpv6Prefix, compileTrustProxy } from '../trackers/client-address.js';
 import { assertBatchLimits } from '../store/redis.store.js';
 import type { SluiceModuleOptions } from './sluice-options.interface.js';
 

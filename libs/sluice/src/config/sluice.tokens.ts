@@ -17,3 +17,5 @@ export const PENALTY_STREAM = Symbol('SLUICE_PENALTY_STREAM');
 export const IDENTIFIER_STATS = Symbol('SLUICE_IDENTIFIER_STATS');
 /** Where per-policy decision counts are added up each second for the admin (Redis, or this process). */
 export const DECISION_STATS = Symbol('SLUICE_DECISION_STATS');
+/** Where what the list entries matched is added up for the admin (Redis, or this process). */
+export const LIST_HITS = Symbol('SLUICE_LIST_HITS');

@@ -1,11 +1,12 @@
 import type { AlgorithmName } from '../algorithms/algorithm.types.js';
 import { idiv } from '../algorithms/integer-math.js';
+import type { ListEntry, ListName } from '../lists/list-entry.schema.js';
 import type { Policy } from '../policy/policy.types.js';
 
 /**
  * Why a policy decided as it did: 'ok' admitted; 'limit' over the rate; 'blocked' a penalty's or
  * an operator's block in Redis; 'cache-block' a block this instance had cached; 'denylist' an
- * override of limit 0; 'shadow' a shadow policy's would-be refusal; 'store-error' Redis failed
+ * override of limit 0 or a deny-list entry; 'shadow' a shadow policy's would-be refusal; 'store-error' Redis failed
  * and the policy's onStoreError refused.
  */
 export type DecisionReason =
@@ -55,6 +56,8 @@ export interface PolicyDecision {
   override?: AppliedOverride;
   /** The tier whose rate decided, when one applied. */
   tier?: string;
+  /** The allow or deny list entry that decided the policy without the store, when one did. */
+  listEntry?: { id: string; list: ListName };
 }
 
 /**
@@ -110,6 +113,7 @@ export function summarize(policies: PolicyDecision[], admitted: boolean): Decisi
   if (deciding.blocked !== undefined) decision.blocked = deciding.blocked;
   if (deciding.override !== undefined) decision.override = deciding.override;
   if (deciding.tier !== undefined) decision.tier = deciding.tier;
+  if (deciding.listEntry !== undefined) decision.listEntry = deciding.listEntry;
   decision.policies = policies;
   return decision;
 }
@@ -143,6 +147,28 @@ export function settledDecision(
     reason,
     ...(override !== undefined ? { override } : {}),
   };
+}
+
+/**
+ * A policy decided by a list entry, without the store: a deny entry refuses (a shadow policy
+ * only says it would have) until the entry expires, else for the policy's period; an allow entry
+ * admits with the policy's limit untouched.
+ */
+export function listedDecision(policy: Policy, entry: ListEntry, nowMs: number): PolicyDecision {
+  const listEntry = { id: entry.id, list: entry.list };
+  if (entry.list === 'allow') {
+    return { ...settledDecision(policy, 'ok', undefined, nowMs), listEntry };
+  }
+  const decision = settledDecision(
+    policy,
+    policy.mode === 'shadow' ? 'shadow' : 'denylist',
+    undefined,
+    nowMs,
+  );
+  if (!decision.allowed && entry.expiresAt !== null) {
+    decision.retryAfterMs = Math.max(0, Date.parse(entry.expiresAt) - nowMs);
+  }
+  return { ...decision, listEntry };
 }
 
 /** A refusal made in this process without the store: a cached block, or the store failing. */

@@ -7,6 +7,18 @@ export {
   type SluiceEngineOptions,
 } from './sluice.engine.js';
 export type { CallTarget, PolicySelection } from './call.target.js';
+export {
+  AccessLists,
+  type ListHits,
+  type ListSubject,
+  type ListVerdicts,
+} from '../lists/access-lists.js';
+export type {
+  ListEntry,
+  ListEntryInput,
+  ListMatchKind,
+  ListName,
+} from '../lists/list-entry.schema.js';
 export { MemoryStore, type MemoryStoreOptions } from '../store/memory.store.js';
 export {
   EventualStore,

@@ -9,8 +9,10 @@ import { callTarget, type CallTarget, type PolicySelection } from './call.target
 import { inCandidateSample } from './candidate.sample.js';
 import { PolicySpecCache, toCandidateSpec } from './policy-spec.js';
 import { overridesOf } from './override.index.js';
+import { AccessLists } from '../lists/access-lists.js';
 import {
   delayInMs,
+  listedDecision,
   settledDecision,
   summarize,
   type AppliedOverride,
@@ -46,6 +48,11 @@ export interface ConsumeOptions {
    * decides at its rate, the others at their own. An operator's override assigning a tier wins.
    */
   tier?: string;
+  /**
+   * The request's client, which allow and deny list entries of an address or a User-Agent match
+   * (the guard passes it when such entries exist); identifier entries need nothing more.
+   */
+  client?: { address?: string | undefined; userAgent?: string | undefined };
 }
 
 /**
@@ -81,6 +88,8 @@ const NOTHING_CHARGED: readonly Policy[] = [];
 export class SluiceEngine {
   /** The policies in force: set, replace and delete them here. */
   readonly policies = new PolicyRegistry();
+  /** The allow and deny lists in force, as the last snapshot published them. */
+  readonly lists = new AccessLists();
   private readonly specCache = new PolicySpecCache();
   private readonly candidateSpecs = new PolicySpecCache(toCandidateSpec);
   private readonly store: SluiceStore;
@@ -320,7 +329,23 @@ export class SluiceEngine {
   ): Promise<Charged> {
     const settled: PolicyDecision[] = [];
     const counted: Array<{ policy: Policy; override: AppliedOverride | undefined }> = [];
+    // The lists come before the policies' own overrides: a deny entry refuses whatever an
+    // override grants (docs/guide.md, allow and deny lists). A peek counts no match.
+    const listed =
+      this.lists.size === 0
+        ? undefined
+        : this.lists.decide(
+            target.policies,
+            { keyKind: target.keyKind, identifier: target.identifier, ...options.client },
+            this.nowMs(),
+            op === 'consume',
+          );
     for (const policy of target.policies) {
+      const entry = listed?.get(policy);
+      if (entry !== undefined && policy.mode !== 'off') {
+        settled.push(listedDecision(policy, entry, this.nowMs()));
+        continue;
+      }
       const override = this.override(policy, target);
       if (policy.mode === 'off' || override?.unlimited) {
         settled.push(settledDecision(policy, 'ok', override, this.nowMs()));

@@ -12,7 +12,7 @@ import { longSleep } from '../clock/long.sleep.js';
 import { summarize, type Decision } from '../engine/decision.js';
 import { InvalidIdentifierError } from '../keys/identifier.js';
 import type { Policy } from '../policy/policy.types.js';
-import { compileAddressList } from '../trackers/client-address.js';
+import { compileAddressList } from '../net/address-range.js';
 import { TrackerResolver, type Tracked } from '../trackers/tracker.resolver.js';
 import { TierResolver } from '../trackers/tier.resolver.js';
 import { loadOptionalPeer } from '../peers/optional-peer.loader.js';
@@ -20,10 +20,12 @@ import { guardedResponseHeaders } from '../http/rate-limit.headers.js';
 import { BlockGate } from './block.gate.js';
 import { awaitOutcome, firstDecision } from './handler.outcome.js';
 import { PolicyMatcher } from '../http/policy.matcher.js';
-import { onFinished, setHeader } from '../http/response.access.js';
+import { onFinished, setHeader, userAgentOf } from '../http/response.access.js';
+import { AccessLists } from '../lists/access-lists.js';
+import type { ConsumeOptions } from '../engine/sluice.engine.js';
 import { SLUICE_OPTIONS } from '../config/sluice.tokens.js';
 import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
-import { policiesOf, SluiceService } from './sluice.service.js';
+import { listsOf, policiesOf, SluiceService } from './sluice.service.js';
 import { PolicyRegistry } from '../policy/policy.registry.js';
 import { ThrottleMetadataAccessor } from '../metadata/throttle-metadata.accessor.js';
 import { TooManyRequestsException } from './too-many-requests.exception.js';
@@ -41,6 +43,8 @@ interface Charge extends Tracked {
   policies: Policy[];
   /** The request's tier, as the app's resolver gave it. */
   tier?: string;
+  /** The client's address and User-Agent, when list entries match them. */
+  client?: ConsumeOptions['client'];
   decision?: Decision;
   /** What its store call charged, as the engine says: what a refund gives back. */
   charged?: readonly Policy[];
@@ -66,6 +70,7 @@ export class SluiceGuard implements CanActivate {
   @Inject(ThrottleMetadataAccessor)
   private readonly sharedMarks?: ThrottleMetadataAccessor;
   @Optional() @Inject(PolicyRegistry) private readonly sharedPolicies?: PolicyRegistry;
+  @Optional() @Inject(AccessLists) private readonly sharedLists?: AccessLists;
   private ownTrackers?: TrackerResolver;
   private ownTiers?: TierResolver;
   private ownMarks?: ThrottleMetadataAccessor;
@@ -105,6 +110,10 @@ export class SluiceGuard implements CanActivate {
     return this.sharedPolicies ?? policiesOf(this.sluice);
   }
 
+  private get lists(): AccessLists {
+    return this.sharedLists ?? listsOf(this.sluice);
+  }
+
   /** Decides the request; throws TooManyRequestsException when a policy refuses it. */
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (!this.policies.enforcing || (await this.shouldSkip(context))) return true;
@@ -129,6 +138,8 @@ export class SluiceGuard implements CanActivate {
       : (routeTier ??
         (this.options.tiers === undefined ? undefined : await this.tiers.resolve(req, context)));
     if (tier !== undefined) for (const charge of charges) charge.tier = tier;
+    const client = this.clientOf(req);
+    if (client !== undefined) for (const charge of charges) charge.client = client;
     const decision = await this.decideAll(charges, route);
     this.sendHeaders(res, decision, policies);
     if (!decision.allowed) {
@@ -140,6 +151,16 @@ export class SluiceGuard implements CanActivate {
     this.giveBackOnSuccess(res, charges, context);
     if (decision.delayMs > 0) await longSleep(decision.delayMs);
     return true;
+  }
+
+  /** What the allow and deny lists' address and User-Agent entries match; undefined without any. */
+  private clientOf(req: unknown): ConsumeOptions['client'] {
+    const lists = this.lists;
+    if (!lists.matchesAddresses && !lists.matchesUserAgents) return undefined;
+    return {
+      address: lists.matchesAddresses ? this.trackers.clientIp(req) : undefined,
+      userAgent: lists.matchesUserAgents ? userAgentOf(req) : undefined,
+    };
   }
 
   /** On the module's `allow` list: passes undecided, before any store call. */
@@ -250,6 +271,7 @@ export class SluiceGuard implements CanActivate {
         keyKind: charge.keyKind,
         route,
         ...(charge.tier === undefined ? {} : { tier: charge.tier }),
+        ...(charge.client === undefined ? {} : { client: charge.client }),
       });
       charge.charged = charged;
       return decision;

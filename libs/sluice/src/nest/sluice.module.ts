@@ -5,6 +5,9 @@ import { PolicyBus } from '../bus/policy.bus.js';
 import { RedisPolicyChannel } from '../bus/redis.channel.js';
 import { systemClock, type Clock } from '../clock/clock.js';
 import { SluiceEngine } from '../engine/sluice.engine.js';
+import { ListHitTally } from '../stats/list-hit.tally.js';
+import { LocalListHits, RedisListHits } from '../stats/list-hits.store.js';
+import { AccessLists } from '../lists/access-lists.js';
 import { PolicyRegistry } from '../policy/policy.registry.js';
 import { LocalPenaltyStream } from '../penalty/local-penalty.stream.js';
 import { PenaltyEventPublisher } from '../events/penalty-event.publisher.js';
@@ -37,6 +40,7 @@ import {
   DECISION_STATS,
   GLOBAL_GUARD,
   IDENTIFIER_STATS,
+  LIST_HITS,
   PENALTY_STREAM,
   POLICY_CHANNEL,
   SLUICE_CLOCK,
@@ -84,6 +88,11 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
       provide: PolicyRegistry,
       inject: [SluiceEngine],
       useFactory: (engine: SluiceEngine) => engine.policies,
+    },
+    {
+      provide: AccessLists,
+      inject: [SluiceEngine],
+      useFactory: (engine: SluiceEngine) => engine.lists,
     },
     {
       provide: TrackerResolver,
@@ -145,6 +154,20 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
                 connection.readRedis ?? (connection.redis as NonNullable<typeof connection.redis>),
             ),
     },
+    {
+      provide: LIST_HITS,
+      inject: [SLUICE_OPTIONS, SluiceConnection],
+      useFactory: (options: SluiceModuleOptions, connection: SluiceConnection) =>
+        connection.redis === undefined
+          ? new LocalListHits()
+          : new RedisListHits(
+              connection.redis,
+              options.prefix ?? 'sluice',
+              () =>
+                connection.readRedis ?? (connection.redis as NonNullable<typeof connection.redis>),
+            ),
+    },
+    ListHitTally,
     PolicyBus,
     PenaltyEventPublisher,
     IdentifierTally,
@@ -165,6 +188,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     SluiceConnection,
     SluiceEngine,
     PolicyRegistry,
+    AccessLists,
     BlockCache,
     TrackerResolver,
     PolicyBus,
@@ -174,6 +198,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     IdentifierTally,
     DECISION_STATS,
     DecisionTally,
+    ListHitTally,
     RouteRegistry,
     SluiceService,
     BlockGate,

@@ -12,6 +12,7 @@ import { InvalidIdentifierError, storedForm } from '../keys/identifier.js';
 import { UnknownPolicyError, type PolicyRegistry } from '../policy/policy.registry.js';
 import { PolicyValidationError } from '../policy/policy-validation.error.js';
 import type { Policy } from '../policy/policy.types.js';
+import type { AccessLists } from '../lists/access-lists.js';
 import { PolicyBus } from '../bus/policy.bus.js';
 import { PenaltyEventPublisher } from '../events/penalty-event.publisher.js';
 import { SluiceMetrics } from '../metrics/sluice.metrics.js';
@@ -48,6 +49,11 @@ const NOTHING_CHARGED: readonly Policy[] = [];
  */
 export function policiesOf(service: SluiceService): PolicyRegistry {
   return service['engine'].policies;
+}
+
+/** The lists `service` decides by, for a guard subclass built without the AccessLists provider. */
+export function listsOf(service: SluiceService): AccessLists {
+  return service['engine'].lists;
 }
 
 /**

@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import {
   assertIpv6Prefix,
   clientAddress,
-  compileAddressList,
   compileTrustProxy,
   type IncomingRequestLike,
   type TrustProxy,
 } from './client-address.js';
+import { compileAddressList } from '../net/address-range.js';
 
 function request(
   socketAddress: string | undefined,

@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import proxyAddr from 'proxy-addr';
+import { isIpAddress } from '../net/address-range.js';
 
 /** What the module's `trustProxy` option accepts (Express conventions). */
 export type TrustProxy =
@@ -14,8 +15,6 @@ export interface IncomingRequestLike {
 
 /** Trusted proxies beyond this many hops from the socket are not followed. */
 const MAX_HOPS = 64;
-/** Longer than any address with a zone id; a longer X-Forwarded-For entry is garbage, not parsed. */
-const MAX_ADDRESS_LENGTH = 64;
 const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 /** Identifiers of addresses seen lately: parsing an address costs more than the rest of a decision. */
 const KNOWN_ADDRESSES = 10_000;
@@ -105,46 +104,6 @@ export function clientIp(request: IncomingRequestLike, trust: TrustFunction): st
   return client;
 }
 
-/**
- * Matches addresses against IP addresses and CIDR ranges (an IPv4 range matches IPv4-mapped IPv6
- * addresses too); throws naming `field` and the entry that is neither.
- */
-export function compileAddressList(entries: unknown, field: string): (address: string) => boolean {
-  if (!Array.isArray(entries)) throw new RangeError(`${field}: must be an array of addresses`);
-  const ranges = entries.map((entry: unknown, index) => {
-    const range = typeof entry === 'string' ? parseRange(entry) : undefined;
-    if (range === undefined) {
-      throw new RangeError(
-        `${field}[${index}]: ${describe(entry)} is not an IP address or a CIDR range`,
-      );
-    }
-    return range;
-  });
-  if (ranges.length === 0) return () => false;
-  return (address) => {
-    if (!isIpAddress(address)) return false;
-    const ip = ipaddr.process(address);
-    return ranges.some(([network, bits]) => {
-      if (ip.kind() === network.kind()) return ip.match(network, bits);
-      // An IPv6 range written for IPv4-mapped addresses still matches the IPv4 client.
-      return ip instanceof ipaddr.IPv4 && ip.toIPv4MappedAddress().match(network, bits);
-    });
-  };
-}
-
-/** An address (a range of one) or a CIDR range, /0 to /32 or /128; undefined if neither. */
-function parseRange(entry: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | undefined {
-  const [address = '', bits, extra] = entry.split('/');
-  if (extra !== undefined) return undefined;
-  const v4 = ipaddr.IPv4.isValidFourPartDecimal(address);
-  if (!v4 && !ipaddr.IPv6.isValid(address)) return undefined;
-  const max = v4 ? 32 : 128;
-  if (bits !== undefined && !/^(0|[1-9][0-9]{0,2})$/.test(bits)) return undefined;
-  const length = bits === undefined ? max : Number(bits);
-  if (length > max) return undefined;
-  return [ipaddr.parse(address), length];
-}
-
 /** The identifier of an address, or undefined when it is not one; remembered for the next request. */
 function knownIdentifier(address: string, ipv6Prefix: number): string | undefined {
   const known = ipv6Prefix === DEFAULT_IPV6_PREFIX ? address : `${ipv6Prefix}/${address}`;
@@ -168,10 +127,6 @@ function* forwardedNearestFirst(header: string | string[] | undefined): Generato
       end = comma;
     }
   }
-}
-
-function isIpAddress(text: string): boolean {
-  return text.length <= MAX_ADDRESS_LENGTH && ipaddr.isValid(text);
 }
 
 function identifierOf(address: string, ipv6Prefix: number): string {
