@@ -3,6 +3,7 @@ import { AdminAuthModule } from './auth/auth.module.js';
 import { DocsModule } from './docs/docs.module.js';
 import { IdentifiersModule } from './identifiers/identifiers.module.js';
 import { InstancesModule } from './instances/instances.module.js';
+import { ListsModule } from './lists/lists.module.js';
 import { LiveModule } from './live/live.module.js';
 import { PenaltiesModule } from './penalties/penalties.module.js';
 import { PoliciesModule } from './policies/policies.module.js';
@@ -17,6 +18,7 @@ export const ADMIN_FEATURES = [
   InstancesModule,
   AuditModule,
   PenaltiesModule,
+  ListsModule,
   IdentifiersModule,
   LiveModule,
   DocsModule,

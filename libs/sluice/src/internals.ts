@@ -45,7 +45,13 @@ export {
   MAX_ENTRY_POLICIES,
   MAX_LIST_ENTRIES,
 } from './lists/list-entry.schema.js';
-export { AccessLists, type ListHits } from './lists/access-lists.js';
+export {
+  AccessLists,
+  type ListHits,
+  type ListSubject,
+  type ListVerdicts,
+} from './lists/access-lists.js';
 export { ListHitTally } from './stats/list-hit.tally.js';
+export type { ListHitStore } from './stats/list-hits.store.js';
 export { loadOptionalPeer } from './peers/optional-peer.loader.js';
 export { ThrottledLogger, type LogSink } from './logging/throttled.logger.js';

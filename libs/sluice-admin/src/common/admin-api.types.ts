@@ -1,6 +1,8 @@
 import type {
   Decision,
   InstanceHeartbeat,
+  ListEntry,
+  ListEntryInput,
   Policy,
   PolicyInput,
   ThrottledRoute,
@@ -355,6 +357,36 @@ export interface BlockRequest {
   reason?: string | null;
   /** What the identifier is; default the policy's `key`. */
   keyKind?: string;
+}
+
+/** One allow or deny list entry, with what it matched on every instance. */
+export interface ListEntryView extends ListEntry {
+  /** True once its expiry has passed: it no longer applies, and stays listed until removed. */
+  expired: boolean;
+  /**
+   * Calls it decided (`enforced`) or would have decided (`shadow`), summed over every instance
+   * as each sends them once a second.
+   */
+  hits: { enforced: number; shadow: number };
+}
+
+/** GET /lists: every entry, the oldest first, and how many the lists may hold. */
+export interface ListEntryList {
+  /** The entries. */
+  entries: ListEntryView[];
+  /** How many entries the lists hold at most, together. */
+  max: number;
+}
+
+/** POST /lists: an entry as an operator writes it. */
+export type ListEntryRequest = ListEntryInput;
+
+/** DELETE /lists/:id: the entry is gone from every instance. */
+export interface ListEntryRemoval {
+  /** Always true. */
+  removed: true;
+  /** The global version the removal made. */
+  version: number;
 }
 
 /** A block set by hand. */

@@ -18,6 +18,10 @@ import type {
   IdentifiersQuery,
   InspectResult,
   InstanceList,
+  ListEntryList,
+  ListEntryRemoval,
+  ListEntryRequest,
+  ListEntryView,
   PenaltyPage,
   PenaltyQuery,
   PolicyList,
@@ -97,6 +101,12 @@ export interface AdminRoutes {
   'POST /blocked': { body: BlockRequest; response: BlockResult };
   /** Lifts a block. */
   'DELETE /blocked/:policy/:identifier': { query: UnblockQuery; response: UnblockResult };
+  /** The allow and deny list entries, with what each matched. */
+  'GET /lists': { response: ListEntryList };
+  /** Adds an allow or deny list entry, on every instance within a second. */
+  'POST /lists': { body: ListEntryRequest; response: ListEntryView };
+  /** Removes a list entry. */
+  'DELETE /lists/:id': { body: ChangeNoteRequest; response: ListEntryRemoval };
   /** The identifiers seen over the last day, the most rejected first. */
   'GET /identifiers': { query: IdentifiersQuery; response: IdentifierList };
   /** The penalty history, newest first. */
@@ -134,6 +144,9 @@ export const ADMIN_ROUTES = [
   'GET /blocked',
   'POST /blocked',
   'DELETE /blocked/:policy/:identifier',
+  'GET /lists',
+  'POST /lists',
+  'DELETE /lists/:id',
   'GET /identifiers',
   'GET /penalties',
   'GET /audit',

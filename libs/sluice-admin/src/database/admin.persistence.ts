@@ -3,6 +3,8 @@ import { AdminSchema1795305600000 } from './migrations/1795305600000-admin-schem
 import { PolicyCandidates1795428000000 } from './migrations/1795428000000-policy-candidates.migration.js';
 import { CandidateSample1795500000000 } from './migrations/1795500000000-candidate-sample.migration.js';
 import { PenaltyIdentifierKey1795900000000 } from './migrations/1795900000000-penalty-identifier-key.migration.js';
+import { ListEntries1796000000000 } from './migrations/1796000000000-list-entries.migration.js';
+import { ListEntryEntity } from './list-entry.entity.js';
 import { PenaltyEntity } from './penalty.entity.js';
 import { PolicyCandidateEntity } from './policy-candidate.entity.js';
 import { PolicyRevisionEntity } from './policy-revision.entity.js';
@@ -19,6 +21,7 @@ export const ADMIN_ENTITIES = [
   AdminAuditEntity,
   PenaltyEntity,
   PolicyCandidateEntity,
+  ListEntryEntity,
 ];
 
 export const ADMIN_MIGRATIONS = [
@@ -26,4 +29,5 @@ export const ADMIN_MIGRATIONS = [
   PolicyCandidates1795428000000,
   CandidateSample1795500000000,
   PenaltyIdentifierKey1795900000000,
+  ListEntries1796000000000,
 ];

@@ -1,4 +1,5 @@
-import type { PolicyCandidateInput, PolicySnapshot } from '@sluice/nest/internals';
+import type { ListEntry, PolicyCandidateInput, PolicySnapshot } from '@sluice/nest/internals';
+import { ListEntryEntity } from './list-entry.entity.js';
 import type { EntityManager } from 'typeorm';
 import { PolicyCandidateEntity } from './policy-candidate.entity.js';
 import { PolicyEntity } from './policy.entity.js';
@@ -21,9 +22,13 @@ export async function readSnapshot(manager: EntityManager): Promise<PolicySnapsh
   const candidates = new Map(
     (await manager.find(PolicyCandidateEntity)).map((row) => [row.policyName, row]),
   );
+  const lists = (
+    await manager.find(ListEntryEntity, { order: { createdAt: 'ASC', id: 'ASC' } })
+  ).map(listEntryOf);
   return {
     version: setting.version,
     enforcement: setting.enforcement,
+    ...(lists.length === 0 ? {} : { lists }),
     policies: rows.map((row) => {
       const candidate = candidates.get(row.name);
       return candidate === undefined
@@ -47,5 +52,23 @@ export function candidateInput(row: PolicyCandidateEntity): PolicyCandidateInput
     proposedAt: row.proposedAt.toISOString(),
     baseVersion: row.baseVersion,
     samplePercent: row.samplePercent,
+  };
+}
+
+/** A list entry as the snapshot carries it and the API shows it. */
+export function listEntryOf(row: ListEntryEntity): ListEntry {
+  return {
+    id: row.id,
+    list: row.list,
+    kind: row.kind,
+    value: row.value,
+    keyKind: row.keyKind,
+    prefix: row.prefix,
+    policies: row.policies,
+    mode: row.mode,
+    reason: row.reason,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt.toISOString(),
   };
 }

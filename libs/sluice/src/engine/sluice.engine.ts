@@ -49,8 +49,9 @@ export interface ConsumeOptions {
    */
   tier?: string;
   /**
-   * The request's client, which allow and deny list entries of an address or a User-Agent match
-   * (the guard passes it when such entries exist); identifier entries need nothing more.
+   * The request's client, which allow and deny list entries of an address or a User-Agent match.
+   * The guard passes one object per request, shared by its calls, so an entry that matches several
+   * of them is counted once; identifier entries need nothing more.
    */
   client?: { address?: string | undefined; userAgent?: string | undefined };
 }
@@ -336,7 +337,12 @@ export class SluiceEngine {
         ? undefined
         : this.lists.decide(
             target.policies,
-            { keyKind: target.keyKind, identifier: target.identifier, ...options.client },
+            {
+              keyKind: target.keyKind,
+              identifier: target.identifier,
+              ...options.client,
+              request: options.client,
+            },
             this.nowMs(),
             op === 'consume',
           );

@@ -16,6 +16,11 @@ export interface ListSubject {
   address?: string | undefined;
   /** The request's User-Agent, when the caller knows it. */
   userAgent?: string | undefined;
+  /**
+   * One object per request, shared by its calls (one per identifier): an entry matched by several
+   * of them counts once for the request.
+   */
+  request?: object | undefined;
 }
 
 /** Matches made by one entry on this instance since they were last taken. */
@@ -43,8 +48,14 @@ export type ListVerdicts = Map<Policy, ListEntry>;
  * entry decides a policy before an allow entry does; shadow entries only count.
  */
 export class AccessLists {
+  /** Every match since the start, by list and entry mode: what the metrics count. */
+  readonly matches = {
+    allow: { enforce: 0, shadow: 0 },
+    deny: { enforce: 0, shadow: 0 },
+  };
   private compiled: Compiled[] = [];
   private hits = new Map<string, ListHits>();
+  private readonly countedFor = new WeakMap<object, Set<string>>();
   private needsAddress = false;
   private needsUserAgent = false;
 
@@ -100,7 +111,7 @@ export class AccessLists {
   /**
    * The enforced entry deciding each of `policies` for the subject at `nowMs` (epoch ms): a deny
    * entry, else an allow entry; undefined when none does. With `count`, each entry that matched is
-   * counted once for the call, as enforced or as shadow.
+   * counted once for the request (the subject's `request`), as enforced or as shadow.
    */
   decide(
     policies: readonly Policy[],
@@ -134,7 +145,12 @@ export class AccessLists {
         }
       }
     }
-    if (count && matched !== undefined) for (const each of matched) this.count(each.entry);
+    if (count && matched !== undefined) {
+      for (const each of matched) {
+        if (!this.firstFor(subject.request, each.entry.id)) continue;
+        this.count(each.entry);
+      }
+    }
     return verdicts;
   }
 
@@ -155,7 +171,21 @@ export class AccessLists {
     }
   }
 
+  /** False when the request's other call already counted the entry. */
+  private firstFor(request: object | undefined, id: string): boolean {
+    if (request === undefined) return true;
+    let counted = this.countedFor.get(request);
+    if (counted === undefined) {
+      counted = new Set();
+      this.countedFor.set(request, counted);
+    }
+    if (counted.has(id)) return false;
+    counted.add(id);
+    return true;
+  }
+
   private count(entry: ListEntry): void {
+    this.matches[entry.list][entry.mode]++;
     let hits = this.hits.get(entry.id);
     if (hits === undefined) {
       hits = { enforced: 0, shadow: 0 };

@@ -80,7 +80,10 @@ const entryFields = {
   kind: z.enum(['address', 'userAgent', 'identifier'], {
     error: "must be 'address', 'userAgent' or 'identifier'",
   }),
-  value: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }),
+  value: z
+    .string({ error: 'must be a string' })
+    .min(1, { error: 'must not be empty' })
+    .refine((value) => !value.includes('\u0000'), { error: 'must not contain NUL' }),
   keyKind: z.string({ error: 'must be a string' }).regex(KEY_KIND, { error: KEY_KIND_RULE }),
   prefix: z.boolean({ error: 'must be true or false' }),
   policies: z
@@ -97,7 +100,8 @@ const entryFields = {
     .string({ error: 'must be a string' })
     .trim()
     .min(1, { error: 'must say why the entry is there' })
-    .max(500, { error: 'must be at most 500 characters' }),
+    .max(500, { error: 'must be at most 500 characters' })
+    .refine((reason) => !reason.includes('\u0000'), { error: 'must not contain NUL' }),
   expiresAt: z.iso.datetime({
     offset: true,
     error: 'must be an ISO 8601 time with its offset, or null',

@@ -3,6 +3,7 @@ import type { Counter, Histogram, Registry } from 'prom-client';
 import { PolicyBus } from '../bus/policy.bus.js';
 import type { Decision } from '../engine/decision.js';
 import { BlockCache } from '../penalty/block.cache.js';
+import { AccessLists } from '../lists/access-lists.js';
 import { loadOptionalPeer } from '../peers/optional-peer.loader.js';
 import { SluiceConnection } from '../connection/sluice.connection.js';
 import { outcomeOf, type DecisionOutcome } from '../stats/decision-outcome.js';
@@ -33,6 +34,7 @@ export class SluiceMetrics implements OnModuleInit {
     @Inject(PolicyBus) private readonly bus: PolicyBus,
     @Inject(SluiceConnection) private readonly connection: SluiceConnection,
     @Inject(BlockCache) private readonly blocks: BlockCache,
+    @Inject(AccessLists) private readonly lists: AccessLists,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -63,7 +65,24 @@ export class SluiceMetrics implements OnModuleInit {
       help: 'Requests refused from the block cache, without a store call',
       registers: [registry],
     });
-    const { bus, connection, blocks } = this;
+    const { bus, connection, blocks, lists } = this;
+    // Two lists by two modes: four series at most.
+    const counted = { allow: { enforce: 0, shadow: 0 }, deny: { enforce: 0, shadow: 0 } };
+    new prom.Counter({
+      name: 'sluice_list_matches_total',
+      help: 'Calls an allow or deny list entry decided (mode enforce) or would have (mode shadow)',
+      labelNames: ['list', 'mode'],
+      registers: [registry],
+      collect() {
+        for (const list of ['allow', 'deny'] as const) {
+          for (const mode of ['enforce', 'shadow'] as const) {
+            const total = lists.matches[list][mode];
+            if (total > counted[list][mode]) this.inc({ list, mode }, total - counted[list][mode]);
+            counted[list][mode] = total;
+          }
+        }
+      },
+    });
     new prom.Gauge({
       name: 'sluice_breaker_state',
       help: 'The store breaker: 0 closed, 1 half-open, 2 open, -1 none (in-memory store)',

@@ -153,10 +153,13 @@ export class SluiceGuard implements CanActivate {
     return true;
   }
 
-  /** What the allow and deny lists' address and User-Agent entries match; undefined without any. */
+  /**
+   * What the allow and deny lists' address and User-Agent entries match, read only when such
+   * entries exist; undefined without any list entry.
+   */
   private clientOf(req: unknown): ConsumeOptions['client'] {
     const lists = this.lists;
-    if (!lists.matchesAddresses && !lists.matchesUserAgents) return undefined;
+    if (lists.size === 0) return undefined;
     return {
       address: lists.matchesAddresses ? this.trackers.clientIp(req) : undefined,
       userAgent: lists.matchesUserAgents ? userAgentOf(req) : undefined,

@@ -33,10 +33,12 @@ export class ListHitTally implements OnModuleInit, OnApplicationShutdown {
     @Inject(SLUICE_CLOCK) private readonly clock: Clock,
   ) {}
 
+  /** Starts the flushes. */
   onModuleInit(): void {
     this.task.start();
   }
 
+  /** Stops them, after sending what was counted since the last one. */
   async onApplicationShutdown(): Promise<void> {
     await this.task.stop();
     await this.flush();

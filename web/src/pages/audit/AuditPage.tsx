@@ -27,6 +27,8 @@ const ACTIONS = [
   'block.create',
   'block.lift',
   'counters.reset',
+  'list.add',
+  'list.remove',
   'session.sign-in',
   'session.sign-out',
 ];

@@ -1,0 +1,16 @@
+import { listEntryInputSchema } from '@sluice/nest/internals';
+import { z } from 'zod';
+import type { ChangeNoteRequest, ListEntryRequest } from '../common/admin-api.types.js';
+import { freeText } from '../common/text.schema.js';
+
+/** POST /lists: the entry, checked as every instance will check it. */
+export const listEntryBodySchema = listEntryInputSchema satisfies z.ZodType<ListEntryRequest>;
+
+export type ListEntryBody = z.infer<typeof listEntryBodySchema>;
+
+/** DELETE /lists/:id: an optional note for the audit. */
+export const listRemovalSchema = z.strictObject({
+  comment: freeText(500).nullish(),
+}) satisfies z.ZodType<ChangeNoteRequest>;
+
+export type ListRemovalBody = z.infer<typeof listRemovalSchema>;

@@ -1,0 +1,49 @@
+import { Delete, Get, HttpCode, Inject, Param, Post, UseFilters, UseGuards } from '@nestjs/common';
+import type { ListEntryList, ListEntryRemoval, ListEntryView } from '../common/admin-api.types.js';
+import type { Actor } from '../common/actor.js';
+import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
+import { CurrentActor } from '../auth/current-actor.decorator.js';
+import { RequireRole } from '../auth/require-role.decorator.js';
+import { AdminController } from '../common/admin-controller.decorator.js';
+import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
+import { ValidBody } from '../common/request-schema.pipe.js';
+import {
+  listEntryBodySchema,
+  listRemovalSchema,
+  type ListEntryBody,
+  type ListRemovalBody,
+} from './list-body.schema.js';
+import { ListsService } from './lists.service.js';
+
+@AdminController('lists')
+@UseGuards(AdminAuthGuard)
+@UseFilters(DatabaseUnavailableFilter)
+export class ListsController {
+  constructor(@Inject(ListsService) private readonly lists: ListsService) {}
+
+  @Get()
+  @RequireRole('viewer')
+  list(): Promise<ListEntryList> {
+    return this.lists.list();
+  }
+
+  @Post()
+  @HttpCode(201)
+  @RequireRole('operator')
+  add(
+    @ValidBody(listEntryBodySchema) body: ListEntryBody,
+    @CurrentActor() actor: Actor,
+  ): Promise<ListEntryView> {
+    return this.lists.add(body, actor);
+  }
+
+  @Delete(':id')
+  @RequireRole('operator')
+  remove(
+    @Param('id') id: string,
+    @ValidBody(listRemovalSchema, {}) body: ListRemovalBody,
+    @CurrentActor() actor: Actor,
+  ): Promise<ListEntryRemoval> {
+    return this.lists.remove(id, body, actor);
+  }
+}

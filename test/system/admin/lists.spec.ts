@@ -1,0 +1,188 @@
+// Allow and deny lists through the admin API, on the demo's quote API: two instances share one
+// Redis and one database; an operator's entry reaches both within a second, is audited, counted
+// and removed again; bad entries are refused naming their field, and the lists are bounded.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { withPostgres } from '../../support/postgres-server.js';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import {
+  ensureDemoBuilt,
+  stopAllDemos,
+  uniqueDemoPrefix,
+  type DemoProcess,
+} from '../support/demo-process.js';
+import { send } from '../support/http.js';
+import {
+  adminCall,
+  adminDemoEnv,
+  appliedVersion,
+  showDemoOutputOnFailure,
+  startAdminDemos,
+  waitFor,
+} from './support/admin-demo.js';
+
+/** Change notices reach every instance within this (docs/architecture.md, a policy change). */
+const PROPAGATION_MS = 1_000;
+/** Each instance sends its matches once a second; the panel reads them after. */
+const HITS_FLUSHED_MS = 3_000;
+
+describe('allow and deny lists through the admin', () => {
+  let demos: DemoProcess[] = [];
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    [database] = await Promise.all([createTestDatabase(), ensureDemoBuilt()]);
+    demos = await startAdminDemos(
+      adminDemoEnv({
+        redisUrl: inject('redisUrl'),
+        databaseUrl: database.url,
+        prefix: uniqueDemoPrefix('lists'),
+      }),
+      2,
+    );
+  }, 90_000);
+
+  showDemoOutputOnFailure(() => demos);
+
+  afterAll(async () => {
+    await stopAllDemos();
+    await database?.drop();
+  });
+
+  async function quote(at: number, key: string): Promise<number> {
+    return (await send(`${demos[at]!.url}/api/quote`, { headers: { 'x-api-key': key } })).status;
+  }
+
+  async function bothOn(version: number): Promise<void> {
+    await waitFor(
+      `both instances on version ${version}`,
+      async () =>
+        (await Promise.all(demos.map((demo) => appliedVersion(demo.url)))).every(
+          (applied) => applied >= version,
+        ) || undefined,
+      { timeoutMs: PROPAGATION_MS },
+    );
+  }
+
+  it('denies an API key on every instance within a second, counts it, audits it, and lifts it', async () => {
+    expect(await quote(0, 'free-demo-1')).toBe(200);
+    const added = await adminCall(demos[0]!.url, 'olga', 'POST', '/lists', {
+      json: {
+        list: 'deny',
+        kind: 'identifier',
+        keyKind: 'header:x-api-key',
+        value: 'free-demo-1',
+        policies: ['api-burst'],
+        reason: 'scraping the quote API',
+      },
+    });
+    expect(added.status, added.text).toBe(201);
+    expect(added.body).toMatchObject({ createdBy: 'olga', mode: 'enforce', expired: false });
+    const id = added.body.id as string;
+    const { version } = (await adminCall(demos[0]!.url, 'olga', 'GET', '/enforcement')).body as {
+      version: number;
+    };
+    await bothOn(version);
+    expect([await quote(0, 'free-demo-1'), await quote(1, 'free-demo-1')]).toEqual([429, 429]);
+    expect(await quote(1, 'free-demo-2')).toBe(200);
+
+    const counted = await waitFor(
+      'the two refusals counted',
+      async () => {
+        const list = await adminCall(demos[1]!.url, 'victor', 'GET', '/lists');
+        const entry = (list.body.entries as Array<{ id: string; hits: { enforced: number } }>).find(
+          (each) => each.id === id,
+        );
+        return entry !== undefined && entry.hits.enforced >= 2 ? entry : undefined;
+      },
+      { timeoutMs: HITS_FLUSHED_MS, intervalMs: 100 },
+    );
+    expect(counted.hits).toEqual({ enforced: 2, shadow: 0 });
+
+    expect(
+      (await adminCall(demos[1]!.url, 'victor', 'DELETE', `/lists/${id}`, { json: {} })).status,
+    ).toBe(403);
+    const removed = await adminCall(demos[1]!.url, 'olga', 'DELETE', `/lists/${id}`, {
+      json: { comment: 'they stopped' },
+    });
+    expect(removed.status, removed.text).toBe(200);
+    await bothOn(removed.body.version as number);
+    expect(await quote(0, 'free-demo-1')).toBe(200);
+    expect(
+      (await adminCall(demos[1]!.url, 'olga', 'DELETE', `/lists/${id}`, { json: {} })).status,
+    ).toBe(404);
+
+    const audited = async (action: string) =>
+      (
+        (await adminCall(demos[0]!.url, 'alice', 'GET', `/audit?action=${action}`)).body
+          .entries as Array<{ actor: string; comment: string; target: string }>
+      ).map((entry) => [entry.actor, entry.comment, entry.target]);
+    expect(await audited('list.add')).toEqual([['olga', 'scraping the quote API', `deny:${id}`]]);
+    expect(await audited('list.remove')).toEqual([['olga', 'they stopped', `deny:${id}`]]);
+  });
+
+  it('refuses bad entries naming the field, writing nothing, and a viewer altogether', async () => {
+    const url = demos[0]!.url;
+    const before = (await adminCall(url, 'olga', 'GET', '/enforcement')).body.version as number;
+    const cases: Array<[object, string]> = [
+      [{ list: 'deny', kind: 'address', value: '10.0.0.0/33', reason: 'r' }, 'value'],
+      [{ list: 'deny', kind: 'identifier', value: 'x', reason: 'r' }, 'keyKind'],
+      [{ list: 'deny', kind: 'userAgent', value: '(?<=a)b', reason: 'r' }, 'value'],
+      [{ list: 'allow', kind: 'address', value: '10.0.0.1', reason: '' }, 'reason'],
+      [
+        { list: 'allow', kind: 'address', value: '10.0.0.1', reason: 'r', policies: ['nope'] },
+        'policies.0',
+      ],
+      [
+        {
+          list: 'deny',
+          kind: 'address',
+          value: '10.0.0.1',
+          reason: 'r',
+          expiresAt: '2020-01-01T00:00:00Z',
+        },
+        'expiresAt',
+      ],
+      [{ list: 'deny', kind: 'address', value: '10.0.0.1', reason: 'r', colour: 'red' }, 'colour'],
+    ];
+    for (const [json, field] of cases) {
+      const answer = await adminCall(url, 'olga', 'POST', '/lists', { json });
+      expect(answer.status, JSON.stringify(json)).toBe(400);
+      expect(
+        (answer.body.issues as Array<{ field: string }>).map((issue) => issue.field),
+      ).toContain(field);
+    }
+    const viewer = await adminCall(url, 'victor', 'POST', '/lists', {
+      json: { list: 'deny', kind: 'address', value: '10.0.0.1', reason: 'r' },
+    });
+    expect(viewer.status).toBe(403);
+    expect((await adminCall(url, 'olga', 'GET', '/enforcement')).body.version).toBe(before);
+    expect((await adminCall(url, 'olga', 'GET', '/lists')).body.entries).toEqual([]);
+  });
+
+  it('holds at most 1000 entries and says so past the bound', async () => {
+    // 999 entries written straight to the table: the bound, not 999 publications, is the subject.
+    await withPostgres(database.url, (client) =>
+      client.query(
+        `INSERT INTO sluice_list_entry (id, list, kind, value, key_kind, prefix, mode, reason, created_by)
+         SELECT gen_random_uuid(), 'deny', 'identifier', 'bulk-' || n, 'user', false, 'shadow', 'bulk', 'olga'
+         FROM generate_series(1, 999) AS n`,
+      ),
+    );
+    const body = {
+      list: 'deny',
+      kind: 'address',
+      value: '192.0.2.1',
+      reason: 'one more',
+      mode: 'shadow',
+    };
+    expect((await adminCall(demos[0]!.url, 'olga', 'POST', '/lists', { json: body })).status).toBe(
+      201,
+    );
+    const past = await adminCall(demos[1]!.url, 'olga', 'POST', '/lists', { json: body });
+    expect(past.status).toBe(409);
+    expect(past.body.message).toMatch(/at most 1000 entries/);
+    const list = await adminCall(demos[1]!.url, 'victor', 'GET', '/lists');
+    expect(list.body.entries).toHaveLength(1000);
+    expect(list.body.max).toBe(1000);
+  });
+});
