@@ -452,6 +452,41 @@ describe('the admin panel in Chromium', () => {
     await expect.poll(() => page.getByTestId('simulated-admitted').textContent()).toBe('50');
   });
 
+  it('denies an API key from the Lists screen on both instances, counts it, and lifts it', async () => {
+    const quote = async (at: number) =>
+      (await send(`${demos[at]!.url}/api/quote`, { headers: { 'x-api-key': 'pro-demo-1' } }))
+        .status;
+    expect(await quote(0)).toBe(200);
+    await page.goto(panel('lists'));
+    await page.getByText('No entries').waitFor();
+    await page.getByRole('button', { name: 'Add an entry' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Which list').selectOption('deny');
+    await dialog.getByLabel('Match on').selectOption('identifier');
+    await dialog.getByLabel('Value', { exact: true }).fill('pro-demo-1');
+    await dialog.getByLabel('Counted as').fill('header:x-api-key');
+    await dialog.getByLabel('Applies to').selectOption('api-burst');
+    await dialog.getByLabel('Reason').fill('a leaked key');
+    await dialog.getByLabel('Expires after').fill('7 d');
+    await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.getByText(/pro-demo-1 is on the deny list for 7 d/).waitFor();
+    await bothOnLatest();
+    expect([await quote(0), await quote(1)]).toEqual([429, 429]);
+    // Each instance sends its matches once a second; the screen reads them every two.
+    await page.getByRole('cell', { name: 'refused 2' }).waitFor();
+    await screenshot(page, 'lists');
+
+    await page.getByRole('button', { name: 'Remove pro-demo-1' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Remove' }).click();
+    await page.getByText('pro-demo-1 is off the deny list.').waitFor();
+    await bothOnLatest();
+    expect([await quote(0), await quote(1)]).toEqual([200, 200]);
+    const audit = await adminCall(demos[0]!.url, 'alice', 'GET', '/audit?action=list.add');
+    expect((audit.body.entries as Array<{ actor: string }>).map((entry) => entry.actor)).toEqual([
+      'alice',
+    ]);
+  });
+
   it('deletes a policy the admin created', async () => {
     const created = await adminCall(demos[0]!.url, 'alice', 'PUT', '/policies/temp', {
       json: { algorithm: 'fixed-window', limit: 10, periodMs: 60_000, key: 'ip' },
@@ -470,6 +505,7 @@ describe('the admin panel in Chromium', () => {
     'policies/reply',
     'policies/reply/revisions',
     'blocked',
+    'lists',
     'identifiers?q=harry',
     'penalties',
     'audit',

@@ -11,6 +11,7 @@ import type {
   CounterResetQuery,
   EnforcementRequest,
   IdentifiersQuery,
+  ListEntryRequest,
   PenaltyQuery,
   PolicyWriteRequest,
   SignInRequest,
@@ -136,6 +137,12 @@ export const api = {
   enforcement: {
     get: () => call('GET /enforcement'),
     set: (body: EnforcementRequest) => call('PUT /enforcement', { body }),
+  },
+  lists: {
+    list: () => call('GET /lists'),
+    add: (body: ListEntryRequest) => call('POST /lists', { body }),
+    remove: (id: string, body: ChangeNoteRequest = {}) =>
+      call('DELETE /lists/:id', { params: { id }, body }),
   },
   routes: () => call('GET /routes'),
   instances: () => call('GET /instances'),

@@ -6,6 +6,7 @@ export const queryKeys = {
   session: ['session'] as const,
   enforcement: ['enforcement'] as const,
   instances: ['instances'] as const,
+  lists: ['lists'] as const,
   stats: (seconds: number) => ['stats', seconds] as const,
   /** A stored range (1 h, 24 h, 7 d) of every policy, or of one. */
   statsRange: (range: string, policy: string | undefined) =>

@@ -8,6 +8,7 @@ const SCREENS = [
   { to: '/', label: 'Overview', end: true },
   { to: '/policies', label: 'Policies', end: false },
   { to: '/blocked', label: 'Blocked', end: false },
+  { to: '/lists', label: 'Lists', end: false },
   { to: '/identifiers', label: 'Identifiers', end: false },
   { to: '/penalties', label: 'Penalties', end: false },
   { to: '/audit', label: 'Audit', end: false },

@@ -17,6 +17,9 @@ const PoliciesPage = lazy(() =>
 const BlockedPage = lazy(() =>
   import('../pages/blocked/BlockedPage').then((m) => ({ default: m.BlockedPage })),
 );
+const ListsPage = lazy(() =>
+  import('../pages/lists/ListsPage').then((m) => ({ default: m.ListsPage })),
+);
 const IdentifiersPage = lazy(() =>
   import('../pages/identifiers/IdentifiersPage').then((m) => ({ default: m.IdentifiersPage })),
 );
@@ -36,6 +39,7 @@ export default function SignedIn({ session }: { session: SessionView }) {
           <Route index element={<Screen page={<OverviewPage />} />} />
           <Route path="policies/*" element={<Screen page={<PoliciesPage />} />} />
           <Route path="blocked" element={<Screen page={<BlockedPage />} />} />
+          <Route path="lists" element={<Screen page={<ListsPage />} />} />
           <Route path="identifiers" element={<Screen page={<IdentifiersPage />} />} />
           <Route path="penalties" element={<Screen page={<PenaltiesPage />} />} />
           <Route path="audit" element={<Screen page={<AuditPage />} />} />

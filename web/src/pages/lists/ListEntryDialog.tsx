@@ -1,0 +1,203 @@
+import type { ListEntryRequest } from '@sluice/admin/api';
+import { Button, Dialog, Flex, Text, TextField } from '@radix-ui/themes';
+import { useState, type FormEvent } from 'react';
+import { ApiError } from '../../api/client';
+import { CheckboxLabel } from '../../shared/CheckboxLabel';
+import { durationText, parseDuration } from '../../shared/duration';
+import { ErrorCallout } from '../../shared/ErrorCallout';
+import { Field } from '../../shared/Field';
+import { PolicySelect } from '../../shared/PolicySelect';
+import { useAddListEntry } from './lists.hooks';
+
+type Kind = ListEntryRequest['kind'];
+
+const VALUE_HINTS: Record<Kind, { placeholder: string; hint: string }> = {
+  address: {
+    placeholder: '203.0.113.0/24',
+    hint: 'An IP address or a CIDR range; an IPv4 range also holds its IPv6-mapped form.',
+  },
+  userAgent: {
+    placeholder: 'badbot|scrapy',
+    hint: 'A regular expression (RE2: no lookaround), case-insensitive, found anywhere in the header.',
+  },
+  identifier: {
+    placeholder: 'partner-',
+    hint: 'As the policy counts it: an API key, a user id, an address.',
+  },
+};
+
+const EMPTY = {
+  list: 'deny' as ListEntryRequest['list'],
+  kind: 'address' as Kind,
+  value: '',
+  keyKind: 'header:x-api-key',
+  prefix: false,
+  policy: '',
+  mode: 'enforce' as NonNullable<ListEntryRequest['mode']>,
+  reason: '',
+  expiresAfter: '',
+};
+
+/** Adds an allow or deny list entry; every instance applies it within a second. */
+export function ListEntryDialog({ onDone }: { onDone: (notice: string) => void }) {
+  const add = useAddListEntry();
+  const [open, setOpen] = useState(false);
+  const [values, setValues] = useState(EMPTY);
+  const [expiryError, setExpiryError] = useState<string | undefined>();
+  const set =
+    <Name extends keyof typeof EMPTY>(name: Name) =>
+    (value: (typeof EMPTY)[Name]) =>
+      setValues((current) => ({ ...current, [name]: value }));
+  const errors = add.error instanceof ApiError ? add.error.fieldErrors : {};
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const after = values.expiresAfter.trim();
+    const ms = after === '' ? null : parseDuration(after);
+    if (ms === undefined || (ms !== null && ms <= 0)) {
+      setExpiryError('must be a duration such as 30 min, 1 h or 7 d, or empty: never');
+      return;
+    }
+    setExpiryError(undefined);
+    const identifier = values.kind === 'identifier';
+    add.mutate(
+      {
+        list: values.list,
+        kind: values.kind,
+        value: values.value.trim(),
+        ...(identifier ? { keyKind: values.keyKind.trim(), prefix: values.prefix } : {}),
+        policies: values.policy === '' ? null : [values.policy],
+        mode: values.mode,
+        reason: values.reason,
+        expiresAt: ms === null ? null : new Date(Date.now() + ms).toISOString(),
+      },
+      {
+        onSuccess: (entry) => {
+          setOpen(false);
+          setValues(EMPTY);
+          onDone(
+            `${entry.value} is on the ${entry.list} list${entry.mode === 'shadow' ? ', in shadow mode' : ''}${ms === null ? '' : ` for ${durationText(ms)}`}; every instance applies it within a second.`,
+          );
+        },
+      },
+    );
+  };
+  const hints = VALUE_HINTS[values.kind];
+  return (
+    <Dialog.Root open={open} onOpenChange={setOpen}>
+      <Dialog.Trigger>
+        <Button variant="soft">Add an entry</Button>
+      </Dialog.Trigger>
+      <Dialog.Content maxWidth="520px">
+        <Dialog.Title>Add a list entry</Dialog.Title>
+        <Dialog.Description size="2">
+          A deny entry refuses matching requests before any Redis call; an allow entry lets them
+          skip the policy. Shadow mode only counts what the entry would have done.
+        </Dialog.Description>
+        <form onSubmit={submit} noValidate>
+          <Flex direction="column" gap="3" mt="3">
+            <Flex gap="3" wrap="wrap">
+              <Field label="Which list" error={errors.list}>
+                <select
+                  className="native-select"
+                  value={values.list}
+                  onChange={(event) => set('list')(event.target.value as typeof values.list)}
+                >
+                  <option value="deny">Deny: refuse</option>
+                  <option value="allow">Allow: skip the policy</option>
+                </select>
+              </Field>
+              <Field label="Match on" error={errors.kind}>
+                <select
+                  className="native-select"
+                  value={values.kind}
+                  onChange={(event) => set('kind')(event.target.value as Kind)}
+                >
+                  <option value="address">Client address or range</option>
+                  <option value="userAgent">User-Agent pattern</option>
+                  <option value="identifier">An identifier</option>
+                </select>
+              </Field>
+            </Flex>
+            <Field label="Value" error={errors.value} hint={hints.hint}>
+              <TextField.Root
+                value={values.value}
+                placeholder={hints.placeholder}
+                onChange={(event) => set('value')(event.target.value)}
+              />
+            </Field>
+            {values.kind === 'identifier' && (
+              <>
+                <Field
+                  label="Counted as"
+                  error={errors.keyKind}
+                  hint="The kind of identifier: ip, user, header:<name> or a tracker's name."
+                >
+                  <TextField.Root
+                    value={values.keyKind}
+                    onChange={(event) => set('keyKind')(event.target.value)}
+                  />
+                </Field>
+                <CheckboxLabel
+                  checked={values.prefix}
+                  onChange={(event) => set('prefix')(event.target.checked)}
+                >
+                  Prefix: all that start with it
+                </CheckboxLabel>
+              </>
+            )}
+            <Flex gap="3" wrap="wrap">
+              <Field label="Applies to" error={errors.policies ?? errors['policies.0']}>
+                <PolicySelect
+                  anyLabel="Every policy"
+                  value={values.policy}
+                  onChange={(event) => set('policy')(event.target.value)}
+                />
+              </Field>
+              <Field label="Mode" error={errors.mode}>
+                <select
+                  className="native-select"
+                  value={values.mode}
+                  onChange={(event) => set('mode')(event.target.value as typeof values.mode)}
+                >
+                  <option value="enforce">Enforce</option>
+                  <option value="shadow">Shadow: count only</option>
+                </select>
+              </Field>
+            </Flex>
+            <Field label="Reason" error={errors.reason}>
+              <TextField.Root
+                value={values.reason}
+                onChange={(event) => set('reason')(event.target.value)}
+              />
+            </Field>
+            <Field
+              label="Expires after"
+              error={expiryError ?? errors.expiresAt}
+              hint="Empty: it stays until removed."
+            >
+              <TextField.Root
+                value={values.expiresAfter}
+                placeholder="7 d"
+                onChange={(event) => set('expiresAfter')(event.target.value)}
+              />
+            </Field>
+            <ErrorCallout error={add.error} />
+            <Text size="1" color="gray">
+              Recorded in the audit with your name.
+            </Text>
+            <Flex gap="3" justify="end">
+              <Dialog.Close>
+                <Button type="button" variant="soft" color="gray">
+                  Cancel
+                </Button>
+              </Dialog.Close>
+              <Button type="submit" loading={add.isPending}>
+                Add
+              </Button>
+            </Flex>
+          </Flex>
+        </form>
+      </Dialog.Content>
+    </Dialog.Root>
+  );
+}

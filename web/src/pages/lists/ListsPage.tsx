@@ -1,0 +1,128 @@
+import type { ListEntryView } from '@sluice/admin/api';
+import { Badge, Callout, Flex, Heading, Table, Text } from '@radix-ui/themes';
+import { useState } from 'react';
+import { ConfirmDialog } from '../../shared/ConfirmDialog';
+import { formatTime } from '../../shared/format';
+import { QueryState } from '../../shared/QueryState';
+import { useCan } from '../../shared/session.hooks';
+import { ListEntryDialog } from './ListEntryDialog';
+import { useLists, useRemoveListEntry } from './lists.hooks';
+
+const KIND_NAMES: Record<ListEntryView['kind'], string> = {
+  address: 'address',
+  userAgent: 'User-Agent',
+  identifier: 'identifier',
+};
+
+function matchText(entry: ListEntryView): string {
+  if (entry.kind !== 'identifier') return KIND_NAMES[entry.kind];
+  return `${entry.keyKind ?? ''}${entry.prefix ? ', every one that starts so' : ''}`;
+}
+
+export function ListsPage() {
+  const canAct = useCan('operator');
+  const lists = useLists();
+  const remove = useRemoveListEntry();
+  const [notice, setNotice] = useState<string | null>(null);
+  return (
+    <Flex direction="column" gap="4">
+      <Flex justify="between" align="center" wrap="wrap" gap="3">
+        <Heading as="h2" size="6">
+          Allow and deny lists
+        </Heading>
+        {canAct && <ListEntryDialog onDone={setNotice} />}
+      </Flex>
+      {notice !== null && (
+        <Callout.Root color="green" role="status">
+          <Callout.Text>{notice}</Callout.Text>
+        </Callout.Root>
+      )}
+      <QueryState query={lists}>
+        {({ entries, max }) => (
+          <>
+            <Text size="2" color="gray" role="status">
+              {entries.length === 0
+                ? 'No entries: every request is decided by its policies.'
+                : `${entries.length} of at most ${max} entries. Deny entries come first, then allow entries, then the policies' own overrides.`}
+            </Text>
+            {entries.length > 0 && (
+              <Table.Root variant="surface" aria-label="List entries">
+                <Table.Header>
+                  <Table.Row>
+                    <Table.ColumnHeaderCell>Matches</Table.ColumnHeaderCell>
+                    {canAct && <Table.ColumnHeaderCell>Action</Table.ColumnHeaderCell>}
+                    <Table.ColumnHeaderCell>List</Table.ColumnHeaderCell>
+                    <Table.ColumnHeaderCell>Applies to</Table.ColumnHeaderCell>
+                    <Table.ColumnHeaderCell>Matched</Table.ColumnHeaderCell>
+                    <Table.ColumnHeaderCell>Reason</Table.ColumnHeaderCell>
+                    <Table.ColumnHeaderCell>Expires</Table.ColumnHeaderCell>
+                  </Table.Row>
+                </Table.Header>
+                <Table.Body>
+                  {entries.map((entry) => (
+                    <Table.Row key={entry.id}>
+                      <Table.RowHeaderCell>
+                        <code>{entry.value}</code>
+                        <Text as="div" size="1" color="gray">
+                          {matchText(entry)}
+                        </Text>
+                      </Table.RowHeaderCell>
+                      {canAct && (
+                        <Table.Cell>
+                          <ConfirmDialog
+                            label="Remove"
+                            ariaLabel={`Remove ${entry.value}`}
+                            title={`Remove ${entry.value} from the ${entry.list} list?`}
+                            description="Every instance stops applying it within a second."
+                            danger
+                            triggerVariant="soft"
+                            triggerSize="1"
+                            busy={remove.isPending}
+                            error={remove.error?.message ?? null}
+                            onConfirm={async (comment) => {
+                              try {
+                                await remove.mutateAsync({ id: entry.id, comment });
+                                setNotice(`${entry.value} is off the ${entry.list} list.`);
+                                return true;
+                              } catch {
+                                return false;
+                              }
+                            }}
+                          />
+                        </Table.Cell>
+                      )}
+                      <Table.Cell>
+                        <Flex gap="1" wrap="wrap">
+                          <Badge color={entry.list === 'deny' ? 'red' : 'green'}>
+                            {entry.list}
+                          </Badge>
+                          {entry.mode === 'shadow' && <Badge color="gray">shadow</Badge>}
+                          {entry.expired && <Badge color="gray">expired</Badge>}
+                        </Flex>
+                      </Table.Cell>
+                      <Table.Cell>{entry.policies?.join(', ') ?? 'every policy'}</Table.Cell>
+                      <Table.Cell>
+                        {entry.mode === 'shadow'
+                          ? `would have ${entry.list === 'deny' ? 'refused' : 'let through'} ${entry.hits.shadow}`
+                          : `${entry.list === 'deny' ? 'refused' : 'let through'} ${entry.hits.enforced}`}
+                      </Table.Cell>
+                      <Table.Cell>
+                        {entry.reason}
+                        <Text as="div" size="1" color="gray">
+                          by {entry.createdBy}, {formatTime(entry.createdAt)}
+                        </Text>
+                      </Table.Cell>
+                      <Table.Cell>
+                        {entry.expiresAt === null ? 'never' : formatTime(entry.expiresAt)}
+                      </Table.Cell>
+                    </Table.Row>
+                  ))}
+                </Table.Body>
+              </Table.Root>
+            )}
+          </>
+        )}
+      </QueryState>
+    </Flex>
+  );
+}
