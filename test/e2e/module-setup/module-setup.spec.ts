@@ -110,6 +110,7 @@ describe.each(ADAPTERS)('SluiceModule set-up on %s', (adapter) => {
         path: '/catalog/import',
         policies: ['browse', 'write'],
         skipped: false,
+        tier: null,
       },
       {
         owner: 'CatalogController',
@@ -118,6 +119,7 @@ describe.each(ADAPTERS)('SluiceModule set-up on %s', (adapter) => {
         path: '/catalog',
         policies: ['browse'],
         skipped: false,
+        tier: null,
       },
       {
         owner: 'CatalogController',
@@ -126,6 +128,7 @@ describe.each(ADAPTERS)('SluiceModule set-up on %s', (adapter) => {
         path: '/catalog/:id',
         policies: ['browse'],
         skipped: true,
+        tier: null,
       },
     ]);
   });

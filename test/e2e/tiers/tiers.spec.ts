@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
-import { ThrottleTier } from '@sluice/nest';
+import { RouteRegistry, ThrottleTier } from '@sluice/nest';
 import { resolverCalls, tiersApp } from './app.module.js';
 
 const startApp = closeAppsAfterEach();
@@ -63,6 +63,23 @@ describe.each(ADAPTERS)('tiers resolved per request on %s', (adapter) => {
         'sluice_tier_decisions_total{policy="quote-hourly",tier="free",outcome="allowed"} 3',
         'sluice_tier_decisions_total{policy="quote-hourly",tier="pro",outcome="allowed"} 5',
       ]);
+    });
+
+    it("lists the @ThrottleTier('pro') route with its tier among the app's routes", async () => {
+      const { app } = await startApp(
+        adapter,
+        tiersApp({ redis: connect(), prefix: uniquePrefix('tiers') }),
+      );
+      const tiers = app
+        .get(RouteRegistry)
+        .all()
+        .map((route) => [route.path, route.tier]);
+      expect(tiers).toEqual(
+        expect.arrayContaining([
+          ['/quote', null],
+          ['/partner-quote', 'pro'],
+        ]),
+      );
     });
 
     it("decides a @ThrottleTier('pro') route at pro without asking the resolver", async () => {

@@ -145,6 +145,7 @@ describe.each(ADAPTERS)('admin operations API on %s', (adapter) => {
       path: '/posts/reply',
       policies: ['reply'],
       skipped: false,
+      tier: null,
     });
     const { version } = (await admin.api<PolicyList>('GET', '/policies')).body;
     const ownId = admin.app.app.get(PolicyBus).instanceId;

@@ -90,6 +90,7 @@ export class RouteExplorer implements OnModuleInit {
       path: requestMethod === undefined ? null : routePath(owner, handler),
       policies: [...(marks.names ?? [])],
       skipped: marks.skip,
+      tier: marks.tier ?? null,
     };
   }
 

@@ -12,6 +12,8 @@ export interface ThrottledRoute {
   policies: string[];
   /** True under `@SkipThrottle()`: not decided. */
   skipped: boolean;
+  /** The tier `@ThrottleTier()` decides its requests at, method over class; null: none. */
+  tier: string | null;
 }
 
 /** Every decorated handler of the application, filled in at start-up. */
