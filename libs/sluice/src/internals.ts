@@ -37,7 +37,7 @@ export {
   type StatsResolution,
 } from './stats/decision-stats.store.js';
 export { POLICY_NAME, policyInputSchema } from './policy/policy.schema.js';
-export { candidateStatsName, sampledStatsName } from './stats/decision-outcome.js';
+export { candidateStatsName, sampledStatsName, tierStatsName } from './stats/decision-outcome.js';
 export { DECISION_STATS, IDENTIFIER_STATS, PENALTY_STREAM } from './config/sluice.tokens.js';
 export { TrackerResolver } from './trackers/tracker.resolver.js';
 export {

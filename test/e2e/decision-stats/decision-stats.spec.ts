@@ -191,6 +191,25 @@ describe('the decision tally of one instance', () => {
   });
 });
 
+describe('the decision tally of one instance, by tier', () => {
+  it("counts a tier's decisions under the policy and again under the tier's own series", async () => {
+    const clock = new ManualClock(START * 1_000);
+    const stats = new LocalDecisionStats(clock.now);
+    const tally = new DecisionTally(stats, clock.now);
+
+    tally.count(decision([part('api', { tier: 'free' })]));
+    tally.count(decision([part('api', { tier: 'free', allowed: false, reason: 'limit' })]));
+    tally.count(decision([part('api', { tier: 'pro' })]));
+    tally.count(decision([part('api')]));
+    await tally.flush();
+
+    const read = async (name: string) => (await stats.read(name, 'second', START, 1))[0]!.counts;
+    expect(await read('api')).toMatchObject({ allowed: 3, rejected: 1 });
+    expect(await read('api~t:free')).toMatchObject({ allowed: 1, rejected: 1 });
+    expect(await read('api~t:pro')).toMatchObject({ allowed: 1, rejected: 0 });
+  });
+});
+
 describe('the identifier tally of one instance', () => {
   it('keeps, per identifier, where a candidate and its policy answer differently', async () => {
     const stats = new LocalIdentifierStats();

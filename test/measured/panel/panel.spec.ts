@@ -444,6 +444,11 @@ describe('the admin panel in Chromium', () => {
     // free-demo-1 used 5 of the new 7; free-demo-2 is decided at pro's 50.
     expect(await quotes('free-demo-1', 4)).toBe(2);
     expect(await quotes('free-demo-2', 12)).toBe(12);
+    // The policy's traffic is charted by tier too: free refused 2 of the first 7 and 2 of these 4.
+    await page.getByRole('heading', { name: 'api-burst — tier pro' }).waitFor();
+    await expect
+      .poll(() => page.getByTestId('rejected-api-burst~t:free').textContent(), { timeout: LIVE_MS })
+      .toBe('4');
 
     await page.getByLabel('At the rate of').selectOption({ label: 'tier pro' });
     await page.getByLabel('Pattern', { exact: true }).selectOption({ label: 'Burst' });

@@ -41,11 +41,21 @@ const TICK: Record<Resolution, Intl.DateTimeFormat> = {
 const CANDIDATE_SUFFIX = '~c';
 const SAMPLED_SUFFIX = '~s';
 
+const TIER_SEPARATOR = '~t:';
+
 export const candidateSeries = (policy: string): string => `${policy}${CANDIDATE_SUFFIX}`;
+/** Where a policy's decisions made at a tier are counted, beside its own. */
+export const tierSeries = (policy: string, tier: string): string =>
+  `${policy}${TIER_SEPARATOR}${tier}`;
+
 export const sampledSeries = (policy: string): string => `${policy}${SAMPLED_SUFFIX}`;
 
 /** "reply — candidate" for a candidate's series, the policy's name otherwise. */
 export function seriesTitle(name: string): string {
+  const tierAt = name.indexOf(TIER_SEPARATOR);
+  if (tierAt > 0) {
+    return `${name.slice(0, tierAt)} — tier ${name.slice(tierAt + TIER_SEPARATOR.length)}`;
+  }
   if (name.endsWith(CANDIDATE_SUFFIX)) {
     return `${name.slice(0, -CANDIDATE_SUFFIX.length)} — candidate`;
   }

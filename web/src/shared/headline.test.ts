@@ -19,6 +19,22 @@ const point = (index: number, policies: StatsPoint['policies']): StatsPoint => (
 });
 
 describe('the headline figures', () => {
+  it("over every policy, counts each decision once: not again under a tier's or a candidate's series", () => {
+    const points = [
+      point(0, {
+        api: counts({ allowed: 8, rejected: 2 }),
+        'api~t:free': counts({ allowed: 3, rejected: 2 }),
+        'api~t:pro': counts({ allowed: 5 }),
+        'api~c': counts({ allowed: 10 }),
+      }),
+    ];
+    expect(headlineFigures(points, 'second', false)).toMatchObject({
+      perSecond: 10,
+      refusedShare: 0.2,
+    });
+    expect(headlineFigures(points, 'second', false, 'api~t:free').perSecond).toBe(5);
+  });
+
   it('live, averages the newest seconds only: a burst a minute ago is not "now"', () => {
     const quiet = Array.from({ length: LIVE_RATE_SECONDS }, (_, index) =>
       point(60 + index, { reply: counts({ allowed: 3, rejected: 1 }) }),

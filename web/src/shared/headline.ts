@@ -36,7 +36,14 @@ export function headlineFigures(
   let refused = 0;
   let delayed = 0;
   for (const point of read) {
-    const parts = policy === undefined ? Object.values(point.policies) : [point.policies[policy]];
+    // Over every policy, each policy's own series: a candidate's, a sample's or a tier's counts
+    // decisions already counted under the policy.
+    const parts =
+      policy === undefined
+        ? Object.entries(point.policies)
+            .filter(([name]) => !name.includes('~'))
+            .map(([, counts]) => counts)
+        : [point.policies[policy]];
     for (const counts of parts) {
       if (counts === undefined) continue;
       decisions += total(counts);

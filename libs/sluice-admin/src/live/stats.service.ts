@@ -5,6 +5,7 @@ import {
   RESOLUTION_MS,
   epochMs,
   sampledStatsName,
+  tierStatsName,
   PolicyRegistry,
   SLUICE_CLOCK,
   type Clock,
@@ -90,18 +91,21 @@ export class StatsService {
 
   /**
    * Each policy in force and, when it has a candidate, the candidate's counts (`<name>~c`) and
-   * the live policy's on the same sampled requests (`<name>~s`) beside it.
+   * the live policy's on the same sampled requests (`<name>~s`) beside it; when it has tiers,
+   * each tier's (`<name>~t:<tier>`).
    */
   private policiesInForce(): string[] {
     return this.withCandidate(this.policies.all().map((policy) => policy.name));
   }
 
   private withCandidate(names: string[]): string[] {
-    return names.flatMap((name) =>
-      this.policies.get(name)?.candidate
-        ? [name, sampledStatsName(name), candidateStatsName(name)]
-        : [name],
-    );
+    return names.flatMap((name) => {
+      const policy = this.policies.get(name);
+      const tiers = Object.keys(policy?.tiers ?? {}).map((tier) => tierStatsName(name, tier));
+      return policy?.candidate
+        ? [name, sampledStatsName(name), candidateStatsName(name), ...tiers]
+        : [name, ...tiers];
+    });
   }
 
   private known(name: string): string {

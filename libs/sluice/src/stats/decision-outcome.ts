@@ -30,6 +30,17 @@ export function sampledStatsName(policy: string): string {
   return `${policy}${SAMPLED_SUFFIX}`;
 }
 
+/** Between a policy's name and a tier's in the stats: `~` starts no policy or tier name. */
+const TIER_SEPARATOR = '~t:';
+
+/**
+ * Where a policy's decisions made at a tier are counted too, beside the policy's own: tiers are
+ * named in the policy (at most 32), never taken from requests, so the series stay few.
+ */
+export function tierStatsName(policy: string, tier: string): string {
+  return `${policy}${TIER_SEPARATOR}${tier}`;
+}
+
 /** What a candidate would have answered, by its own verdict: it never refuses the request. */
 export function candidateOutcomeOf(part: PolicyDecision): DecisionOutcome {
   if (part.reason === 'blocked') return 'blocked';

@@ -14,6 +14,7 @@ import {
   candidateStatsName,
   outcomeOf,
   sampledStatsName,
+  tierStatsName,
 } from './decision-outcome.js';
 import {
   COUNT_OF_OUTCOME,
@@ -67,7 +68,12 @@ export class DecisionTally implements OnModuleInit, OnApplicationShutdown {
     if (second !== this.second) this.startSecond(second);
     for (const part of decision.policies) {
       const outcome = outcomeOf(decision, part);
-      if (outcome !== null) this.countsOf(part.policy, second)[COUNT_OF_OUTCOME[outcome]]++;
+      if (outcome === null) continue;
+      this.countsOf(part.policy, second)[COUNT_OF_OUTCOME[outcome]]++;
+      // A tier's decisions are counted again under its own series, for the charts by plan.
+      if (part.tier !== undefined) {
+        this.countsOf(tierStatsName(part.policy, part.tier), second)[COUNT_OF_OUTCOME[outcome]]++;
+      }
     }
     if (decision.candidates === undefined) return;
     for (const part of decision.candidates) {

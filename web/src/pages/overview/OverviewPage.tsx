@@ -26,7 +26,10 @@ export function OverviewPage() {
   const names = [
     ...new Set([
       ...(policies.data?.policies.map((policy) => policy.name) ?? []),
-      ...traffic.points.flatMap((point) => Object.keys(point.policies)),
+      // A policy's tiers are charted on its own page; here, each policy once.
+      ...traffic.points.flatMap((point) =>
+        Object.keys(point.policies).filter((name) => !name.includes('~t:')),
+      ),
     ]),
   ];
   return (

@@ -106,6 +106,7 @@ function PolicyEditor({ policy }: { policy: PolicyView | null }) {
         <PolicyTraffic
           name={policy.name}
           candidateSample={policy.candidate?.samplePercent ?? null}
+          tiers={Object.keys(policy.tiers ?? {})}
         />
       )}
     </Flex>

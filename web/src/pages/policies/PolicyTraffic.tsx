@@ -1,7 +1,12 @@
 import { Card, Flex, Heading } from '@radix-ui/themes';
 import { useState } from 'react';
 import { Headline } from '../../shared/Headline';
-import { candidateSeries, PolicyCharts, sampledSeries } from '../../shared/PolicyCharts';
+import {
+  candidateSeries,
+  PolicyCharts,
+  sampledSeries,
+  tierSeries,
+} from '../../shared/PolicyCharts';
 import { LIVE_RANGE, type TimeRange } from '../../shared/time-range';
 import { TimeRangePicker } from '../../shared/TimeRangePicker';
 import { useBlockedCount, useTraffic } from '../../shared/traffic.hooks';
@@ -12,22 +17,26 @@ import { ErrorCallout } from '../../shared/ErrorCallout';
  * live policy's answers on the same sampled requests; with every identifier sampled, those are
  * the policy's own.
  */
-function chartedSeries(name: string, samplePercent: number | null): string[] {
-  if (samplePercent === null) return [name];
-  if (samplePercent >= 100) return [name, candidateSeries(name)];
-  return [name, sampledSeries(name), candidateSeries(name)];
+function chartedSeries(name: string, samplePercent: number | null, tiers: string[]): string[] {
+  const byTier = tiers.map((tier) => tierSeries(name, tier));
+  if (samplePercent === null) return [name, ...byTier];
+  if (samplePercent >= 100) return [name, candidateSeries(name), ...byTier];
+  return [name, sampledSeries(name), candidateSeries(name), ...byTier];
 }
 
 /**
  * One policy's decisions and headline figures, over a range the operator picks.
  * `candidateSample`: the percent of identifiers its candidate is decided for; null without one.
+ * `tiers`: the policy's tiers, each charted on its own beside the policy.
  */
 export function PolicyTraffic({
   name,
   candidateSample,
+  tiers = [],
 }: {
   name: string;
   candidateSample: number | null;
+  tiers?: string[];
 }) {
   const [range, setRange] = useState<TimeRange>(LIVE_RANGE);
   const traffic = useTraffic(range, name);
@@ -53,7 +62,7 @@ export function PolicyTraffic({
           <ErrorCallout>The stored figures could not be read: {traffic.error.message}</ErrorCallout>
         )}
         <PolicyCharts
-          names={chartedSeries(name, candidateSample)}
+          names={chartedSeries(name, candidateSample, tiers)}
           points={traffic.points}
           resolution={traffic.resolution}
           description={range.description}
