@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { SluiceService, type SluiceModuleOptions } from '@sluice/nest';
+import { AccessLists, PolicyBus } from '@sluice/nest/internals';
 import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { forumApp, HOUR_MS } from './app.module.js';
@@ -109,6 +110,42 @@ describe.each(ADAPTERS)('refusing cached blocks on %s', (adapter) => {
       // Another blocked identifier on the same route meets the gate at once.
       await sluice.block('reply', 'trudy', HOUR_MS);
       expect((await get(`${url}/reply`, { 'x-user': 'trudy' })).filtered).toBe(false);
+    });
+
+    it('refuses a denied client before Nest’s pipeline too, counting each refusal once', async () => {
+      const started = await startApp(
+        adapter,
+        forumApp({ redis: connectRedis(inject('redisUrl')), prefix: uniquePrefix('early') }),
+      );
+      const entry = {
+        id: 'deny-mallory',
+        list: 'deny',
+        kind: 'identifier',
+        keyKind: 'header:x-user',
+        value: 'mallory',
+        prefix: false,
+        policies: ['reply'],
+        mode: 'enforce',
+        reason: 'abuse',
+        expiresAt: null,
+        createdBy: 'test',
+        createdAt: new Date().toISOString(),
+      } as const;
+      started.app
+        .get(PolicyBus)
+        .apply({ version: 1, enforcement: true, policies: [], lists: [entry] });
+      const seen = await getTimes(`${started.url}/reply`, { 'x-user': 'mallory' }, 4);
+      expect(seen.map((each) => [each.status, each.filtered])).toEqual([
+        [429, true],
+        [429, false],
+        [429, false],
+        [429, false],
+      ]);
+      expect(seen[3]?.body).toMatchObject({ message: 'Denied by policy "reply"' });
+      expect((await get(`${started.url}/reply`, { 'x-user': 'alice' })).status).toBe(200);
+      expect(started.app.get(AccessLists).takeHits()).toEqual(
+        new Map([['deny-mallory', { enforced: 4, shadow: 0 }]]),
+      );
     });
 
     it('refuses early only where the policy matches the request', async () => {

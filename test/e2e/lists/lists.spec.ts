@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PolicyBus, type ListEntry } from '@sluice/nest/internals';
 import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
@@ -70,29 +70,22 @@ describe.each(ADAPTERS)('allow and deny lists on %s', (adapter) => {
     }
 
     it('refuses a denied range before any Redis call, and lets the rest be counted', async () => {
-      const { url, prefix, publish } = await start();
+      const { url, publish } = await start();
       await publish([entry({ id: 'range', kind: 'address', value: '203.0.113.0/24' })]);
       monitored = [];
       const denied = await report(url, '203.0.113.77', 'key-a');
       expect(denied.status).toBe(429);
       expect(Number(denied.retryAfter)).toBe(60);
-      if (redisName.includes('MONITOR')) {
-        // The commands an instance sends on its own (heartbeats, counts) name no identifier.
-        const decisions = monitored.filter((args) =>
-          args.some(
-            (arg) =>
-              arg.includes('203.0.113.77') ||
-              arg.includes('key-a') ||
-              /^(fcall|evalsha)$/i.test(arg),
-          ),
-        );
-        expect(decisions).toEqual([]);
-      }
       // IPv4-mapped IPv6 is the same client.
       expect((await report(url, '::ffff:203.0.113.8', 'key-b')).status).toBe(429);
       expect((await report(url, '198.51.100.7', 'key-c')).status).toBe(200);
       if (redisName.includes('MONITOR')) {
-        expect(monitored.some((args) => args.some((arg) => arg.includes(prefix)))).toBe(true);
+        // MONITOR's feed arrives on its own connection: once it shows the allowed request's
+        // call, it has shown everything sent before it.
+        const names = (text: string) =>
+          monitored.some((args) => args.some((arg) => arg.includes(text)));
+        await vi.waitFor(() => expect(names('key-c')).toBe(true), { timeout: 5_000 });
+        expect(['203.0.113.77', 'key-a', '203.0.113.8', 'key-b'].filter(names)).toEqual([]);
       }
     });
 

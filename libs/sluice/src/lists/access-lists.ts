@@ -3,6 +3,11 @@ import type { Policy } from '../policy/policy.types.js';
 import { compileUserAgentPattern } from '../policy/user-agent.pattern.js';
 import { MAX_LIST_ENTRIES, listEntrySchema, type ListEntry } from './list-entry.schema.js';
 
+/** Addresses remembered parsed; past this many, the memory starts again. */
+const KNOWN_ADDRESSES = 10_000;
+/** Where a request's client object keeps the ids of the entries already counted for it. */
+const COUNTED = Symbol('sluice.listEntriesCounted');
+
 /** Long enough for any real User-Agent; bounds the work a hostile one can cause a pattern. */
 const MAX_USER_AGENT_TESTED = 512;
 
@@ -55,7 +60,7 @@ export class AccessLists {
   };
   private compiled: Compiled[] = [];
   private hits = new Map<string, ListHits>();
-  private readonly countedFor = new WeakMap<object, Set<string>>();
+  private readonly addresses = new Map<string, ParsedAddress | null>();
   private needsAddress = false;
   private needsUserAgent = false;
 
@@ -119,39 +124,80 @@ export class AccessLists {
     nowMs: number,
     count = true,
   ): ListVerdicts | undefined {
+    const found = this.match(policies, subject, nowMs);
+    if (found === undefined) return undefined;
+    if (count) this.count(found.matched, subject.request);
+    return found.verdicts;
+  }
+
+  /**
+   * What decide finds, counting nothing: the verdicts, and every entry that matched (shadow ones
+   * too), for `count` once the caller knows it acts on them. Undefined when nothing matched.
+   */
+  match(
+    policies: readonly Policy[],
+    subject: ListSubject,
+    nowMs: number,
+  ): { verdicts: ListVerdicts | undefined; matched: ListEntry[] } | undefined {
     if (this.compiled.length === 0) return undefined;
     let address: ParsedAddress | undefined | null = null;
     const parsed = () => {
       if (address === null) {
-        address = subject.address === undefined ? undefined : parseAddress(subject.address);
+        address = subject.address === undefined ? undefined : this.parsed(subject.address);
       }
       return address;
     };
     let verdicts: ListVerdicts | undefined;
-    let matched: Set<Compiled> | undefined;
+    let matched: ListEntry[] | undefined;
     for (const each of this.compiled) {
       if (each.expiresAtMs !== null && each.expiresAtMs <= nowMs) continue;
-      const applies = policies.filter(
-        (policy) => each.policies === null || each.policies.has(policy.name),
-      );
-      if (applies.length === 0 || !each.test(subject, parsed)) continue;
-      (matched ??= new Set()).add(each);
+      if (!applies(each, policies) || !each.test(subject, parsed)) continue;
+      (matched ??= []).push(each.entry);
       if (each.entry.mode === 'shadow') continue;
       verdicts ??= new Map<Policy, ListEntry>();
-      for (const policy of applies) {
+      for (const policy of policies) {
+        if (each.policies !== null && !each.policies.has(policy.name)) continue;
         const current = verdicts.get(policy);
         if (current === undefined || (current.list === 'allow' && each.entry.list === 'deny')) {
           verdicts.set(policy, each.entry);
         }
       }
     }
-    if (count && matched !== undefined) {
-      for (const each of matched) {
-        if (!this.firstFor(subject.request, each.entry.id)) continue;
-        this.count(each.entry);
+    return matched === undefined ? undefined : { verdicts, matched };
+  }
+
+  /**
+   * Counts the entries a request matched, each once however many of its calls (one per
+   * identifier) matched it: `request` remembers which it counted.
+   */
+  count(matched: readonly ListEntry[], request?: object): void {
+    for (const entry of matched) {
+      if (request !== undefined) {
+        const holder = request as { [COUNTED]?: string[] };
+        const counted = (holder[COUNTED] ??= []);
+        if (counted.includes(entry.id)) continue;
+        counted.push(entry.id);
       }
+      this.matches[entry.list][entry.mode]++;
+      let hits = this.hits.get(entry.id);
+      if (hits === undefined) {
+        hits = { enforced: 0, shadow: 0 };
+        this.hits.set(entry.id, hits);
+      }
+      if (entry.mode === 'shadow') hits.shadow++;
+      else hits.enforced++;
     }
-    return verdicts;
+  }
+
+  /** An address parsed once, then remembered: parsing costs more than the rest of a match. */
+  private parsed(address: string): ParsedAddress | undefined {
+    let known = this.addresses.get(address);
+    if (known === undefined) {
+      known = parseAddress(address) ?? null;
+      if (this.addresses.size >= KNOWN_ADDRESSES) this.addresses.clear();
+      this.addresses.set(address, known);
+    }
+    return known ?? undefined;
   }
 
   /** The matches counted since the last call, by entry id; the count starts again from zero. */
@@ -170,30 +216,13 @@ export class AccessLists {
       this.hits.set(id, current);
     }
   }
+}
 
-  /** False when the request's other call already counted the entry. */
-  private firstFor(request: object | undefined, id: string): boolean {
-    if (request === undefined) return true;
-    let counted = this.countedFor.get(request);
-    if (counted === undefined) {
-      counted = new Set();
-      this.countedFor.set(request, counted);
-    }
-    if (counted.has(id)) return false;
-    counted.add(id);
-    return true;
-  }
-
-  private count(entry: ListEntry): void {
-    this.matches[entry.list][entry.mode]++;
-    let hits = this.hits.get(entry.id);
-    if (hits === undefined) {
-      hits = { enforced: 0, shadow: 0 };
-      this.hits.set(entry.id, hits);
-    }
-    if (entry.mode === 'shadow') hits.shadow++;
-    else hits.enforced++;
-  }
+/** Whether the entry applies to one of the policies. */
+function applies(each: Compiled, policies: readonly Policy[]): boolean {
+  if (each.policies === null) return policies.length > 0;
+  for (const policy of policies) if (each.policies.has(policy.name)) return true;
+  return false;
 }
 
 function compile(entry: ListEntry): Compiled {

@@ -6,6 +6,9 @@ import { TrackerResolver } from '../trackers/tracker.resolver.js';
 import { BlockCache } from '../penalty/block.cache.js';
 import { PolicyMatcher } from '../http/policy.matcher.js';
 import { guardedResponseHeaders } from '../http/rate-limit.headers.js';
+import { userAgentOf } from '../http/response.access.js';
+import { AccessLists } from '../lists/access-lists.js';
+import type { Decision } from '../engine/decision.js';
 import { SLUICE_OPTIONS } from '../config/sluice.tokens.js';
 import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
 import { SluiceService } from './sluice.service.js';
@@ -34,11 +37,12 @@ interface GatedRoute {
 }
 
 /**
- * Refuses an identifier whose block this instance has cached before Nest's pipeline runs: on
- * Fastify, an onRequest hook, so a blocked request costs no body parsing, guard chain, exception
- * or filter. It refuses only on routes where SluiceGuard itself has refused a cached block (so
- * only where the guard applies, with its policies), and only for `ip` and `header:` keys, which
- * the request alone tells. The 429, its headers and its counting are the guard's.
+ * Refuses an identifier whose block this instance has cached, or that a deny list entry names,
+ * before Nest's pipeline runs: on Fastify, an onRequest hook, so such a request costs no body
+ * parsing, guard chain, exception or filter. It refuses only on routes where SluiceGuard itself
+ * has refused a cached block or a denied client (so only where the guard applies, with its
+ * policies), and only for `ip` and `header:` keys, which the request alone tells. The 429, its
+ * headers and its counting are the guard's.
  */
 @Injectable()
 export class BlockGate implements OnModuleInit {
@@ -52,6 +56,7 @@ export class BlockGate implements OnModuleInit {
     @Inject(BlockCache) private readonly blocks: BlockCache,
     @Inject(TrackerResolver) private readonly trackers: TrackerResolver,
     @Inject(PolicyRegistry) private readonly policies: PolicyRegistry,
+    @Inject(AccessLists) private readonly lists: AccessLists,
     @Optional() @Inject(HttpAdapterHost) private readonly adapterHost?: HttpAdapterHost,
   ) {}
 
@@ -65,7 +70,10 @@ export class BlockGate implements OnModuleInit {
     this.installed = true;
   }
 
-  /** The guard refused a cached block on this request's route: refuse the next ones here. */
+  /**
+   * The guard refused a cached block or a denied client on this request's route: refuse the next
+   * ones here.
+   */
   learn(request: unknown, names: readonly string[], route: string): void {
     if (!this.installed) return;
     const handler = (request as GateRequest).routeOptions?.handler;
@@ -76,18 +84,32 @@ export class BlockGate implements OnModuleInit {
 
   private refused(request: GateRequest, reply: GateReply): boolean {
     const handler = request.routeOptions?.handler;
-    if (this.blocks.size === 0 || typeof handler !== 'function') return false;
+    if ((this.blocks.size === 0 && this.lists.size === 0) || typeof handler !== 'function') {
+      return false;
+    }
     const gated = this.routes.get(handler);
     if (gated === undefined || !this.policies.enforcing) return false;
     const policies = this.applicable(gated.names, request);
+    const client =
+      this.lists.size === 0
+        ? undefined
+        : {
+            address: this.lists.matchesAddresses ? this.trackers.clientIp(request) : undefined,
+            userAgent: this.lists.matchesUserAgents ? userAgentOf(request) : undefined,
+          };
     for (const policy of policies) {
       const tracked = this.trackers.trackByRequest(request, policy.key);
       if (tracked === undefined) continue;
       const { keyKind, identifier } = tracked;
-      const decision = this.sluice.refuseFromCache([policy], identifier, {
-        keyKind,
-        route: gated.route,
-      });
+      const options = { keyKind, route: gated.route };
+      let decision: Decision | undefined = this.sluice.refuseFromCache(
+        [policy],
+        identifier,
+        options,
+      );
+      if (decision === undefined && client !== undefined) {
+        decision = this.sluice.refuseFromLists([policy], identifier, { ...options, client });
+      }
       if (decision === undefined) continue;
       reply.code(429);
       for (const [name, value] of guardedResponseHeaders(

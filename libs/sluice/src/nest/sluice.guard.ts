@@ -143,7 +143,9 @@ export class SluiceGuard implements CanActivate {
     const decision = await this.decideAll(charges, route);
     this.sendHeaders(res, decision, policies);
     if (!decision.allowed) {
-      if (decision.reason === 'cache-block') this.showGate(context, req, names, route);
+      if (decision.reason === 'cache-block' || decision.listEntry !== undefined) {
+        this.showGate(context, req, names, route);
+      }
       this.giveBack(charges.filter((charge) => charge.decision?.allowed));
       await this.throwThrottlingException(context, decision);
       return false;

@@ -1,6 +1,12 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Clock } from '../clock/clock.js';
-import { refusalWithoutStore, summarize, type Decision } from '../engine/decision.js';
+import {
+  listedDecision,
+  refusalWithoutStore,
+  summarize,
+  type Decision,
+  type PolicyDecision,
+} from '../engine/decision.js';
 import {
   SluiceEngine,
   type Charged,
@@ -121,6 +127,38 @@ export class SluiceService {
     const refusal = this.cachedBlock(policies, storedForm(identifier), keyKind);
     if (refusal !== undefined) this.record(refusal, identifier, keyKind);
     return refusal;
+  }
+
+  /**
+   * The refusal of a deny list entry under `policies` (resolved, enforced ones), counted like
+   * any decision and the entry's match with it; undefined when no entry denies, nothing counted.
+   * What the block gate answers before Nest's pipeline, as the engine would have.
+   */
+  refuseFromLists(
+    policies: readonly Policy[],
+    identifier: string,
+    options: ConsumeOptions,
+  ): Decision | undefined {
+    const lists = this.engine.lists;
+    if (lists.size === 0 || policies.length === 0) return undefined;
+    const keyKind = options.keyKind ?? (policies[0] as Policy).key;
+    const subject = { keyKind, identifier, ...options.client };
+    const nowMs = Math.floor(this.clock() / 1000);
+    // Counted only when refused here: otherwise the guard's call counts the request's matches.
+    const found = lists.match(policies, subject, nowMs);
+    if (found?.verdicts === undefined) return undefined;
+    const { verdicts, matched } = found;
+    let parts: PolicyDecision[] | undefined;
+    for (const policy of policies) {
+      const entry = verdicts.get(policy);
+      if (policy.mode !== 'enforce' || entry?.list !== 'deny') continue;
+      (parts ??= []).push(listedDecision(policy, entry, nowMs));
+    }
+    if (parts === undefined) return undefined;
+    lists.count(matched, options.client);
+    const decision = summarize(parts, false);
+    this.record(decision, identifier, keyKind);
+    return decision;
   }
 
   /** What consume would decide, charging nothing; `options.key` as for reset. */
