@@ -23,6 +23,9 @@ export const TARGET = {
   floodP99: 1.2,
   candidateRedisCpu: 1.1,
   eventualOverBare: 0.85,
+  tierAppCpuUs: 1,
+  tierRedisCpu: 1.1,
+  deniedOverBare: 0.9,
 };
 
 const MODE_NAMES: Record<KeyMode, string> = { ip: 'IP', users: '10 000 users' };
@@ -37,9 +40,13 @@ const SLUICE_ALLOWED = CONTENDERS.filter(
     !c.blocked &&
     c.candidateSample === undefined &&
     c.eventual !== true &&
-    c.evalsha !== true,
+    c.evalsha !== true &&
+    c.tiers !== true &&
+    c.denied !== true,
 );
-const SLUICE_ALL_ALLOWED = CONTENDERS.filter((c) => c.family === 'sluice' && !c.blocked);
+const SLUICE_ALL_ALLOWED = CONTENDERS.filter(
+  (c) => c.family === 'sluice' && !c.blocked && c.denied !== true,
+);
 
 /** One row per measured Sluice algorithm; each cell of `modes` must pass. */
 function perAlgorithm(
@@ -114,7 +121,13 @@ export function targetRows(
       },
     ),
   );
-  rows.push(...candidateRows(set), ...eventualRows(set, eventual), ...evalshaRows(set));
+  rows.push(
+    ...candidateRows(set),
+    ...tierRows(set),
+    ...deniedRows(set),
+    ...eventualRows(set, eventual),
+    ...evalshaRows(set),
+  );
   const sluiceSamples = set.samples.filter((s) =>
     SLUICE_ALL_ALLOWED.some((contender) => contender.id === s.contender),
   );
@@ -195,6 +208,49 @@ function candidateRows(set: SampleSet): TargetRow[] {
     }
   }
   return rows;
+}
+
+/**
+ * Tiers from a synchronous resolver against the same policy without tiers, in the same rounds:
+ * the app's CPU per request (what resolving and naming the tier adds) and Redis time in FCALL per
+ * request (a tier's rate is sent as any rate is, so it should add nothing).
+ */
+function tierRows(set: SampleSet): TargetRow[] {
+  return KEY_MODES.flatMap((mode) => {
+    const cell: Cell = { adapter: 'fastify', mode };
+    if (!set.has('sluice-tiers', cell) || !set.has('sluice-fixed-window', cell)) return [];
+    const base = new Map(set.of('sluice-fixed-window', cell).map((s) => [s.round, s] as const));
+    const rounds = set.of('sluice-tiers', cell).filter((s) => base.has(s.round));
+    const app = spread(rounds.map((s) => s.appCpuUs - (base.get(s.round)?.appCpuUs ?? NaN)));
+    const redis = spread(
+      rounds.map((s) => s.redis.scriptUs / (base.get(s.round)?.redis.scriptUs ?? NaN)),
+    );
+    const us = (figure: number) => `${figure >= 0 ? '+' : ''}${figure.toFixed(2)} µs`;
+    return [
+      {
+        target: `Fastify, tiers from a synchronous resolver (${MODE_NAMES[mode]}): app CPU per request ≤ +${TARGET.tierAppCpuUs} µs, Redis time per decision ≤ ${TARGET.tierRedisCpu}× the same policy without tiers`,
+        measured: `app ${range(app, us)} per request; Redis ${range(redis, x)} in FCALL`,
+        pass: app.median <= TARGET.tierAppCpuUs && redis.median <= TARGET.tierRedisCpu,
+      },
+    ];
+  });
+}
+
+/** A request refused by a deny list entry, against bare: refused from memory, nothing sent. */
+function deniedRows(set: SampleSet): TargetRow[] {
+  return KEY_MODES.flatMap((mode) => {
+    const cell: Cell = { adapter: 'fastify', mode };
+    if (!set.has('sluice-denied', cell) || !set.has('bare', cell)) return [];
+    const ratio = set.ratio('sluice-denied', 'bare', cell);
+    const calls = set.spread('sluice-denied', cell, (s) => s.redis.scriptCalls).max;
+    return [
+      {
+        target: `Fastify, denied by a deny list entry (${MODE_NAMES[mode]}): ≥ ${TARGET.deniedOverBare}× bare, 0 Redis commands`,
+        measured: `${range(ratio, x)} of bare; at most ${calls.toFixed(4)} FCALL per request`,
+        pass: ratio.median >= TARGET.deniedOverBare && calls === 0,
+      },
+    ];
+  });
 }
 
 /** consistency: 'eventual' against bare, and what passed beyond the limit with real timers. */

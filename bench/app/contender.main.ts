@@ -33,6 +33,7 @@ function limiterFor({ contender, redisUrl, rule }: ContenderEnv): Limiter {
         contender.id,
         contender.evalsha === true ? 'eval' : 'auto',
         contender.batch,
+        contender,
       );
   }
 }
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
     env.adapter === 'fastify'
       ? await NestFactory.create(BenchAppModule, new FastifyAdapter(), options)
       : await NestFactory.create(BenchAppModule, options);
+  await limiter.prepare?.(app);
   // An orderly exit rather than death by signal, so --cpu-prof writes its profile.
   process.once('SIGTERM', () => {
     void app.close().finally(() => process.exit(0));

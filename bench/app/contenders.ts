@@ -24,6 +24,10 @@ export interface Contender {
   spendUs?: number;
   /** SluiceModule's `batch` option, where it is not the default. */
   batch?: { maxCalls?: number; holdMs?: number };
+  /** Both policies have tiers, and a synchronous resolver puts every request at `pro`. */
+  tiers?: boolean;
+  /** A global deny list entry for the load's address: every request is refused from memory. */
+  denied?: boolean;
 }
 
 export const CONTENDERS: readonly Contender[] = [
@@ -105,6 +109,15 @@ export const CONTENDERS: readonly Contender[] = [
     candidateSample: 100,
   },
   {
+    id: 'sluice-tiers',
+    label: 'Sluice, fixed-window with tiers, resolved by a synchronous resolver',
+    family: 'sluice',
+    storage: 'redis',
+    algorithm: 'fixed-window',
+    blocked: false,
+    tiers: true,
+  },
+  {
     id: 'throttler-redis-blocked',
     label: '@nestjs/throttler + Redis storage, blocked',
     family: 'throttler',
@@ -125,6 +138,15 @@ export const CONTENDERS: readonly Contender[] = [
     storage: 'redis',
     algorithm: 'fixed-window',
     blocked: true,
+  },
+  {
+    id: 'sluice-denied',
+    label: 'Sluice, denied by a deny list entry',
+    family: 'sluice',
+    storage: 'redis',
+    algorithm: 'fixed-window',
+    blocked: false,
+    denied: true,
   },
 ];
 
@@ -158,6 +180,7 @@ const MEASURING_ORDER = [
   'rlf-redis-blocked',
   'sluice-candidate',
   'sluice-fixed-window',
+  'sluice-tiers',
   'sluice-candidate-all',
   'sluice-sliding-log',
   'sluice-sliding-window',
@@ -171,6 +194,7 @@ const MEASURING_ORDER = [
   'bare',
   'sluice-fixed-window-eventual',
   'sluice-blocked',
+  'sluice-denied',
   'guard-0us',
   'guard-3us',
 ];

@@ -1,4 +1,5 @@
 import {
+  PolicyBus,
   SluiceModule,
   type AlgorithmName,
   type PolicyCandidateInput,
@@ -16,6 +17,7 @@ import {
   USERS,
 } from '../bench.constants.js';
 import type { Contender } from '../contenders.js';
+import type { INestApplication } from '@nestjs/common';
 import type { Limiter } from './limiter.types.js';
 
 /** The rule both routes share; the flood and exactness scenarios pass their own. */
@@ -42,6 +44,10 @@ export function defaultRule(contender: Contender): SluiceRule {
       ? { algorithm, limit: SLIDING_LOG_LIMIT, periodMs: SLIDING_LOG_PERIOD_MS }
       : { algorithm, limit: UNREACHABLE_LIMIT, periodMs: UNREACHABLE_PERIOD_MS };
   if (contender.eventual === true) rule.consistency = 'eventual';
+  // Both tiers out of reach too: what is measured is resolving and naming the tier.
+  if (contender.tiers === true) {
+    rule.tiers = { free: { limit: rule.limit - 1 }, pro: { limit: rule.limit } };
+  }
   if (contender.candidateSample === undefined) return rule;
   return { ...rule, candidate: candidateOf(rule, contender.candidateSample) };
 }
@@ -71,8 +77,10 @@ export function sluiceLimiter(
   prefix: string,
   scripting: 'auto' | 'eval' = 'auto',
   batch?: { maxCalls?: number; holdMs?: number },
+  contender?: Contender,
 ): Limiter {
   return {
+    ...(contender?.denied === true ? { prepare: denyEveryone } : {}),
     metadata: {
       imports: [
         SluiceModule.forRoot({
@@ -82,6 +90,17 @@ export function sluiceLimiter(
           ...(batch !== undefined ? { batch } : {}),
           global: true,
           blockCacheSize: BLOCK_CACHE_SIZE,
+          // A plan read from the request as an app would from its session: no I/O.
+          ...(contender?.tiers === true
+            ? {
+                tiers: {
+                  resolve: (request: unknown) =>
+                    (request as { headers: Record<string, string | undefined> }).headers[
+                      'x-plan'
+                    ] ?? 'pro',
+                },
+              }
+            : {}),
           policies: [
             { ...rule, name: POLICY_BY_IP, key: 'ip' },
             { ...rule, name: POLICY_BY_USER, key: `header:${USER_HEADER}` },
@@ -90,4 +109,32 @@ export function sluiceLimiter(
       ],
     },
   };
+}
+
+/**
+ * A deny list entry for every IPv4 client, every policy, applied as a published snapshot is: the
+ * load's loopback address is refused from memory, before any Redis call.
+ */
+function denyEveryone(app: INestApplication): void {
+  app.get(PolicyBus).apply({
+    version: 1,
+    enforcement: true,
+    policies: [],
+    lists: [
+      {
+        id: 'bench-deny',
+        list: 'deny',
+        kind: 'address',
+        value: '0.0.0.0/0',
+        keyKind: null,
+        prefix: false,
+        policies: null,
+        mode: 'enforce',
+        reason: 'bench: the denied path',
+        expiresAt: null,
+        createdBy: 'bench',
+        createdAt: new Date().toISOString(),
+      },
+    ],
+  });
 }

@@ -31,7 +31,13 @@ describe.each(ADAPTERS)('admin policies API on %s', (adapter) => {
       source: 'code',
       updatedBy: 'system',
       routes: [
-        { method: 'POST', path: '/posts/reply', owner: 'PostsController', handler: 'reply' },
+        {
+          method: 'POST',
+          path: '/posts/reply',
+          owner: 'PostsController',
+          handler: 'reply',
+          tier: null,
+        },
       ],
       codeDefault: { name: 'reply', limit: 3 },
     });

@@ -36,6 +36,8 @@ export interface PolicyRoute {
   owner: string;
   /** The method's name. */
   handler: string;
+  /** The tier `@ThrottleTier()` decides its requests at; null: the resolver's, or none. */
+  tier: string | null;
 }
 
 /**

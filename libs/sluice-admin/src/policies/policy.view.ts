@@ -2,7 +2,13 @@ import type { Policy, PolicyCandidateInput, ThrottledRoute } from '@sluice/nest/
 import type { PolicyRoute, PolicyView } from '../common/admin-api.types.js';
 
 export function policyRoute(route: ThrottledRoute): PolicyRoute {
-  return { method: route.method, path: route.path, owner: route.owner, handler: route.handler };
+  return {
+    method: route.method,
+    path: route.path,
+    owner: route.owner,
+    handler: route.handler,
+    tier: route.tier,
+  };
 }
 
 /** "GET /posts (PostsController.list)", or "PostsResolver.list" for a handler without a path. */

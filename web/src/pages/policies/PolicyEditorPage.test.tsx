@@ -31,7 +31,13 @@ const REPLY: PolicyView = {
   updatedBy: null,
   candidate: null,
   routes: [
-    { method: 'POST', path: '/posts/:id/replies', owner: 'PostsController', handler: 'reply' },
+    {
+      method: 'POST',
+      path: '/posts/:id/replies',
+      owner: 'PostsController',
+      handler: 'reply',
+      tier: null,
+    },
   ],
   codeDefault: null,
 };

@@ -74,6 +74,7 @@ export function PolicyListPage() {
                               {route.method ?? '*'}{' '}
                               {route.path ?? `${route.owner}.${route.handler}`}
                             </code>
+                            {route.tier !== null && ` at tier ${route.tier}`}
                           </Text>
                         ))
                       )}
