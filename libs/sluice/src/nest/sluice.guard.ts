@@ -133,10 +133,12 @@ export class SluiceGuard implements CanActivate {
     // The route's own tier, else the resolver's, asked once per request and only when one of
     // its policies has tiers.
     const tiered = policies.some((policy) => policy.tiers !== null);
-    const tier = !tiered
-      ? undefined
-      : (routeTier ??
-        (this.options.tiers === undefined ? undefined : await this.tiers.resolve(req, context)));
+    let tier = tiered ? routeTier : undefined;
+    if (tiered && tier === undefined && this.options.tiers !== undefined) {
+      const resolved = this.tiers.resolve(req, context);
+      // A synchronous resolver's answer is used as it is: no await, no turn of the event loop.
+      tier = resolved instanceof Promise ? await resolved : resolved;
+    }
     if (tier !== undefined) for (const charge of charges) charge.tier = tier;
     const client = this.clientOf(req);
     if (client !== undefined) for (const charge of charges) charge.client = client;

@@ -41,18 +41,36 @@ export class TierResolver {
     this.logger = new ThrottledLogger(new Logger('Sluice'), LOG_EVERY_MS, clock);
   }
 
-  /** The request's tier, or undefined: none resolved, or the resolver failed. */
-  async resolve(request: unknown, context: ExecutionContext): Promise<string | undefined> {
+  /**
+   * The request's tier, or undefined: none resolved, or the resolver failed. A synchronous
+   * resolver's answer comes back as it is, not in a promise: the guard then awaits nothing.
+   */
+  resolve(
+    request: unknown,
+    context: ExecutionContext,
+  ): string | undefined | Promise<string | undefined> {
     if (this.options === undefined) return undefined;
     let answer: unknown;
     try {
-      answer = await this.bounded(this.options.resolve(request, context));
+      answer = this.options.resolve(request, context);
     } catch (error) {
-      this.logger.warn(
-        `tiers.resolve failed, deciding at the policies' own rates: ${(error as Error).message}`,
-      );
-      return undefined;
+      return this.failed(error);
     }
+    if (!(answer instanceof Promise)) return this.checked(answer);
+    return this.bounded(answer).then(
+      (late) => this.checked(late),
+      (error: unknown) => this.failed(error),
+    );
+  }
+
+  private failed(error: unknown): undefined {
+    this.logger.warn(
+      `tiers.resolve failed, deciding at the policies' own rates: ${(error as Error).message}`,
+    );
+    return undefined;
+  }
+
+  private checked(answer: unknown): string | undefined {
     if (answer === undefined || answer === null) return undefined;
     if (typeof answer !== 'string' || !TIER_NAME.test(answer)) {
       this.logger.warn(
@@ -63,8 +81,7 @@ export class TierResolver {
     return answer;
   }
 
-  private bounded<T>(answer: T | Promise<T>): Promise<T> | T {
-    if (!(answer instanceof Promise)) return answer;
+  private bounded<T>(answer: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(
