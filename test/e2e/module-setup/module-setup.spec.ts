@@ -1,4 +1,6 @@
-import type { INestApplication, ModuleMetadata } from '@nestjs/common';
+import { Module, type INestApplication, type ModuleMetadata } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { SluiceModule, SluiceService } from '@sluice/nest';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { RouteRegistry, type HeaderStyle } from '@sluice/nest/internals';
 import {
@@ -131,5 +133,33 @@ describe.each(ADAPTERS)('SluiceModule set-up on %s', (adapter) => {
         tier: null,
       },
     ]);
+  });
+});
+
+describe('SluiceModule in an application context (a worker or a script, no HTTP server)', () => {
+  it('starts, decides through SluiceService and closes', async () => {
+    const prefix = uniquePrefix('module-setup-context');
+    class WorkerModule {}
+    Module({
+      imports: [
+        SluiceModule.forRoot({
+          redis: connectRedis(inject('redisUrl')),
+          prefix,
+          policies: [
+            { name: 'jobs', key: 'user', algorithm: 'fixed-window', limit: 1, periodMs: 3_600_000 },
+          ],
+        }),
+      ],
+    })(WorkerModule);
+    const context = await NestFactory.createApplicationContext(WorkerModule, { logger: false });
+    try {
+      const sluice = context.get(SluiceService);
+      const first = await sluice.consume('jobs', 'worker-1');
+      const second = await sluice.consume('jobs', 'worker-1');
+      expect([first.allowed, second.allowed]).toEqual([true, false]);
+      expect(second.reason).toBe('limit');
+    } finally {
+      await context.close();
+    }
   });
 });

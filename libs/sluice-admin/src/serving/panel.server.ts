@@ -42,8 +42,9 @@ export class PanelServer implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const adapter = this.adapterHost.httpAdapter;
-    if (this.files === null || adapter === undefined) return;
+    // Null in an application context (NestFactory.createApplicationContext): nothing to serve.
+    const adapter = this.adapterHost.httpAdapter as typeof this.adapterHost.httpAdapter | null;
+    if (this.files === null || adapter === undefined || adapter === null) return;
     const files = this.files;
     // Read now, not at construction: main.ts sets the global prefix after NestFactory.create().
     const mount = adminMount(this.path, this.config);

@@ -11,8 +11,9 @@ export class PeerAddressesInstaller implements OnApplicationBootstrap {
   constructor(@Optional() @Inject(HttpAdapterHost) private readonly host?: HttpAdapterHost) {}
 
   onApplicationBootstrap(): void {
+    // Null in an application context (NestFactory.createApplicationContext): no server to watch.
     const adapter = this.host?.httpAdapter;
-    if (adapter === undefined) return;
+    if (adapter === undefined || adapter === null) return;
     const server = adapter.getHttpServer() as Partial<ConnectionSource> | undefined;
     if (typeof server?.on === 'function') keepPeerAddresses(server as ConnectionSource);
   }
