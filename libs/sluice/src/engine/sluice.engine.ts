@@ -340,7 +340,8 @@ export class SluiceEngine {
             {
               keyKind: target.keyKind,
               identifier: target.identifier,
-              ...options.client,
+              address: options.client?.address,
+              userAgent: options.client?.userAgent,
               request: options.client,
             },
             this.nowMs(),

@@ -108,7 +108,11 @@ export class BlockGate implements OnModuleInit {
         options,
       );
       if (decision === undefined && client !== undefined) {
-        decision = this.sluice.refuseFromLists([policy], identifier, { ...options, client });
+        decision = this.sluice.refuseFromLists([policy], identifier, {
+          keyKind,
+          route: gated.route,
+          client,
+        });
       }
       if (decision === undefined) continue;
       reply.code(429);

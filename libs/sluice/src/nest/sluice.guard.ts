@@ -274,12 +274,15 @@ export class SluiceGuard implements CanActivate {
 
   private async decide(charge: Charge, route: string): Promise<Decision> {
     try {
-      const { decision, charged } = await this.sluice.charge(charge.policies, charge.identifier, {
-        keyKind: charge.keyKind,
-        route,
-        ...(charge.tier === undefined ? {} : { tier: charge.tier }),
-        ...(charge.client === undefined ? {} : { client: charge.client }),
-      });
+      // Filled field by field: a spread in a literal costs a runtime call per request.
+      const options: ConsumeOptions = { keyKind: charge.keyKind, route };
+      if (charge.tier !== undefined) options.tier = charge.tier;
+      if (charge.client !== undefined) options.client = charge.client;
+      const { decision, charged } = await this.sluice.charge(
+        charge.policies,
+        charge.identifier,
+        options,
+      );
       charge.charged = charged;
       return decision;
     } catch (error) {

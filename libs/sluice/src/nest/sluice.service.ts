@@ -142,7 +142,13 @@ export class SluiceService {
     const lists = this.engine.lists;
     if (lists.size === 0 || policies.length === 0) return undefined;
     const keyKind = options.keyKind ?? (policies[0] as Policy).key;
-    const subject = { keyKind, identifier, ...options.client };
+    const client = options.client;
+    const subject = {
+      keyKind,
+      identifier,
+      address: client?.address,
+      userAgent: client?.userAgent,
+    };
     const nowMs = Math.floor(this.clock() / 1000);
     // Counted only when refused here: otherwise the guard's call counts the request's matches.
     const found = lists.match(policies, subject, nowMs);
