@@ -470,7 +470,8 @@ describe('the admin panel in Chromium', () => {
     await dialog.getByLabel('Match on').selectOption('identifier');
     await dialog.getByLabel('Value', { exact: true }).fill('pro-demo-1');
     await dialog.getByLabel('Counted as').fill('header:x-api-key');
-    await dialog.getByLabel('Applies to').selectOption('api-burst');
+    await dialog.getByRole('radio', { name: 'Only the policies ticked' }).check();
+    await dialog.getByRole('checkbox', { name: 'api-burst', exact: true }).check();
     await dialog.getByLabel('Reason').fill('a leaked key');
     await dialog.getByLabel('Expires after').fill('7 d');
     await dialog.getByRole('button', { name: 'Add', exact: true }).click();
@@ -480,6 +481,11 @@ describe('the admin panel in Chromium', () => {
     // Each instance sends its matches once a second; the screen reads them every two.
     await page.getByRole('cell', { name: 'refused 2' }).waitFor();
     await screenshot(page, 'lists');
+    // The policy's own page lists the entry that decides it before its rate.
+    await page.goto(panel('policies/api-burst'));
+    const applying = page.getByLabel('List entries applying to api-burst');
+    await applying.getByRole('cell', { name: 'refused 2' }).waitFor();
+    await page.goto(panel('lists'));
 
     await page.getByRole('button', { name: 'Remove pro-demo-1' }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Remove' }).click();

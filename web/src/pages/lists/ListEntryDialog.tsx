@@ -6,8 +6,8 @@ import { CheckboxLabel } from '../../shared/CheckboxLabel';
 import { durationText, parseDuration } from '../../shared/duration';
 import { ErrorCallout } from '../../shared/ErrorCallout';
 import { Field } from '../../shared/Field';
-import { PolicySelect } from '../../shared/PolicySelect';
 import { useAddListEntry } from './lists.hooks';
+import { PolicyScopeField } from './PolicyScopeField';
 
 type Kind = ListEntryRequest['kind'];
 
@@ -32,7 +32,7 @@ const EMPTY = {
   value: '',
   keyKind: 'header:x-api-key',
   prefix: false,
-  policy: '',
+  policies: null as string[] | null,
   mode: 'enforce' as NonNullable<ListEntryRequest['mode']>,
   reason: '',
   expiresAfter: '',
@@ -44,6 +44,7 @@ export function ListEntryDialog({ onDone }: { onDone: (notice: string) => void }
   const [open, setOpen] = useState(false);
   const [values, setValues] = useState(EMPTY);
   const [expiryError, setExpiryError] = useState<string | undefined>();
+  const [scopeError, setScopeError] = useState<string | undefined>();
   const set =
     <Name extends keyof typeof EMPTY>(name: Name) =>
     (value: (typeof EMPTY)[Name]) =>
@@ -58,6 +59,11 @@ export function ListEntryDialog({ onDone }: { onDone: (notice: string) => void }
       return;
     }
     setExpiryError(undefined);
+    if (values.policies?.length === 0) {
+      setScopeError('tick at least one policy, or choose every policy');
+      return;
+    }
+    setScopeError(undefined);
     const identifier = values.kind === 'identifier';
     add.mutate(
       {
@@ -65,7 +71,7 @@ export function ListEntryDialog({ onDone }: { onDone: (notice: string) => void }
         kind: values.kind,
         value: values.value.trim(),
         ...(identifier ? { keyKind: values.keyKind.trim(), prefix: values.prefix } : {}),
-        policies: values.policy === '' ? null : [values.policy],
+        policies: values.policies,
         mode: values.mode,
         reason: values.reason,
         expiresAt: ms === null ? null : new Date(Date.now() + ms).toISOString(),
@@ -146,13 +152,6 @@ export function ListEntryDialog({ onDone }: { onDone: (notice: string) => void }
               </>
             )}
             <Flex gap="3" wrap="wrap">
-              <Field label="Applies to" error={errors.policies ?? errors['policies.0']}>
-                <PolicySelect
-                  anyLabel="Every policy"
-                  value={values.policy}
-                  onChange={(event) => set('policy')(event.target.value)}
-                />
-              </Field>
               <Field label="Mode" error={errors.mode}>
                 <select
                   className="native-select"
@@ -164,6 +163,11 @@ export function ListEntryDialog({ onDone }: { onDone: (notice: string) => void }
                 </select>
               </Field>
             </Flex>
+            <PolicyScopeField
+              value={values.policies}
+              onChange={set('policies')}
+              error={scopeError ?? errors.policies ?? errors['policies.0']}
+            />
             <Field label="Reason" error={errors.reason}>
               <TextField.Root
                 value={values.reason}

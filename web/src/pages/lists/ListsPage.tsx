@@ -1,23 +1,13 @@
-import type { ListEntryView } from '@sluice/admin/api';
 import { Badge, Callout, Flex, Heading, Table, Text } from '@radix-ui/themes';
 import { useState } from 'react';
 import { ConfirmDialog } from '../../shared/ConfirmDialog';
 import { formatTime } from '../../shared/format';
+import { matchedText, matchText } from '../../shared/list-entry';
+import { useLists } from '../../shared/lists.hooks';
 import { QueryState } from '../../shared/QueryState';
 import { useCan } from '../../shared/session.hooks';
 import { ListEntryDialog } from './ListEntryDialog';
-import { useLists, useRemoveListEntry } from './lists.hooks';
-
-const KIND_NAMES: Record<ListEntryView['kind'], string> = {
-  address: 'address',
-  userAgent: 'User-Agent',
-  identifier: 'identifier',
-};
-
-function matchText(entry: ListEntryView): string {
-  if (entry.kind !== 'identifier') return KIND_NAMES[entry.kind];
-  return `${entry.keyKind ?? ''}${entry.prefix ? ', every one that starts so' : ''}`;
-}
+import { useRemoveListEntry } from './lists.hooks';
 
 export function ListsPage() {
   const canAct = useCan('operator');
@@ -101,11 +91,7 @@ export function ListsPage() {
                         </Flex>
                       </Table.Cell>
                       <Table.Cell>{entry.policies?.join(', ') ?? 'every policy'}</Table.Cell>
-                      <Table.Cell>
-                        {entry.mode === 'shadow'
-                          ? `would have ${entry.list === 'deny' ? 'refused' : 'let through'} ${entry.hits.shadow}`
-                          : `${entry.list === 'deny' ? 'refused' : 'let through'} ${entry.hits.enforced}`}
-                      </Table.Cell>
+                      <Table.Cell>{matchedText(entry)}</Table.Cell>
                       <Table.Cell>
                         {entry.reason}
                         <Text as="div" size="1" color="gray">

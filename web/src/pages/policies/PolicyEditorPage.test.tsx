@@ -42,6 +42,9 @@ const REPLY: PolicyView = {
   codeDefault: null,
 };
 
+/** The page lists the allow and deny list entries that apply to the policy: none here. */
+const NO_LIST_ENTRIES = { 'GET /lists': { body: { max: 1000, entries: [] } } };
+
 const editor = (role: 'viewer' | 'operator' | 'admin') =>
   renderScreen(<PolicyEditorPage />, { role, path: '/policies/reply', route: '/policies/:name' });
 
@@ -61,6 +64,7 @@ afterEach(() => {
 describe('the policy editor', () => {
   it("shows the server's validation messages at the fields they name", async () => {
     const requests = answerFetch({
+      ...NO_LIST_ENTRIES,
       'GET /policies/reply': { body: REPLY },
       'PUT /policies/reply': {
         status: 400,
@@ -105,6 +109,7 @@ describe('the policy editor', () => {
 
   it('takes the window as people write it, spells the rate out and sends milliseconds', async () => {
     const requests = answerFetch({
+      ...NO_LIST_ENTRIES,
       'GET /policies/reply': { body: REPLY },
       'PUT /policies/reply': ({ body }) => ({
         body: { ...REPLY, ...(body as object), version: 5 },
@@ -149,6 +154,7 @@ describe('the policy editor', () => {
       },
     });
     const requests = answerFetch({
+      ...NO_LIST_ENTRIES,
       'GET /policies/reply': { body: REPLY },
       'GET /blocked': { body: { blocked: [], total: 2 } },
       'GET /instances': { body: { version: null, instances: [] } },
@@ -225,6 +231,7 @@ describe('the policy editor', () => {
     };
     let promotions = 0;
     const requests = answerFetch({
+      ...NO_LIST_ENTRIES,
       'GET /policies/reply': { body: withCandidate },
       'POST /policies/reply/candidate': { status: 201, body: {} },
       'GET /policies/reply/candidate': {
@@ -304,7 +311,10 @@ describe('the policy editor', () => {
   });
 
   it('shows the fields the chosen algorithm takes, and only those', async () => {
-    answerFetch({ 'GET /policies/reply': { body: REPLY } });
+    answerFetch({
+      ...NO_LIST_ENTRIES,
+      'GET /policies/reply': { body: REPLY },
+    });
     const user = userEvent.setup();
     editor('admin');
     const algorithm = await screen.findByLabelText('Algorithm');
@@ -327,7 +337,10 @@ describe('the policy editor', () => {
   });
 
   it('shows a viewer the rules and no control to change them', async () => {
-    answerFetch({ 'GET /policies/reply': { body: REPLY } });
+    answerFetch({
+      ...NO_LIST_ENTRIES,
+      'GET /policies/reply': { body: REPLY },
+    });
     editor('viewer');
 
     await screen.findByText('Rules');
@@ -339,6 +352,7 @@ describe('the policy editor', () => {
 
   it('lets an operator add an override while the rules stay as stored', async () => {
     const requests = answerFetch({
+      ...NO_LIST_ENTRIES,
       'GET /policies/reply': { body: REPLY },
       'PUT /policies/reply': ({ body }) => ({
         body: { ...REPLY, ...(body as object), version: 5 },
@@ -367,6 +381,7 @@ describe('the policy editor', () => {
 
   it('writes an override for the kind of identifier it names, and reads it back so', async () => {
     const requests = answerFetch({
+      ...NO_LIST_ENTRIES,
       'GET /policies/reply': {
         body: {
           ...REPLY,
@@ -406,6 +421,7 @@ describe('the policy editor', () => {
 
   it('edits tiers and assigns an identifier to one, keeping the tiers it read', async () => {
     const requests = answerFetch({
+      ...NO_LIST_ENTRIES,
       'GET /policies/reply': {
         body: { ...REPLY, tiers: { free: { limit: 5, burst: null, maxDelayMs: null } } },
       },
@@ -440,6 +456,7 @@ describe('the policy editor', () => {
 
   it("places the server's issue about a tier at that tier's field, and flags a repeated name", async () => {
     answerFetch({
+      ...NO_LIST_ENTRIES,
       'GET /policies/reply': {
         body: { ...REPLY, tiers: { pro: { limit: 50, burst: null, maxDelayMs: null } } },
       },
@@ -472,6 +489,7 @@ describe('the policy editor', () => {
 
   it("marks an expired override, says its time zone, and that the policy's burst still caps it", async () => {
     answerFetch({
+      ...NO_LIST_ENTRIES,
       'GET /policies/reply': {
         body: {
           ...REPLY,

@@ -13,6 +13,7 @@ import { PolicySimulator } from './PolicySimulator';
 import { PolicySummary } from './PolicySummary';
 import { PolicyCandidate } from './PolicyCandidate';
 import { PolicyTraffic } from './PolicyTraffic';
+import { PolicyListEntries } from './PolicyListEntries';
 import { useCandidateActions, usePolicy, useSavePolicy } from './policies.hooks';
 
 export function PolicyEditorPage() {
@@ -102,6 +103,7 @@ function PolicyEditor({ policy }: { policy: PolicyView | null }) {
         />
       </Grid>
       {policy?.candidate != null && <PolicyCandidate name={policy.name} />}
+      {policy !== null && <PolicyListEntries name={policy.name} />}
       {policy !== null && (
         <PolicyTraffic
           name={policy.name}

@@ -1,0 +1,98 @@
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it } from 'vitest';
+import { answerFetch, renderScreen } from '../../testing/render-screen';
+import { ListEntryDialog } from './ListEntryDialog';
+
+const POLICIES = {
+  version: 3,
+  enforcement: true,
+  policies: [{ name: 'api-burst' }, { name: 'api-daily' }, { name: 'login' }],
+};
+
+function entry(policies: string[] | null) {
+  return {
+    id: '6f1c0e0e-3a51-4a43-9b0e-1d7b0c8f4a11',
+    list: 'deny',
+    kind: 'address',
+    value: '203.0.113.0/24',
+    keyKind: null,
+    prefix: false,
+    policies,
+    mode: 'enforce',
+    reason: 'scraping',
+    expiresAt: null,
+    createdBy: 'alice',
+    createdAt: '2026-11-27T09:00:00.000Z',
+    expired: false,
+    hits: { enforced: 0, shadow: 0 },
+  };
+}
+
+async function fillAddressEntry(user: ReturnType<typeof userEvent.setup>) {
+  await user.click(screen.getByRole('button', { name: 'Add an entry' }));
+  const dialog = screen.getByRole('dialog');
+  await user.type(within(dialog).getByLabelText('Value'), '203.0.113.0/24');
+  await user.type(within(dialog).getByLabelText('Reason'), 'scraping');
+  return dialog;
+}
+
+afterEach(cleanup);
+
+describe('adding a list entry', () => {
+  it('applies an entry to the policies ticked, several at once', async () => {
+    const requests = answerFetch({
+      'GET /policies': { body: POLICIES },
+      'POST /lists': { status: 201, body: entry(['api-burst', 'login']) },
+    });
+    const user = userEvent.setup();
+    const told: string[] = [];
+    renderScreen(<ListEntryDialog onDone={(message) => told.push(message)} />, {
+      role: 'operator',
+      path: '/',
+    });
+    const dialog = await fillAddressEntry(user);
+    // Every policy until the operator narrows it.
+    const every = within(dialog).getByRole<HTMLInputElement>('radio', { name: 'Every policy' });
+    expect(every.checked).toBe(true);
+    await user.click(within(dialog).getByRole('radio', { name: 'Only the policies ticked' }));
+    await user.click(await within(dialog).findByRole('checkbox', { name: 'api-burst' }));
+    await user.click(within(dialog).getByRole('checkbox', { name: 'login' }));
+    await user.click(within(dialog).getByRole('button', { name: 'Add' }));
+    await waitFor(() => expect(told[0]).toMatch(/^203\.0\.113\.0\/24 is on the deny list/));
+    const posted = requests.filter((request) => request.method === 'POST');
+    expect(posted.map((request) => (request.body as { policies: unknown }).policies)).toEqual([
+      ['api-burst', 'login'],
+    ]);
+  });
+
+  it('asks for a policy when none is ticked, without asking the server', async () => {
+    const requests = answerFetch({ 'GET /policies': { body: POLICIES } });
+    const user = userEvent.setup();
+    renderScreen(<ListEntryDialog onDone={() => undefined} />, { role: 'operator', path: '/' });
+    const dialog = await fillAddressEntry(user);
+    await user.click(within(dialog).getByRole('radio', { name: 'Only the policies ticked' }));
+    await user.click(within(dialog).getByRole('button', { name: 'Add' }));
+    await within(dialog).findByText('tick at least one policy, or choose every policy');
+    expect(requests.filter((request) => request.method === 'POST')).toEqual([]);
+  });
+
+  it('sends null for an entry that applies to every policy', async () => {
+    const requests = answerFetch({
+      'GET /policies': { body: POLICIES },
+      'POST /lists': { status: 201, body: entry(null) },
+    });
+    const user = userEvent.setup();
+    renderScreen(<ListEntryDialog onDone={() => undefined} />, { role: 'operator', path: '/' });
+    const dialog = await fillAddressEntry(user);
+    await user.click(within(dialog).getByRole('button', { name: 'Add' }));
+    await waitFor(() =>
+      expect(requests.filter((request) => request.method === 'POST')).toHaveLength(1),
+    );
+    expect(requests.find((request) => request.method === 'POST')?.body).toMatchObject({
+      policies: null,
+      value: '203.0.113.0/24',
+      reason: 'scraping',
+    });
+  });
+});
