@@ -1,4 +1,5 @@
 import react from '@vitejs/plugin-react';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import swc from 'unplugin-swc';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
@@ -46,6 +47,13 @@ const entryAliases = [
  * that replaces every project's `sequence`, groupOrder included, and the sweep then runs among
  * the first files instead of last.
  */
+/**
+ * The unit tiers start no server and wait on nothing but the CPU, so they take every core:
+ * Vitest's default leaves one free, which on a two-core machine runs them one file at a time
+ * (about 75 s there for `npm run test:unit`, against a budget of 60).
+ */
+const UNIT_WORKERS = Math.max(availableParallelism(), 2);
+
 const SHUFFLE = process.env.TEST_SHUFFLE === '1';
 const SEED = process.env.TEST_SHUFFLE_SEED ? Number(process.env.TEST_SHUFFLE_SEED) : undefined;
 const sequence = (groupOrder: number) => ({ groupOrder });
@@ -70,6 +78,7 @@ export default defineConfig({
       project({
         name: 'unit',
         include: UNIT,
+        maxWorkers: UNIT_WORKERS,
         exclude: [...configDefaults.exclude, '**/dist/**'],
         sequence: sequence(0),
       }),
@@ -81,6 +90,7 @@ export default defineConfig({
           name: 'web',
           include: ['web/src/**/*.test.{ts,tsx}'],
           environment: 'happy-dom',
+          maxWorkers: UNIT_WORKERS,
           sequence: sequence(0),
         },
       },

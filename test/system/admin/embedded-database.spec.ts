@@ -10,7 +10,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startEmbeddedDatabase } from './embedded.database.js';
+import { startEmbeddedDatabase } from '@sluice/admin/src/database/embedded.database.js';
 
 const parent = mkdtempSync(join(tmpdir(), 'sluice-embedded-'));
 afterAll(() => rmSync(parent, { recursive: true, force: true }));
