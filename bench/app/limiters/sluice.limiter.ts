@@ -21,7 +21,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { Limiter } from './limiter.types.js';
 
 /** The rule both routes share; the flood and exactness scenarios pass their own. */
-export type SluiceRule = Omit<PolicyInput, 'name' | 'key'>;
+export type SluiceRule = Omit<PolicyInput, 'name' | 'key' | 'periodMs'> & { periodMs: number };
 
 /**
  * Room for every blocked user and the address. At the default (10 000), the 10 000 users cycled

@@ -39,8 +39,15 @@ export type {
   ListName,
 } from './lists/list-entry.schema.js';
 export { ALGORITHMS, type AlgorithmName } from './algorithms/algorithm.types.js';
+export {
+  CALENDAR_UNITS,
+  type Calendar,
+  type CalendarPeriod,
+  type CalendarUnit,
+} from './clock/calendar.js';
 export type {
   CandidateRulesInput,
+  CalendarInput,
   Consistency,
   PenaltyOptions,
   Policy,

@@ -9,7 +9,8 @@ import {
   type StoreCall,
 } from '@sluice/nest/src/store/store.types.js';
 import { capacity } from '@sluice/nest/src/policy/policy.schema.js';
-import { toPolicySpec } from '@sluice/nest/src/engine/policy-spec.js';
+import { CALENDAR_CLOCK_SKEW_MS, toPolicySpec } from '@sluice/nest/src/engine/policy-spec.js';
+import { CALENDAR_UNITS, periodAt } from '@sluice/nest/src/clock/calendar.js';
 import { runOperation } from '@sluice/nest/src/store/operations.js';
 import { loadLuaLibrary } from '@sluice/nest/src/store/script.source.js';
 import { decodeReply, encodeSpec } from '@sluice/nest/src/store/spec.codec.js';
@@ -130,6 +131,11 @@ const step = fc.record({
   blockShare: fc.double({ min: 0, max: 2, noNaN: true }),
   /** The request's tier: a policy with tiers decides at its rate, on the same counters. */
   tier: fc.constantFrom(undefined, ...TIERS),
+  /**
+   * For a calendar policy: move to this share of the clock skew past the next boundary, where
+   * the engine's boundaries still name the period before and the store's clock is in the next.
+   */
+  boundary: fc.option(fc.constantFrom(0, 0.001, 0.5, 0.999), { nil: null }),
 });
 
 type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
@@ -145,6 +151,7 @@ function specFor(
   policy: Decided,
   identifier: string,
   costShare: number,
+  nowUs: number,
   tier?: string,
 ): PolicySpec {
   const rate = tier === undefined ? undefined : policy.tiers?.[tier];
@@ -157,6 +164,11 @@ function specFor(
     1 + Math.floor(costShare * (room - 1)),
     rate === undefined ? undefined : tier,
   );
+  // A calendar policy's boundaries, as the engine computes them from its own clock.
+  if (policy.calendar !== null) {
+    const atMs = Math.floor(nowUs / 1000) - CALENDAR_CLOCK_SKEW_MS;
+    spec.calendar = periodAt(atMs, policy.calendar);
+  }
   return policy.proposed ? { ...spec, name: `${spec.name}~c`, mode: 'candidate' } : spec;
 }
 
@@ -246,10 +258,15 @@ async function conforms(
   const prefix = `conf${process.pid}-${run++}`;
   let now = 1_700_000_000_000_000 + run * 86_400_000_000;
   const firstPeriod = (policies[0] as Policy).periodMs * 1000;
+  const calendar = (policies[0] as Policy).calendar;
   for (const [index, request] of steps.entries()) {
     now += Math.floor(request.gap * firstPeriod);
+    if (calendar !== null && request.boundary !== null) {
+      const { end } = periodAt(Math.floor(now / 1000), calendar);
+      now = end * 1000 + Math.floor(request.boundary * CALENDAR_CLOCK_SKEW_MS * 1000);
+    }
     const specs = policies.map((policy) =>
-      specFor(policy, request.identifier, request.costShare, request.tier),
+      specFor(policy, request.identifier, request.costShare, now, request.tier),
     );
     const cost = Math.min(...specs.map((spec) => spec.cost));
     const call: StoreCall = {
@@ -300,6 +317,33 @@ async function conforms(
 
 const stepsArbitrary = fc.array(step, { minLength: 1, maxLength: 40 });
 
+/** Fixed windows that are calendar periods, in zones with and without summer time. */
+const calendarPolicy = fc
+  .record({
+    limit: fc.integer({ min: 1, max: 12 }),
+    unit: fc.constantFrom(...CALENDAR_UNITS),
+    timeZone: fc.constantFrom('UTC', 'Europe/Paris', 'America/New_York', 'Australia/Sydney'),
+    anchorDay: fc.option(fc.integer({ min: 1, max: 31 }), { nil: null }),
+    tiers: fc.option(fc.tuple(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 12 })), {
+      nil: null,
+    }),
+  })
+  .map((raw) =>
+    parsePolicy({
+      name: 'q',
+      algorithm: 'fixed-window',
+      limit: raw.limit,
+      calendar: {
+        unit: raw.unit,
+        timeZone: raw.timeZone,
+        anchorDay: raw.unit === 'month' ? raw.anchorDay : null,
+      },
+      tiers:
+        raw.tiers &&
+        Object.fromEntries(raw.tiers.map((limit, i) => [TIERS[i] as string, { limit }])),
+    }),
+  );
+
 afterAll(closeAll);
 
 describe.each([
@@ -311,6 +355,15 @@ describe.each([
   it.each(ALGORITHMS)('%s: identical decisions and figures', async (algorithm) => {
     await fc.assert(
       fc.asyncProperty(algorithmPolicy(algorithm, 'p'), stepsArbitrary, (policy, steps) =>
+        conforms(client, [policy], steps),
+      ),
+      { numRuns: runs },
+    );
+  });
+
+  it('fixed-window on calendar periods: identical decisions, across boundaries', async () => {
+    await fc.assert(
+      fc.asyncProperty(calendarPolicy, stepsArbitrary, (policy, steps) =>
         conforms(client, [policy], steps),
       ),
       { numRuns: runs },
@@ -448,7 +501,7 @@ async function batchConforms(
     const calls: StoreCall[] = batch.calls.map((request) => {
       const identifier = sameIdentifier ? IDENTIFIERS[0]! : request.identifier;
       const under = request.policies.map((i) => policies[i] as Policy);
-      const specs = under.map((policy) => specFor(policy, identifier, request.costShare));
+      const specs = under.map((policy) => specFor(policy, identifier, request.costShare, now));
       const cost = Math.min(...specs.map((spec) => spec.cost));
       return {
         op: request.op,
@@ -470,7 +523,7 @@ async function batchConforms(
   }
   // The state every key holds in Redis after the last batch, as the twins left theirs.
   const stored = new Map<string, unknown>();
-  const specs = policies.map((policy) => specFor(policy, IDENTIFIERS[0]!, 0));
+  const specs = policies.map((policy) => specFor(policy, IDENTIFIERS[0]!, 0, now));
   for (const key of touched) {
     const args = ['peek', '0', '0', ...specs.map(encodeSpec)];
     const snapshot = (await client.eval(stateScript(), 1, key, ...args)) as Snapshot;

@@ -7,6 +7,7 @@ export const RULE_FIELDS = [
   'algorithm',
   'limit',
   'periodMs',
+  'calendar',
   'burst',
   'segments',
   'maxDelayMs',

@@ -39,6 +39,8 @@ export interface RateSpec {
   burst?: number | null;
   segments?: number | null;
   maxDelayMs: number | null;
+  /** A calendar fixed-window's boundaries, epoch ms (clock/calendar.ts); absent: periodMs. */
+  calendar?: { start: number; end: number; next: number } | undefined;
 }
 
 export interface RateParams {
@@ -54,6 +56,11 @@ export interface RateParams {
   segment: number;
   /** leaky-bucket: the longest a request may be held before it leaves, µs; default (burst - 1) × interval. */
   maxDelay: number;
+  /**
+   * A calendar fixed-window's boundaries, µs: the period the caller's clock is in, its end
+   * (`finish`: `end` is a word of Lua's), and the next period's end. The store's own clock picks [start, end) or [end, next).
+   */
+  calendar?: { start: number; finish: number; next: number };
 }
 
 /** What one algorithm says of one request. All durations in µs. */

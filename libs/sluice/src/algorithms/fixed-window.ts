@@ -1,10 +1,26 @@
 import type { RateParams, Verdict } from './algorithm.types.js';
 import { idiv } from './integer-math.js';
 
-/** State: the window index floor(now / period) and what it has admitted. */
+/**
+ * State: the window (its index floor(now / period), or for a calendar period its start in µs)
+ * and what it has admitted.
+ */
 export interface FixedWindowState {
   window: number;
   count: number;
+}
+
+/** The window `now` falls in and when it ends, µs: by period, or by the calendar's boundaries. */
+function windowAt(now: number, p: RateParams): { window: number; finish: number } {
+  const calendar = p.calendar;
+  if (calendar !== undefined) {
+    // The caller's clock chose the boundaries; this clock (Redis's) says which side it is on.
+    return now >= calendar.finish
+      ? { window: calendar.finish, finish: calendar.next }
+      : { window: calendar.start, finish: calendar.finish };
+  }
+  const window = idiv(now, p.period);
+  return { window, finish: (window + 1) * p.period };
 }
 
 export function decide(
@@ -13,13 +29,18 @@ export function decide(
   p: RateParams,
   cost: number,
 ): Verdict<FixedWindowState> {
-  let window = idiv(now, p.period);
+  let { window, finish } = windowAt(now, p);
   let count = 0;
   if (state !== undefined) {
-    window = Math.max(window, state.window);
+    // A later window already counted (a clock that stepped back) is kept, by period only: a
+    // calendar window's end is known only for the boundaries given.
+    if (p.calendar === undefined && state.window > window) {
+      window = state.window;
+      finish = (window + 1) * p.period;
+    }
     if (state.window === window) count = state.count;
   }
-  const reset = (window + 1) * p.period - now;
+  const reset = Math.max(1, finish - now);
   if (count + cost <= p.limit) {
     return {
       allowed: true,
@@ -47,10 +68,12 @@ export function refund(
   p: RateParams,
   cost: number,
 ): { state: FixedWindowState; ttl: number } | undefined {
-  if (state === undefined || state.window < idiv(now, p.period)) return undefined;
+  const { window, finish } = windowAt(now, p);
+  if (state === undefined || state.window < window) return undefined;
   const count = Math.max(0, state.count - cost);
+  const ends = p.calendar === undefined ? (state.window + 1) * p.period : finish;
   return {
     state: { window: state.window, count },
-    ttl: count === 0 ? 0 : (state.window + 1) * p.period - now,
+    ttl: count === 0 ? 0 : ends - now,
   };
 }

@@ -8,7 +8,7 @@ local function rateParams(spec)
   if spec.maxDelayMs then
     maxDelay = spec.maxDelayMs * 1000
   end
-  return {
+  local params = {
     limit = spec.limit,
     period = period,
     burst = burst,
@@ -17,4 +17,12 @@ local function rateParams(spec)
     segment = idiv(period, segments),
     maxDelay = maxDelay,
   }
+  if spec.calendar then
+    params.calendar = {
+      start = spec.calendar.start * 1000,
+      finish = spec.calendar.finish * 1000,
+      next = spec.calendar.next * 1000,
+    }
+  end
+  return params
 end

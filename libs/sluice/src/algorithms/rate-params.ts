@@ -7,7 +7,7 @@ export function rateParams(spec: RateSpec): RateParams {
   const interval = ceilDiv(period, spec.limit);
   const burst = spec.burst ?? spec.limit;
   const segments = spec.segments ?? 1;
-  return {
+  const params: RateParams = {
     limit: spec.limit,
     period,
     burst,
@@ -17,4 +17,13 @@ export function rateParams(spec: RateSpec): RateParams {
     // By default a burst of exactly `burst` passes at once: the last of it waits burst - 1 intervals.
     maxDelay: spec.maxDelayMs === null ? (burst - 1) * interval : spec.maxDelayMs * 1000,
   };
+  const calendar = spec.calendar;
+  if (calendar !== undefined) {
+    params.calendar = {
+      start: calendar.start * 1000,
+      finish: calendar.end * 1000,
+      next: calendar.next * 1000,
+    };
+  }
+  return params;
 }

@@ -44,8 +44,15 @@ export { PolicyValidationError, type PolicyIssue } from '../policy/policy-valida
 export { PolicyRegistry, UnknownPolicyError } from '../policy/policy.registry.js';
 export { InvalidIdentifierError } from '../keys/identifier.js';
 export { ALGORITHMS, type AlgorithmName } from '../algorithms/algorithm.types.js';
+export {
+  CALENDAR_UNITS,
+  type Calendar,
+  type CalendarPeriod,
+  type CalendarUnit,
+} from '../clock/calendar.js';
 export type { AppliedOverride, Decision, DecisionReason, PolicyDecision } from './decision.js';
 export type {
+  CalendarInput,
   CandidateRulesInput,
   Consistency,
   PenaltyOptions,

@@ -1,9 +1,16 @@
+import { periodAt } from '../clock/calendar.js';
 import { capacity } from '../policy/policy.schema.js';
 import type { Policy } from '../policy/policy.types.js';
 import { CANDIDATE_SUFFIX } from '../store/operations.js';
 import type { PolicySpec } from '../store/store.types.js';
 
 const SPECS_PER_POLICY = 64;
+/**
+ * A calendar spec's boundaries are those around this long before the engine's clock: the store's
+ * clock (Redis TIME) may lag the app's by up to this much at a boundary and still find itself in
+ * one of the two periods the spec names (docs/algorithms.md, "Calendar periods").
+ */
+export const CALENDAR_CLOCK_SKEW_MS = 60_000;
 
 /**
  * What a store needs of a policy for one request: the limit in force, the request's cost, and
@@ -57,8 +64,36 @@ export function toCandidateSpec(
 export class PolicySpecCache {
   private readonly usual = new WeakMap<Policy, PolicySpec>();
   private readonly byRate = new WeakMap<Policy, Map<string, PolicySpec>>();
+  /** A calendar policy's spec with the boundaries last computed for it. */
+  private readonly dated = new WeakMap<PolicySpec, PolicySpec>();
 
-  constructor(private readonly build: typeof toPolicySpec = toPolicySpec) {}
+  /** `nowMs`: the engine's clock, epoch ms, for calendar boundaries. */
+  constructor(
+    private readonly nowMs: () => number,
+    private readonly build: typeof toPolicySpec = toPolicySpec,
+  ) {}
+
+  /**
+   * The spec at this limit and cost, as `of` gives it, with a calendar policy's boundaries
+   * around now: computed from the zone's rules once per period, then reused.
+   */
+  at(policy: Policy, limit: number, cost: number, tier?: string): PolicySpec {
+    const spec = this.of(policy, limit, cost, tier);
+    const calendar = policy.calendar;
+    if (calendar === null) return spec;
+    const atMs = this.nowMs() - CALENDAR_CLOCK_SKEW_MS;
+    const known = this.dated.get(spec);
+    if (
+      known?.calendar !== undefined &&
+      atMs >= known.calendar.start &&
+      atMs < known.calendar.end
+    ) {
+      return known;
+    }
+    const fresh: PolicySpec = { ...spec, calendar: periodAt(atMs, calendar) };
+    this.dated.set(spec, fresh);
+    return fresh;
+  }
 
   /**
    * The spec at this limit and cost, under `tier` (one the policy names) when given, or

@@ -91,8 +91,8 @@ export class SluiceEngine {
   readonly policies = new PolicyRegistry();
   /** The allow and deny lists in force, as the last snapshot published them. */
   readonly lists = new AccessLists();
-  private readonly specCache = new PolicySpecCache();
-  private readonly candidateSpecs = new PolicySpecCache(toCandidateSpec);
+  private readonly specCache = new PolicySpecCache(() => this.nowMs());
+  private readonly candidateSpecs = new PolicySpecCache(() => this.nowMs(), toCandidateSpec);
   private readonly store: SluiceStore;
   private readonly prefix: string;
   private readonly clock: Clock;
@@ -280,7 +280,7 @@ export class SluiceEngine {
       if (policy.mode === 'off' || override?.unlimited || override?.limit === 0) continue;
       try {
         const applied = tierOf(policy, override, tier);
-        const spec = this.candidateSpecs.of(
+        const spec = this.candidateSpecs.at(
           policy,
           override?.limit || rateLimit(policy, applied),
           cost ?? policy.cost,
@@ -305,7 +305,7 @@ export class SluiceEngine {
     tier: string | undefined,
   ): PolicySpec {
     const applied = tierOf(policy, override, tier);
-    return this.specCache.of(
+    return this.specCache.at(
       policy,
       override?.limit || rateLimit(policy, applied),
       cost ?? policy.cost,

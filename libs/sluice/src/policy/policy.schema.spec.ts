@@ -44,6 +44,59 @@ describe('parsePolicy refuses a bad policy, naming the field', () => {
     ['fractional period', { ...base, periodMs: 1.5 }, 'periodMs'],
     ['period above 365 days', { ...base, periodMs: 366 * DAY_MS }, 'periodMs'],
     ['unknown algorithm', { ...base, algorithm: 'leaky' }, 'algorithm'],
+    ['missing period', { name: 'reply', algorithm: 'fixed-window', limit: 5 }, 'periodMs'],
+    ['calendar beside a period', { ...base, calendar: { unit: 'day' } }, 'periodMs'],
+    [
+      'calendar on another algorithm',
+      { name: 'reply', algorithm: 'gcra', limit: 5, calendar: { unit: 'day' } },
+      'calendar',
+    ],
+    [
+      'unknown calendar unit',
+      { name: 'reply', algorithm: 'fixed-window', limit: 5, calendar: { unit: 'fortnight' } },
+      'calendar.unit',
+    ],
+    [
+      'unknown time zone',
+      {
+        name: 'reply',
+        algorithm: 'fixed-window',
+        limit: 5,
+        calendar: { unit: 'day', timeZone: 'Mars/Olympus' },
+      },
+      'calendar.timeZone',
+    ],
+    [
+      'anchor day 32',
+      {
+        name: 'reply',
+        algorithm: 'fixed-window',
+        limit: 5,
+        calendar: { unit: 'month', anchorDay: 32 },
+      },
+      'calendar.anchorDay',
+    ],
+    [
+      'anchor day on a week',
+      {
+        name: 'reply',
+        algorithm: 'fixed-window',
+        limit: 5,
+        calendar: { unit: 'week', anchorDay: 3 },
+      },
+      'calendar.anchorDay',
+    ],
+    [
+      'eventual calendar',
+      {
+        name: 'reply',
+        algorithm: 'fixed-window',
+        limit: 5,
+        calendar: { unit: 'day' },
+        consistency: 'eventual',
+      },
+      'consistency',
+    ],
     ['algorithm in the wrong case', { ...base, algorithm: 'GCRA' }, 'algorithm'],
     ['burst 0', { ...base, algorithm: 'token-bucket', burst: 0 }, 'burst'],
     ['negative burst', { ...base, algorithm: 'gcra', burst: -3 }, 'burst'],
@@ -395,6 +448,7 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
       algorithm: 'fixed-window',
       limit: 5,
       periodMs: 60_000,
+      calendar: null,
       burst: null,
       segments: null,
       maxDelayMs: null,
@@ -416,6 +470,26 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
       updatedBy: null,
       candidate: null,
     });
+  });
+
+  it("a calendar policy: UTC unless a zone is named, the period its unit's longest", () => {
+    const daily = parsePolicy({
+      name: 'api-daily',
+      algorithm: 'fixed-window',
+      limit: 20,
+      calendar: { unit: 'day' },
+    });
+    expect([daily.calendar, daily.periodMs]).toEqual([
+      { unit: 'day', timeZone: 'UTC', anchorDay: null },
+      25 * 3_600_000,
+    ]);
+    const billing = parsePolicy({
+      name: 'api-tokens',
+      algorithm: 'fixed-window',
+      limit: 2000,
+      calendar: { unit: 'month', timeZone: 'Europe/Paris', anchorDay: 15 },
+    });
+    expect(billing.calendar).toEqual({ unit: 'month', timeZone: 'Europe/Paris', anchorDay: 15 });
   });
 
   it("a candidate's sample: every identifier when the snapshot does not say, 1–100 when it does", () => {

@@ -6,6 +6,7 @@ import {
   type AlgorithmName,
 } from '../algorithms/algorithm.types.js';
 import { idiv } from '../algorithms/integer-math.js';
+import { CALENDAR_UNITS, isTimeZone, LONGEST_PERIOD_MS } from '../clock/calendar.js';
 import { isPlainIdentifier, PLAIN_IDENTIFIER_RULE } from '../keys/identifier.js';
 import { KEY_KIND } from '../keys/key.builder.js';
 import { PolicyValidationError, type PolicyIssue } from './policy-validation.error.js';
@@ -81,6 +82,17 @@ const overrideSchema = z.strictObject({
     .optional(),
 });
 
+const calendarSchema = z.strictObject({
+  unit: z.enum(CALENDAR_UNITS, { error: `must be one of ${CALENDAR_UNITS.join(', ')}` }),
+  timeZone: z
+    .string({ error: 'must be an IANA time zone such as Europe/Paris' })
+    .refine(isTimeZone, {
+      error: 'must be an IANA time zone this runtime knows, such as Europe/Paris',
+    })
+    .optional(),
+  anchorDay: integer(1, 31).nullable().optional(),
+});
+
 const basePolicySchema = z.strictObject({
   name: z.string({ error: 'must be a string' }).regex(POLICY_NAME, {
     error:
@@ -88,7 +100,8 @@ const basePolicySchema = z.strictObject({
   }),
   algorithm: z.enum(ALGORITHMS, { error: `must be one of ${ALGORITHMS.join(', ')}` }),
   limit: integer(1, MAX_LIMIT),
-  periodMs: integer(1, MAX_PERIOD_MS),
+  periodMs: integer(1, MAX_PERIOD_MS).optional(),
+  calendar: calendarSchema.nullable().optional(),
   burst: integer(1, MAX_LIMIT).nullable().optional(),
   segments: integer(2, MAX_SEGMENTS).nullable().optional(),
   maxDelayMs: integer(0, MAX_PERIOD_MS).nullable().optional(),
@@ -255,6 +268,32 @@ function applicabilityIssues(input: Record<string, unknown>): PolicyIssue[] {
   if (algorithm !== 'sliding-window' && set('segments')) {
     issues.push({ field: 'segments', message: 'applies only to sliding-window; leave it null' });
   }
+  if (set('calendar')) {
+    if (algorithm !== 'fixed-window') {
+      issues.push({ field: 'calendar', message: 'applies only to fixed-window; leave it null' });
+    } else if (set('periodMs')) {
+      issues.push({
+        field: 'periodMs',
+        message: 'does not apply with calendar, whose unit sets the period; leave it out',
+      });
+    }
+    if (input.consistency === 'eventual') {
+      issues.push({
+        field: 'consistency',
+        message: "a calendar period is always 'exact': its count is a quota, every unit of it owed",
+      });
+    }
+    const calendar = input.calendar as { unit?: unknown; anchorDay?: unknown };
+    if (
+      calendar.unit !== 'month' &&
+      calendar.anchorDay !== undefined &&
+      calendar.anchorDay !== null
+    ) {
+      issues.push({ field: 'calendar.anchorDay', message: 'applies only to month; leave it null' });
+    }
+  } else if (input.periodMs === undefined) {
+    issues.push({ field: 'periodMs', message: 'is required (or, for fixed-window, calendar)' });
+  }
   if (algorithm === 'leaky-bucket' && input.consistency === 'eventual') {
     issues.push({
       field: 'consistency',
@@ -317,12 +356,25 @@ export function parsePolicy(input: unknown): Policy {
   }
   const raw = parsed.data;
   const issues: PolicyIssue[] = [...applicability];
+  const calendar =
+    raw.calendar === undefined || raw.calendar === null
+      ? null
+      : {
+          unit: raw.calendar.unit,
+          timeZone: raw.calendar.timeZone ?? 'UTC',
+          anchorDay: raw.calendar.unit === 'month' ? (raw.calendar.anchorDay ?? null) : null,
+        };
+  // Without a period nothing below can be checked: the issue saying so is among `applicability`.
+  if (calendar === null && raw.periodMs === undefined) {
+    throw new PolicyValidationError(raw.name, issues);
+  }
+  const periodMs = calendar === null ? (raw.periodMs as number) : LONGEST_PERIOD_MS[calendar.unit];
   const isWindow = isWindowAlgorithm(raw.algorithm);
   const segments = raw.algorithm === 'sliding-window' ? (raw.segments ?? 10) : null;
-  if (segments !== null && (raw.periodMs * 1000) % segments !== 0) {
+  if (segments !== null && (periodMs * 1000) % segments !== 0) {
     issues.push({
       field: 'segments',
-      message: `must divide periodMs × 1000 (${raw.periodMs * 1000}) evenly`,
+      message: `must divide periodMs × 1000 (${periodMs * 1000}) evenly`,
     });
   }
   const penalty = raw.penalty
@@ -341,7 +393,8 @@ export function parsePolicy(input: unknown): Policy {
     name: raw.name,
     algorithm: raw.algorithm,
     limit: raw.limit,
-    periodMs: raw.periodMs,
+    periodMs,
+    calendar,
     burst: isWindow ? null : (raw.burst ?? null),
     segments,
     maxDelayMs: raw.algorithm === 'leaky-bucket' ? (raw.maxDelayMs ?? null) : null,

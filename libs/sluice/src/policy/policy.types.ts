@@ -1,3 +1,4 @@
+import type { Calendar, CalendarUnit } from '../clock/calendar.js';
 import type { AlgorithmName } from '../algorithms/algorithm.types.js';
 
 /** 'enforce' refuses over the limit; 'shadow' decides and counts, never refuses; 'off' is not decided. */
@@ -66,6 +67,16 @@ export interface TierRate {
   maxDelayMs?: number | null;
 }
 
+/** A calendar period as written: the zone defaults to UTC, the anchor to the 1st. */
+export interface CalendarInput {
+  /** The period counted: `day`, `week` (ISO, from Monday), `month` or `year`. */
+  unit: CalendarUnit;
+  /** An IANA time zone such as `Europe/Paris`. Default `UTC`. */
+  timeZone?: string;
+  /** `month` only: the day of the month periods start on, 1–31. Default 1. */
+  anchorDay?: number | null;
+}
+
 /** A policy as code or an operator writes it (docs/guide.md, policies). */
 export interface PolicyInput {
   /** 1–64 of letters, digits, `_ . -`, starting with a letter or digit. */
@@ -74,8 +85,13 @@ export interface PolicyInput {
   algorithm: AlgorithmName;
   /** Units admitted per period. */
   limit: number;
-  /** The period, ms: 1 ms to 365 days. */
-  periodMs: number;
+  /** The period, ms: 1 ms to 365 days. Required unless `calendar` sets the period. */
+  periodMs?: number;
+  /**
+   * fixed-window only: windows that are calendar periods (a day, an ISO week, a month, a year)
+   * in a time zone, instead of `periodMs` (docs/algorithms.md, "Calendar periods").
+   */
+  calendar?: CalendarInput | null;
   /** Bucket capacity of token-bucket, leaky-bucket and gcra; null: `limit`. */
   burst?: number | null;
   /** Sub-windows of sliding-window (default 10); null for the other algorithms. */
@@ -174,8 +190,10 @@ export interface Policy {
   algorithm: AlgorithmName;
   /** Units admitted per period. */
   limit: number;
-  /** The period, ms. */
+  /** The period, ms; for a calendar policy, its unit's longest (a 25-hour day, a 366-day year). */
   periodMs: number;
+  /** The calendar periods of a fixed-window, or null: windows of `periodMs`. */
+  calendar: Calendar | null;
   /** Bucket capacity, or null: `limit` (or not a bucket). */
   burst: number | null;
   /** Sub-windows of sliding-window; null for the other algorithms. */

@@ -2,7 +2,9 @@
 -- key touched is derived from it, so one call stays in one Redis Cluster slot.
 -- ARGV: operation, now in µs ('' = Redis TIME), block duration in ms, then one spec per policy:
 -- "name algorithm limit periodMs burst segments maxDelayMs mode cost
---  [afterViolations blockMs escalation maxBlockMs forgetAfterMs]" ('-' = not set).
+--  [afterViolations blockMs escalation maxBlockMs forgetAfterMs]" ('-' = not set). A calendar
+-- fixed-window (which has no burst, segments or delay) carries its boundaries, epoch ms, in
+-- those three places instead: the period's start, its end and the next period's end.
 -- mode: e (enforce), s (shadow) or c (candidate: a proposed revision of the policy named
 -- `<name>~c` without its suffix, decided beside it on state of its own, never refusing the
 -- request; docs/architecture.md, "Shadow candidates").
@@ -50,6 +52,10 @@ local function parseSpec(text)
     shadow = f[8] == 's',
     cost = tonumber(f[9]),
   }
+  if f[2] == 'fw' and spec.burst then
+    spec.calendar = { start = spec.burst, finish = spec.segments, next = spec.maxDelayMs }
+    spec.burst, spec.segments, spec.maxDelayMs = nil, nil, nil
+  end
   if f[8] == 'c' then
     spec.candidateOf = string.match(f[1], '^(.+)~c$')
     if not spec.candidateOf then

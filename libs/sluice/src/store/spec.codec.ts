@@ -14,14 +14,16 @@ const MODE_CODES: Record<PolicySpec['mode'], string> = {
 
 /** One policy as operations.lua reads it: words separated by spaces ('-' = not set). */
 export function encodeSpec(spec: PolicySpec): string {
+  const calendar = spec.calendar;
+  // A calendar fixed-window has no burst, segments or delay: its boundaries go in their places.
   const words = [
     spec.name,
     ALGORITHM_CODES[spec.algorithm],
     spec.limit,
     spec.periodMs,
-    optional(spec.burst),
-    optional(spec.segments),
-    optional(spec.maxDelayMs),
+    calendar === undefined ? optional(spec.burst) : calendar.start,
+    calendar === undefined ? optional(spec.segments) : calendar.end,
+    calendar === undefined ? optional(spec.maxDelayMs) : calendar.next,
     MODE_CODES[spec.mode],
     spec.cost,
   ];

@@ -1,3 +1,4 @@
+import type { CalendarPeriod } from '../clock/calendar.js';
 import type { Policy } from '../policy/policy.types.js';
 
 /**
@@ -36,6 +37,11 @@ export interface PolicySpec extends Pick<
   syncMs?: number;
   /** The tier whose rate the spec carries, when one applied; the store does not read it. */
   tier?: string;
+  /**
+   * A calendar policy's boundaries around the caller's clock, epoch ms (clock/calendar.ts):
+   * the store's clock decides which of the two periods a request falls in.
+   */
+  calendar?: CalendarPeriod;
 }
 
 /** One operation on one identifier's key, for one or more policies (docs/architecture.md). */

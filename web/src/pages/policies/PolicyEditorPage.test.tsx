@@ -10,6 +10,7 @@ const REPLY: PolicyView = {
   algorithm: 'sliding-log',
   limit: 5,
   periodMs: 60_000,
+  calendar: null,
   burst: null,
   segments: null,
   maxDelayMs: null,

@@ -8,6 +8,9 @@ import { ALGORITHM_LABELS } from './policy-form';
 import { usePolicies } from './policies.hooks';
 
 function rate(policy: PolicyView): string {
+  if (policy.calendar !== null) {
+    return `${policy.limit} per ${policy.calendar.unit} (${policy.calendar.timeZone})`;
+  }
   const burst = policy.burst === null ? '' : `, burst ${policy.burst}`;
   return `${policy.limit} per ${formatDuration(policy.periodMs)}${burst}`;
 }

@@ -8,7 +8,12 @@ export function PolicySummary({ policy }: { policy: PolicyView }) {
   const rows: Array<[string, string]> = [
     ['Algorithm', `${ALGORITHM_LABELS[policy.algorithm]} (${policy.algorithm})`],
     ['Limit', String(policy.limit)],
-    ['Period', formatDuration(policy.periodMs)],
+    [
+      'Period',
+      policy.calendar === null
+        ? formatDuration(policy.periodMs)
+        : `each ${policy.calendar.unit} in ${policy.calendar.timeZone}${policy.calendar.anchorDay === null ? '' : `, renewed on day ${policy.calendar.anchorDay}`}`,
+    ],
     ['Burst', policy.burst === null ? '—' : String(policy.burst)],
     ['Segments', policy.segments === null ? '—' : String(policy.segments)],
     ['Longest delay', policy.maxDelayMs === null ? '—' : formatDuration(policy.maxDelayMs)],

@@ -1,7 +1,12 @@
 import { Text, TextField } from '@radix-ui/themes';
 import { parseDuration, rateText } from '../../shared/duration';
 import { Field } from '../../shared/Field';
-import { ALGORITHM_LABELS, algorithmFields, durationRules } from './policy-form';
+import {
+  ALGORITHM_LABELS,
+  algorithmFields,
+  CALENDAR_UNIT_LABELS,
+  durationRules,
+} from './policy-form';
 import type { PolicyFieldsProps } from './policy-fields';
 
 /** How much a client may do: the algorithm and the parameters it reads. */
@@ -13,6 +18,8 @@ export function RateFields({
 }: PolicyFieldsProps & { isNew: boolean }) {
   const { register, watch } = form;
   const fields = algorithmFields(watch('algorithm'));
+  const calendarUnit = watch('calendarUnit');
+  const calendar = fields.calendar && calendarUnit !== '';
   return (
     <>
       {isNew && (
@@ -32,13 +39,46 @@ export function RateFields({
       <Field label="Limit" error={message('limit')}>
         <TextField.Root inputMode="numeric" disabled={locked} {...register('limit')} />
       </Field>
-      <Field
-        label={fields.isWindow ? 'Window' : 'Period'}
-        hint="1 min, 90 s, 2 h …"
-        error={message('periodMs')}
-      >
-        <TextField.Root disabled={locked} {...register('periodMs', durationRules)} />
-      </Field>
+      {fields.calendar && (
+        <Field
+          label="Counted per"
+          hint="A calendar period renews at its boundary, as a plan's allowance does."
+          error={message('calendarUnit')}
+        >
+          <select className="native-select" disabled={locked} {...register('calendarUnit')}>
+            <option value="">A window of fixed length</option>
+            {Object.entries(CALENDAR_UNIT_LABELS).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </Field>
+      )}
+      {calendar ? (
+        <>
+          <Field
+            label="Time zone"
+            hint="An IANA name: UTC, Europe/Paris …"
+            error={message('timeZone')}
+          >
+            <TextField.Root disabled={locked} {...register('timeZone')} />
+          </Field>
+          {calendarUnit === 'month' && (
+            <Field label="Renews on day" hint="1–31; empty: the 1st" error={message('anchorDay')}>
+              <TextField.Root inputMode="numeric" disabled={locked} {...register('anchorDay')} />
+            </Field>
+          )}
+        </>
+      ) : (
+        <Field
+          label={fields.isWindow ? 'Window' : 'Period'}
+          hint="1 min, 90 s, 2 h …"
+          error={message('periodMs')}
+        >
+          <TextField.Root disabled={locked} {...register('periodMs', durationRules)} />
+        </Field>
+      )}
       {fields.burst && (
         <Field label="Burst" hint="Empty: the limit" error={message('burst')}>
           <TextField.Root inputMode="numeric" disabled={locked} {...register('burst')} />

@@ -34,3 +34,47 @@ describe('the editor and consistency', () => {
     });
   });
 });
+
+describe('the editor and calendar periods', () => {
+  it('sends a calendar instead of a window, and the anchor only for a month', () => {
+    const monthly = toWriteRequest(
+      {
+        ...NEW_POLICY,
+        name: 'api-tokens',
+        calendarUnit: 'month',
+        timeZone: ' Europe/Paris ',
+        anchorDay: '15',
+      },
+      0,
+    );
+    expect(monthly.calendar).toEqual({ unit: 'month', timeZone: 'Europe/Paris', anchorDay: 15 });
+    expect('periodMs' in monthly).toBe(false);
+    const daily = toWriteRequest(
+      { ...NEW_POLICY, name: 'api-daily', calendarUnit: 'day', anchorDay: '15' },
+      0,
+    );
+    expect(daily.calendar).toEqual({ unit: 'day', timeZone: 'UTC', anchorDay: null });
+    const windowed = toWriteRequest({ ...NEW_POLICY, name: 'burst' }, 0);
+    expect([windowed.calendar, windowed.periodMs]).toEqual([null, 60_000]);
+    // Another algorithm has no calendar, whatever the hidden field holds.
+    const bucket = toWriteRequest(
+      { ...NEW_POLICY, name: 'bucket', algorithm: 'gcra', calendarUnit: 'day' },
+      0,
+    );
+    expect([bucket.calendar, bucket.periodMs]).toEqual([null, 60_000]);
+  });
+
+  it('reads a calendar policy back into the editor', () => {
+    const policy = {
+      ...toWriteRequest({ ...NEW_POLICY, name: 'api-tokens' }, 3),
+      periodMs: 31 * 86_400_000 + 3_600_000,
+      calendar: { unit: 'month', timeZone: 'Europe/Paris', anchorDay: 15 },
+    } as unknown as PolicyView;
+    expect(toFormValues({ ...policy, overrides: [], penalty: null, match: null })).toMatchObject({
+      calendarUnit: 'month',
+      timeZone: 'Europe/Paris',
+      anchorDay: '15',
+      periodMs: '',
+    });
+  });
+});

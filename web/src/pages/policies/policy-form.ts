@@ -1,5 +1,11 @@
 import type { PolicyView, PolicyWriteRequest } from '@sluice/admin/api';
-import type { AlgorithmName, Consistency, PolicyMode, StoreErrorMode } from '@sluice/nest';
+import type {
+  AlgorithmName,
+  CalendarUnit,
+  Consistency,
+  PolicyMode,
+  StoreErrorMode,
+} from '@sluice/nest';
 import { isWindowAlgorithm, type SimulatedPolicy } from '@sluice/nest/simulator';
 import { durationText, parseDuration } from '../../shared/duration';
 import { isoToLocalInput, localInputToIso } from '../../shared/format';
@@ -14,8 +20,17 @@ export const ALGORITHM_LABELS: Record<AlgorithmName, string> = {
 };
 
 /** Which of the optional rate fields an algorithm takes. */
+/** The calendar periods a fixed-window may count in, as the editor offers them. */
+export const CALENDAR_UNIT_LABELS: Record<CalendarUnit, string> = {
+  day: 'Each day',
+  week: 'Each ISO week (from Monday)',
+  month: 'Each month',
+  year: 'Each year',
+};
+
 export function algorithmFields(algorithm: AlgorithmName) {
   return {
+    calendar: algorithm === 'fixed-window',
     isWindow: isWindowAlgorithm(algorithm),
     burst: !isWindowAlgorithm(algorithm),
     segments: algorithm === 'sliding-window',
@@ -59,6 +74,11 @@ export interface PolicyFormValues {
   algorithm: AlgorithmName;
   limit: string;
   periodMs: string;
+  /** fixed-window: '' for windows of periodMs, else the calendar unit. */
+  calendarUnit: '' | CalendarUnit;
+  timeZone: string;
+  /** month: the day periods start on, as typed; empty: the 1st. */
+  anchorDay: string;
   burst: string;
   segments: string;
   maxDelayMs: string;
@@ -99,6 +119,9 @@ export const NEW_POLICY: PolicyFormValues = {
   algorithm: 'fixed-window',
   limit: '10',
   periodMs: '1 min',
+  calendarUnit: '',
+  timeZone: 'UTC',
+  anchorDay: '',
   burst: '',
   segments: '',
   maxDelayMs: '',
@@ -128,7 +151,10 @@ export function toFormValues(policy: PolicyView): PolicyFormValues {
     description: policy.description ?? '',
     algorithm: policy.algorithm,
     limit: text(policy.limit),
-    periodMs: duration(policy.periodMs),
+    periodMs: policy.calendar === null ? duration(policy.periodMs) : '',
+    calendarUnit: policy.calendar?.unit ?? '',
+    timeZone: policy.calendar?.timeZone ?? 'UTC',
+    anchorDay: text(policy.calendar?.anchorDay),
     burst: text(policy.burst),
     segments: text(policy.segments),
     maxDelayMs: duration(policy.maxDelayMs),
@@ -213,7 +239,15 @@ export function toWriteRequest(values: PolicyFormValues, version: number): Polic
     description: values.description.trim() === '' ? null : values.description,
     algorithm: values.algorithm,
     limit: number(values.limit) as number,
-    periodMs: ms(values.periodMs) as number,
+    ...(fields.calendar && values.calendarUnit !== ''
+      ? {
+          calendar: {
+            unit: values.calendarUnit,
+            timeZone: values.timeZone.trim(),
+            anchorDay: values.calendarUnit === 'month' ? optional(values.anchorDay) : null,
+          },
+        }
+      : { periodMs: ms(values.periodMs), calendar: null }),
     burst: fields.burst ? optional(values.burst) : null,
     segments: fields.segments ? optional(values.segments) : null,
     maxDelayMs: fields.maxDelayMs ? (ms(values.maxDelayMs) ?? null) : null,
@@ -284,6 +318,9 @@ export function formFieldOf(path: string, values?: PolicyFormValues): string | u
   }
   if (head === 'penalty' && second !== undefined && PENALTY_FIELDS.includes(second)) return second;
   if (head === 'penalty') return 'afterViolations';
+  if (head === 'calendar') {
+    return second === 'timeZone' || second === 'anchorDay' ? second : 'calendarUnit';
+  }
   if (head === 'match') return 'userAgent';
   if (head === 'overrides' && second !== undefined && /^\d+$/.test(second)) {
     const field = third === 'unlimited' ? 'kind' : (third ?? 'identifier');
@@ -294,6 +331,14 @@ export function formFieldOf(path: string, values?: PolicyFormValues): string | u
   }
   return undefined;
 }
+
+const DAY_MS = 86_400_000;
+const NOMINAL_PERIOD_MS: Record<CalendarUnit, number> = {
+  day: DAY_MS,
+  week: 7 * DAY_MS,
+  month: 30 * DAY_MS,
+  year: 365 * DAY_MS,
+};
 
 /** The editor's current values as the simulator takes them; unreadable numbers count as unset. */
 export function toSimulatedPolicy(
@@ -311,7 +356,11 @@ export function toSimulatedPolicy(
   const tier =
     tierName === undefined ? undefined : values.tiers.find((each) => each.name.trim() === tierName);
   const limit = positive(tier === undefined ? values.limit : tier.limit);
-  const periodMs = positiveMs(values.periodMs);
+  // A calendar period is simulated as its usual length: the simulator has no calendar.
+  const periodMs =
+    algorithmFields(values.algorithm).calendar && values.calendarUnit !== ''
+      ? NOMINAL_PERIOD_MS[values.calendarUnit]
+      : positiveMs(values.periodMs);
   if (limit === undefined) {
     return tier === undefined
       ? 'Enter a whole number for Limit to simulate'

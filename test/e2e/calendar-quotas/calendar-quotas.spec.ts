@@ -1,0 +1,62 @@
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { periodAt } from '@sluice/nest/src/clock/calendar.js';
+import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
+import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
+import { calendarApp } from './app.module.js';
+
+afterAll(closeAll);
+
+const STORES = [
+  { name: 'Redis', connect: () => connectRedis(inject('redisUrl')) },
+  { name: 'a Redis Cluster', connect: () => connectCluster() },
+];
+
+/** Seconds from now to the end of the period holding now, as a client reads Retry-After. */
+function secondsToBoundary(calendar: Parameters<typeof periodAt>[1]): number {
+  return (periodAt(Date.now(), calendar).end - Date.now()) / 1000;
+}
+
+describe.each(ADAPTERS)('calendar quotas on %s', (adapter) => {
+  const startApp = closeAppsAfterEach();
+
+  it.each(STORES)('refuse past the allowance until the next boundary, on $name', async (store) => {
+    const { url } = await startApp(
+      adapter,
+      calendarApp({ redis: store.connect(), prefix: uniquePrefix('calendar') }),
+    );
+    const key = `key-${Date.now()}`;
+    const ask = (path: string, plan?: string) =>
+      fetch(`${url}/${path}`, {
+        headers: { 'x-api-key': key, ...(plan === undefined ? {} : { 'x-plan': plan }) },
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await ask('report')).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    const refused = await ask('report');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    const toMidnight = secondsToBoundary({
+      unit: 'day',
+      timeZone: 'Europe/Paris',
+      anchorDay: null,
+    });
+    // Whole seconds, rounded up, measured a moment before the test's own clock reading.
+    expect(retryAfter).toBeGreaterThanOrEqual(Math.floor(toMidnight) - 2);
+    expect(retryAfter).toBeLessThanOrEqual(Math.ceil(toMidnight) + 1);
+    // The pro tier's allowance counts the same key's use: 4 in all, 2 already used.
+    expect([(await ask('report', 'pro')).status, (await ask('report', 'pro')).status]).toEqual([
+      200, 200,
+    ]);
+    expect((await ask('report', 'pro')).status).toBe(429);
+
+    // A month renewed on the 15th in New York: Retry-After points at that boundary.
+    expect((await ask('export')).status).toBe(200);
+    const monthly = await ask('export');
+    expect(monthly.status).toBe(429);
+    const toRenewal = secondsToBoundary({
+      unit: 'month',
+      timeZone: 'America/New_York',
+      anchorDay: 15,
+    });
+    expect(Math.abs(Number(monthly.headers.get('retry-after')) - toRenewal)).toBeLessThanOrEqual(3);
+  });
+});
