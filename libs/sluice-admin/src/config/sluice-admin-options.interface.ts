@@ -35,7 +35,7 @@ export interface PenaltyWebhook {
 export interface AdminPenaltyOptions {
   /**
    * How long a stream entry another admin read may stay unacknowledged before this one takes it
-   * over (that admin is presumed gone), ms. Default 30 000.
+   * over (that admin is presumed gone), ms: 100 to 86 400 000. Default 30 000.
    */
   claimIdleMs?: number;
   /**

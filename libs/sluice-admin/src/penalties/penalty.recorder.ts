@@ -33,6 +33,17 @@ const RETRY_MS = 1_000;
 const DEFAULT_CLAIM_IDLE_MS = 30_000;
 const LOG_EVERY_MS = 10_000;
 
+/** `penalties.claimIdleMs`, checked: 100 ms to a day. */
+export function claimIdleMs(value: unknown): number {
+  if (value === undefined) return DEFAULT_CLAIM_IDLE_MS;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 100 || value > 86_400_000) {
+    throw new Error(
+      `SluiceAdminModule options.penalties.claimIdleMs: must be an integer from 100 to 86400000 (ms), got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
+
 /**
  * Consumes the penalty stream into `sluice_penalty`: its own unacknowledged entries first, then
  * those a departed admin left (idle for `claimIdleMs`), then new ones. An entry is acknowledged
@@ -59,7 +70,7 @@ export class PenaltyRecorder implements OnApplicationBootstrap, OnApplicationShu
   ) {
     this.waitLog = new ThrottledLogger(this.logger, LOG_EVERY_MS, clock);
     this.consumer = bus.instanceId;
-    this.claimIdleMs = options.penalties?.claimIdleMs ?? DEFAULT_CLAIM_IDLE_MS;
+    this.claimIdleMs = claimIdleMs(options.penalties?.claimIdleMs);
   }
 
   /** Events this process has recorded since it started (duplicates not counted). */
