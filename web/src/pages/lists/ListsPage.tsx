@@ -1,9 +1,10 @@
-import { Badge, Callout, Flex, Heading, Table, Text } from '@radix-ui/themes';
+import { Callout, Flex, Heading, Table, Text } from '@radix-ui/themes';
 import { useState } from 'react';
 import { ConfirmDialog } from '../../shared/ConfirmDialog';
 import { formatTime } from '../../shared/format';
 import { matchedText, matchText } from '../../shared/list-entry';
 import { useLists } from '../../shared/lists.hooks';
+import { ListEntryBadges } from '../../shared/ListEntryBadges';
 import { QueryState } from '../../shared/QueryState';
 import { useCan } from '../../shared/session.hooks';
 import { ListEntryDialog } from './ListEntryDialog';
@@ -82,13 +83,7 @@ export function ListsPage() {
                         </Table.Cell>
                       )}
                       <Table.Cell>
-                        <Flex gap="1" wrap="wrap">
-                          <Badge color={entry.list === 'deny' ? 'red' : 'green'}>
-                            {entry.list}
-                          </Badge>
-                          {entry.mode === 'shadow' && <Badge color="gray">shadow</Badge>}
-                          {entry.expired && <Badge color="gray">expired</Badge>}
-                        </Flex>
+                        <ListEntryBadges entry={entry} />
                       </Table.Cell>
                       <Table.Cell>{entry.policies?.join(', ') ?? 'every policy'}</Table.Cell>
                       <Table.Cell>{matchedText(entry)}</Table.Cell>

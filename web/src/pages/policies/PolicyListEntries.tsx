@@ -1,9 +1,10 @@
 import type { ListEntryView } from '@sluice/admin/api';
-import { Badge, Card, Flex, Heading, Link as ThemeLink, Table, Text } from '@radix-ui/themes';
+import { Card, Flex, Heading, Link as ThemeLink, Table, Text } from '@radix-ui/themes';
 import { Link } from 'react-router';
 import { formatTime } from '../../shared/format';
 import { matchedText, matchText } from '../../shared/list-entry';
 import { useLists } from '../../shared/lists.hooks';
+import { ListEntryBadges } from '../../shared/ListEntryBadges';
 import { QueryState } from '../../shared/QueryState';
 
 /** The entries that decide this policy before its rate: those naming it, then global ones. */
@@ -62,13 +63,7 @@ export function PolicyListEntries({ name }: { name: string }) {
                         </Text>
                       </Table.RowHeaderCell>
                       <Table.Cell>
-                        <Flex gap="1" wrap="wrap">
-                          <Badge color={entry.list === 'deny' ? 'red' : 'green'}>
-                            {entry.list}
-                          </Badge>
-                          {entry.mode === 'shadow' && <Badge color="gray">shadow</Badge>}
-                          {entry.expired && <Badge color="gray">expired</Badge>}
-                        </Flex>
+                        <ListEntryBadges entry={entry} />
                       </Table.Cell>
                       <Table.Cell>
                         {entry.policies === null ? 'every policy' : entry.policies.join(', ')}
