@@ -33,6 +33,8 @@ describe.each(ADAPTERS)('calendar quotas on %s', (adapter) => {
     for (let i = 0; i < 3; i++) statuses.push((await ask('report')).status);
     expect(statuses).toEqual([200, 200, 429]);
     const refused = await ask('report');
+    // The window announced is a day's usual length; the reset, the real boundary.
+    expect(refused.headers.get('ratelimit-policy')).toBe('"reports-daily";q=2;w=86400');
     const retryAfter = Number(refused.headers.get('retry-after'));
     const toMidnight = secondsToBoundary({
       unit: 'day',

@@ -40,6 +40,17 @@ export const LONGEST_PERIOD_MS: Record<CalendarUnit, number> = {
   year: 366 * DAY_MS + HOUR_MS,
 };
 
+/**
+ * A unit's usual length, what RateLimit-Policy announces as its window (`w`): a day of 24
+ * hours, a month of 30 days, a year of 365. Retry-After and the reset count to the real boundary.
+ */
+export const USUAL_PERIOD_MS: Record<CalendarUnit, number> = {
+  day: DAY_MS,
+  week: 7 * DAY_MS,
+  month: 30 * DAY_MS,
+  year: 365 * DAY_MS,
+};
+
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatter(timeZone: string): Intl.DateTimeFormat {

@@ -1,4 +1,5 @@
 import { summarize, type Decision, type PolicyDecision } from '../engine/decision.js';
+import { USUAL_PERIOD_MS } from '../clock/calendar.js';
 import type { Policy } from '../policy/policy.types.js';
 import type { HeaderStyle } from '../config/sluice-options.interface.js';
 
@@ -20,7 +21,13 @@ export function guardedResponseHeaders(
       part.override?.unlimited !== true &&
       policyOf(part.policy)?.mode === 'enforce',
   );
-  return rateLimitHeaders(style, decision, enforced, (name) => policyOf(name)?.periodMs ?? 0);
+  return rateLimitHeaders(style, decision, enforced, (name) => windowMsOf(policyOf(name)));
+}
+
+/** The window RateLimit-Policy announces: the period, or a calendar unit's usual length. */
+function windowMsOf(policy: Policy | undefined): number {
+  if (policy === undefined) return 0;
+  return policy.calendar === null ? policy.periodMs : USUAL_PERIOD_MS[policy.calendar.unit];
 }
 
 /**
