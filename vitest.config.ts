@@ -50,7 +50,9 @@ const entryAliases = [
 /**
  * The unit tiers start no server and wait on nothing but the CPU, so they take every core:
  * Vitest's default leaves one free, which on a two-core machine runs them one file at a time
- * (about 75 s there for `npm run test:unit`, against a budget of 60).
+ * (about 75 s there for `npm run test:unit`, against a budget of 60). Vitest runs projects of
+ * one group with one worker count, so the unit tiers are a group of their own, run first; the
+ * server tiers keep the default.
  */
 const UNIT_WORKERS = Math.max(availableParallelism(), 2);
 
@@ -97,27 +99,27 @@ export default defineConfig({
       project({
         name: 'e2e',
         include: E2E,
-        sequence: sequence(0),
+        sequence: sequence(1),
       }),
       project({
         name: 'system',
         // A hook may wait for the one build of the demo that files started together share.
         hookTimeout: 180_000,
         include: SYSTEM,
-        sequence: sequence(0),
+        sequence: sequence(1),
       }),
       project({
         name: 'measured',
         hookTimeout: 180_000,
         include: MEASURED,
         fileParallelism: false,
-        sequence: sequence(1),
+        sequence: sequence(2),
       }),
       project({
         // Last: the keyspace every other tier left on the shared servers.
         name: 'sweep',
         include: ['test/sweep/**/*.spec.ts'],
-        sequence: sequence(2),
+        sequence: sequence(3),
       }),
     ],
   },
