@@ -21,7 +21,13 @@ export { SluiceGuard, type RequestResponse } from './nest/sluice.guard.js';
 export { RouteRegistry, type ThrottledRoute } from './nest/route.registry.js';
 export type { Tracked } from './trackers/tracker.resolver.js';
 export { SluiceService, type LiftOptions, type ManualBlockOptions } from './nest/sluice.service.js';
-export type { Charged, ConsumeOptions, KeyOptions } from './engine/sluice.engine.js';
+export type {
+  Charged,
+  ConsumeOptions,
+  KeyOptions,
+  Quota,
+  QuotaOptions,
+} from './engine/sluice.engine.js';
 export type { CallTarget } from './engine/call.target.js';
 export type { PolicySelection } from './engine/call.target.js';
 export { SLUICE_CLOCK } from './config/sluice.tokens.js';

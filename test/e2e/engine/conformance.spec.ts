@@ -13,7 +13,12 @@ import { CALENDAR_CLOCK_SKEW_MS, toPolicySpec } from '@sluice/nest/src/engine/po
 import { CALENDAR_UNITS, periodAt } from '@sluice/nest/src/clock/calendar.js';
 import { runOperation } from '@sluice/nest/src/store/operations.js';
 import { loadLuaLibrary } from '@sluice/nest/src/store/script.source.js';
-import { decodeReply, encodeSpec } from '@sluice/nest/src/store/spec.codec.js';
+import {
+  callArgument,
+  decodeReply,
+  encodeSpec,
+  readQuota,
+} from '@sluice/nest/src/store/spec.codec.js';
 import { RedisStore } from '@sluice/nest/src/store/redis.store.js';
 import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
 
@@ -119,8 +124,13 @@ const step = fc.record({
     'unblock',
     'sync',
     'sync',
+    'grant',
+    'release',
+    'release',
   ),
   identifier: fc.constantFrom(...IDENTIFIERS),
+  /** grant: the credits (0 reads); release: which earlier consume's lease it ends. */
+  amount: fc.integer({ min: -5, max: 5 }),
   /** Fraction of the first policy's period to let pass before this step. */
   gap: fc.oneof(
     fc.constant(0),
@@ -212,6 +222,13 @@ function decode(spec: PolicySpec, key: string, kind: string, value: string[]): u
   if (spec.algorithm === 'sliding-log' && !key.endsWith(':p')) {
     return value.filter((_, i) => i % 2 === 1).map(Number);
   }
+  if (spec.algorithm === 'concurrency' && !key.endsWith(':p')) {
+    const leases: Array<{ member: string; expires: number }> = [];
+    for (let i = 0; i < value.length; i += 2) {
+      leases.push({ member: value[i] as string, expires: Number(value[i + 1]) });
+    }
+    return leases;
+  }
   const words = (value[0] as string).split(' ');
   const numbers = words.map(Number);
   if (key.endsWith(':p')) {
@@ -223,7 +240,9 @@ function decode(spec: PolicySpec, key: string, kind: string, value: string[]): u
     case 'leaky-bucket':
       return numbers[0];
     case 'fixed-window':
-      return { window: numbers[0], count: numbers[1] };
+      return numbers.length > 2
+        ? { window: numbers[0], count: numbers[1], granted: numbers[2] }
+        : { window: numbers[0], count: numbers[1] };
     case 'token-bucket':
       return { tokens: numbers[0], stamp: numbers[1] };
     default: {
@@ -259,6 +278,7 @@ async function conforms(
   let now = 1_700_000_000_000_000 + run * 86_400_000_000;
   const firstPeriod = (policies[0] as Policy).periodMs * 1000;
   const calendar = (policies[0] as Policy).calendar;
+  const leases: string[] = [];
   for (const [index, request] of steps.entries()) {
     now += Math.floor(request.gap * firstPeriod);
     if (calendar !== null && request.boundary !== null) {
@@ -269,13 +289,19 @@ async function conforms(
       specFor(policy, request.identifier, request.costShare, now, request.tier),
     );
     const cost = Math.min(...specs.map((spec) => spec.cost));
+    // Credits apply to fixed windows only: a grant on anything else is a peek here.
+    const quotas = specs.every((spec) => spec.algorithm === 'fixed-window');
+    const op = request.op === 'grant' && !quotas ? 'peek' : request.op;
     const call: StoreCall = {
-      op: request.op,
+      op,
       key: `${prefix}:{user:${request.identifier}}`,
       specs: specs.map((spec) => ({ ...spec, cost })),
       durationMs: Math.max(1, Math.round(request.blockShare * (policies[0] as Policy).periodMs)),
+      amount: request.amount,
     };
-    const args = [call.op, String(now), String(call.durationMs), ...call.specs.map(encodeSpec)];
+    if (op === 'consume' || op === 'peek') leases.push((call.lease = `l${index}`));
+    if (op === 'release') call.lease = leases[Math.abs(request.amount) % (leases.length || 1)];
+    const args = [call.op, String(now), callArgument(call), ...call.specs.map(encodeSpec)];
     const [before, reply, after] = (await client.eval(script, 1, call.key, ...args)) as [
       Snapshot,
       unknown,
@@ -297,7 +323,9 @@ async function conforms(
       now,
     );
     const context = `step ${index}: ${JSON.stringify(call)}`;
-    expect(decodeReply(reply, call.specs.length), context).toEqual(twin);
+    const decoded = decodeReply(reply, call.specs.length);
+    if (op === 'grant') for (const outcome of decoded.outcomes) readQuota(outcome);
+    expect(decoded, context).toEqual(twin);
     // Redis counts expiry in whole milliseconds from a clock it caches, so a key written with a
     // 1 ms TTL can be gone by the end of the very script that wrote it.
     const stored = decodeAll(call.specs, after);
@@ -498,7 +526,7 @@ async function batchConforms(
   const touched = new Set<string>();
   for (const [index, batch] of batches.entries()) {
     now += Math.floor(batch.gap * firstPeriod);
-    const calls: StoreCall[] = batch.calls.map((request) => {
+    const calls: StoreCall[] = batch.calls.map((request, at) => {
       const identifier = sameIdentifier ? IDENTIFIERS[0]! : request.identifier;
       const under = request.policies.map((i) => policies[i] as Policy);
       const specs = under.map((policy) => specFor(policy, identifier, request.costShare, now));
@@ -508,6 +536,7 @@ async function batchConforms(
         key: `${prefix}:{user:${identifier}}`,
         specs: specs.map((spec) => ({ ...spec, cost })),
         durationMs: Math.max(1, Math.round(request.blockShare * (under[0] as Policy).periodMs)),
+        lease: `l${index}.${at}`,
       };
     });
     for (const call of calls) touched.add(call.key);
@@ -525,7 +554,7 @@ async function batchConforms(
   const stored = new Map<string, unknown>();
   const specs = policies.map((policy) => specFor(policy, IDENTIFIERS[0]!, 0, now));
   for (const key of touched) {
-    const args = ['peek', '0', '0', ...specs.map(encodeSpec)];
+    const args = ['peek', '0', '', ...specs.map(encodeSpec)];
     const snapshot = (await client.eval(stateScript(), 1, key, ...args)) as Snapshot;
     for (const [name, state] of decodeAll(specs, snapshot)) stored.set(name, state);
   }
@@ -556,7 +585,7 @@ async function operateManyOnOneSlot(
   await libraryLoaded;
   const keysAndArgs = calls.map((call) => call.key);
   for (const call of calls) {
-    keysAndArgs.push(String(call.specs.length), call.op, String(now), String(call.durationMs ?? 0));
+    keysAndArgs.push(String(call.specs.length), call.op, String(now), callArgument(call));
     for (const spec of call.specs) keysAndArgs.push(encodeSpec(spec));
   }
   const replies = (await client.fcall(library.manyName, calls.length, ...keysAndArgs)) as unknown[];

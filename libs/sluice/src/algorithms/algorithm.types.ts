@@ -1,4 +1,7 @@
-/** The six algorithms, each a Lua function beside its TypeScript twin (docs/algorithms.md). */
+/**
+ * The algorithms, each a Lua function beside its TypeScript twin (docs/algorithms.md): six that
+ * count a rate, and `concurrency`, which counts requests in flight.
+ */
 export const ALGORITHMS = [
   'fixed-window',
   'sliding-log',
@@ -6,6 +9,7 @@ export const ALGORITHMS = [
   'token-bucket',
   'leaky-bucket',
   'gcra',
+  'concurrency',
 ] as const;
 
 /** One of {@link ALGORITHMS}. */
@@ -19,6 +23,14 @@ export function isWindowAlgorithm(algorithm: AlgorithmName): boolean {
 }
 
 /**
+ * The algorithms with a bucket's capacity (`burst`) apart from their limit: the others admit at
+ * most `limit` units at once.
+ */
+export function hasBurst(algorithm: AlgorithmName): boolean {
+  return algorithm === 'token-bucket' || algorithm === 'leaky-bucket' || algorithm === 'gcra';
+}
+
+/**
  * Each algorithm's short name on the wire and in its state key, `…:<policy>:<code>`: a policy
  * whose algorithm changes starts from a fresh state instead of misreading the old one.
  */
@@ -29,6 +41,7 @@ export const ALGORITHM_CODES: Record<AlgorithmName, string> = {
   'token-bucket': 'tb',
   'leaky-bucket': 'lb',
   gcra: 'gc',
+  concurrency: 'cc',
 };
 
 /** A policy's rate in integer microseconds, as both twins compute it from the same spec. */

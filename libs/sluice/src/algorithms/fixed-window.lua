@@ -1,13 +1,14 @@
 -- fixed-window: the window (its index floor(now / period), or for a calendar period its start in
--- µs) and what it has admitted: "<window> <count>".
+-- µs), what it has admitted, and the credits granted for it when there are any (negative: a
+-- debit): "<window> <count>[ <granted>]" (docs/algorithms.md, "Credits").
 local fixedWindow = {}
 
 function fixedWindow.decode(value)
   if not value then
     return nil
   end
-  local window, count = string.match(value, '^(%-?%d+) (%d+)$')
-  return { window = tonumber(window), count = tonumber(count) }
+  local window, count, granted = string.match(value, '^(%-?%d+) (%d+) ?(%-?%d*)$')
+  return { window = tonumber(window), count = tonumber(count), granted = tonumber(granted) or 0 }
 end
 
 -- The window now falls in and when it ends, µs: by period, or by the calendar's boundaries.
@@ -27,6 +28,7 @@ end
 function fixedWindow.decide(state, now, p, cost)
   local window, finish = windowAt(now, p)
   local count = 0
+  local granted = 0
   if state then
     -- A later window already counted (a clock that stepped back) is kept, by period only: a
     -- calendar window's end is known only for the boundaries given.
@@ -36,23 +38,25 @@ function fixedWindow.decide(state, now, p, cost)
     end
     if state.window == window then
       count = state.count
+      granted = state.granted
     end
   end
   local reset = math.max(1, finish - now)
-  if count + cost <= p.limit then
+  local limit = p.limit + granted
+  if count + cost <= limit then
     return {
       allowed = true,
-      remaining = p.limit - count - cost,
+      remaining = limit - count - cost,
       reset = reset,
       retry = 0,
       delay = 0,
-      state = { window = window, count = count + cost },
+      state = { window = window, count = count + cost, granted = granted },
       ttl = reset,
     }
   end
   return {
     allowed = false,
-    remaining = math.max(0, p.limit - count),
+    remaining = math.max(0, limit - count),
     reset = reset,
     retry = reset,
     delay = 0,
@@ -67,16 +71,50 @@ function fixedWindow.refund(state, now, p, cost)
   end
   local count = math.max(0, state.count - cost)
   local ttl = 0
-  if count > 0 then
+  if count > 0 or state.granted ~= 0 then
     if p.calendar then
       ttl = finish - now
     else
       ttl = (state.window + 1) * p.period - now
     end
   end
-  return { window = state.window, count = count }, ttl
+  return { window = state.window, count = count, granted = state.granted }, ttl
+end
+
+-- The window now falls in, as decide keeps it (a later one already counted, by period only).
+local function currentWindow(state, now, p)
+  local window, finish = windowAt(now, p)
+  if state and not p.calendar and state.window > window then
+    window = state.window
+    finish = (window + 1) * p.period
+  end
+  return window, finish
+end
+
+-- Adds amount credits (negative: a debit) to the window now falls in, its count kept; a window
+-- not yet counted starts with them. They end with the window.
+function fixedWindow.grant(state, now, p, amount)
+  local window, finish = currentWindow(state, now, p)
+  local count, granted = 0, 0
+  if state and state.window == window then
+    count, granted = state.count, state.granted
+  end
+  return { window = window, count = count, granted = granted + amount }, math.max(1, finish - now)
+end
+
+-- What a quota holds now: units counted and credits granted in the window now falls in.
+function fixedWindow.usage(state, now, p)
+  local window = currentWindow(state, now, p)
+  if not state or state.window ~= window then
+    return 0, 0
+  end
+  return state.count, state.granted
 end
 
 function fixedWindow.write(key, state, ttl)
-  store(key, string.format('%d %d', state.window, state.count), ttl)
+  if state.granted and state.granted ~= 0 then
+    store(key, string.format('%d %d %d', state.window, state.count, state.granted), ttl)
+  else
+    store(key, string.format('%d %d', state.window, state.count), ttl)
+  end
 end

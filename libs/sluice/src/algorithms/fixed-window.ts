@@ -2,12 +2,14 @@ import type { RateParams, Verdict } from './algorithm.types.js';
 import { idiv } from './integer-math.js';
 
 /**
- * State: the window (its index floor(now / period), or for a calendar period its start in µs)
- * and what it has admitted.
+ * State: the window (its index floor(now / period), or for a calendar period its start in µs),
+ * what it has admitted, and the credits granted for it (negative: debited), which raise or lower
+ * its limit until the window ends (docs/algorithms.md, "Credits").
  */
 export interface FixedWindowState {
   window: number;
   count: number;
+  granted?: number;
 }
 
 /** The window `now` falls in and when it ends, µs: by period, or by the calendar's boundaries. */
@@ -31,6 +33,7 @@ export function decide(
 ): Verdict<FixedWindowState> {
   let { window, finish } = windowAt(now, p);
   let count = 0;
+  let granted = 0;
   if (state !== undefined) {
     // A later window already counted (a clock that stepped back) is kept, by period only: a
     // calendar window's end is known only for the boundaries given.
@@ -38,23 +41,29 @@ export function decide(
       window = state.window;
       finish = (window + 1) * p.period;
     }
-    if (state.window === window) count = state.count;
+    if (state.window === window) {
+      count = state.count;
+      granted = state.granted ?? 0;
+    }
   }
   const reset = Math.max(1, finish - now);
-  if (count + cost <= p.limit) {
+  const limit = p.limit + granted;
+  if (count + cost <= limit) {
+    const charged: FixedWindowState = { window, count: count + cost };
+    if (granted !== 0) charged.granted = granted;
     return {
       allowed: true,
-      remaining: p.limit - count - cost,
+      remaining: limit - count - cost,
       reset,
       retry: 0,
       delay: 0,
-      state: { window, count: count + cost },
+      state: charged,
       ttl: reset,
     };
   }
   return {
     allowed: false,
-    remaining: Math.max(0, p.limit - count),
+    remaining: Math.max(0, limit - count),
     reset,
     retry: reset,
     delay: 0,
@@ -72,8 +81,48 @@ export function refund(
   if (state === undefined || state.window < window) return undefined;
   const count = Math.max(0, state.count - cost);
   const ends = p.calendar === undefined ? (state.window + 1) * p.period : finish;
-  return {
-    state: { window: state.window, count },
-    ttl: count === 0 ? 0 : ends - now,
-  };
+  const granted = state.granted ?? 0;
+  const refunded: FixedWindowState = { window: state.window, count };
+  if (granted !== 0) refunded.granted = granted;
+  return { state: refunded, ttl: count === 0 && granted === 0 ? 0 : ends - now };
+}
+
+/** The window `now` falls in, as decide keeps it (a later one already counted, by period only). */
+function currentWindow(
+  state: FixedWindowState | undefined,
+  now: number,
+  p: RateParams,
+): { window: number; finish: number } {
+  const at = windowAt(now, p);
+  if (state === undefined || p.calendar !== undefined || state.window <= at.window) return at;
+  return { window: state.window, finish: (state.window + 1) * p.period };
+}
+
+/**
+ * Adds `amount` credits (negative: a debit) to the window `now` falls in, its count kept; a
+ * window not yet counted starts with them. They end with the window.
+ */
+export function grant(
+  state: FixedWindowState | undefined,
+  now: number,
+  p: RateParams,
+  amount: number,
+): { state: FixedWindowState; ttl: number } {
+  const { window, finish } = currentWindow(state, now, p);
+  const current = state !== undefined && state.window === window ? state : undefined;
+  const granted = (current?.granted ?? 0) + amount;
+  const next: FixedWindowState = { window, count: current?.count ?? 0 };
+  if (granted !== 0) next.granted = granted;
+  return { state: next, ttl: Math.max(1, finish - now) };
+}
+
+/** What a quota holds now: units counted and credits granted in the window `now` falls in. */
+export function usage(
+  state: FixedWindowState | undefined,
+  now: number,
+  p: RateParams,
+): { used: number; granted: number } {
+  const { window } = currentWindow(state, now, p);
+  if (state === undefined || state.window !== window) return { used: 0, granted: 0 };
+  return { used: state.count, granted: state.granted ?? 0 };
 }

@@ -72,6 +72,11 @@ export interface Decision extends PolicyDecision {
    * policy; they never change `allowed`. Absent when none of the policies has one in force.
    */
   candidates?: PolicyDecision[];
+  /**
+   * The lease an admitted request holds its concurrency policies' slots under: give it to
+   * `release` when the request ends (the guard does). Absent without such a policy.
+   */
+  lease?: string;
 }
 
 export function summarize(policies: PolicyDecision[], admitted: boolean): Decision {

@@ -4,6 +4,8 @@ export {
   type Charged,
   type ConsumeOptions,
   type KeyOptions,
+  type Quota,
+  type QuotaOptions,
   type SluiceEngineOptions,
 } from './sluice.engine.js';
 export type { CallTarget, PolicySelection } from './call.target.js';

@@ -3,7 +3,13 @@ import { systemClock, type Clock } from '../clock/clock.js';
 import { assertPrefix } from '../keys/key.builder.js';
 import { PolicyRegistry } from '../policy/policy.registry.js';
 import type { Policy } from '../policy/policy.types.js';
-import type { Operation, PolicyOutcome, PolicySpec, SluiceStore } from '../store/store.types.js';
+import type {
+  Operation,
+  PolicyOutcome,
+  PolicySpec,
+  SluiceStore,
+  StoreCall,
+} from '../store/store.types.js';
 import { actionPolicy } from './action.policy.js';
 import { callTarget, type CallTarget, type PolicySelection } from './call.target.js';
 import { inCandidateSample } from './candidate.sample.js';
@@ -77,7 +83,41 @@ export interface Charged {
   decision: Decision;
   /** Empty when nothing was charged: refused, settled without the store, or decided elsewhere. */
   charged: readonly Policy[];
+  /**
+   * The lease the charged concurrency policies hold a slot under, until `release` ends it
+   * (docs/algorithms.md, "Concurrency"); absent when none was charged.
+   */
+  lease?: string;
 }
+
+/** A quota's current period for one identifier: what `grant` and `quota` answer. */
+export interface Quota {
+  /** The policy (a fixed-window, usually a calendar one). */
+  policy: string;
+  /** The identifier, as given. */
+  identifier: string;
+  /** Units counted in the period. */
+  used: number;
+  /** Units it may still take: limit + granted - used, at least 0. */
+  remaining: number;
+  /** The period's limit: the tier's when one applies, else the override's or the policy's. */
+  limit: number;
+  /** Credits granted for the period (negative: debited). */
+  granted: number;
+  /** When the period ends and its count and credits with it, epoch ms. */
+  resetAt: number;
+  /** The tier whose limit applies, or null. */
+  tier: string | null;
+}
+
+/** What a grant or a quota read needs beyond the policy and identifier. */
+export interface QuotaOptions extends KeyOptions {
+  /** The identifier's tier, as the app resolves it; an override assigning one wins. */
+  tier?: string;
+}
+
+/** The most credits one grant may add or take away. */
+export const MAX_GRANT = 1_000_000_000;
 
 const NO_PROPOSALS: never[] = [];
 const NOTHING_CHARGED: readonly Policy[] = [];
@@ -96,6 +136,9 @@ export class SluiceEngine {
   private readonly store: SluiceStore;
   private readonly prefix: string;
   private readonly clock: Clock;
+  /** Leases are `<this engine's tag>.<a count>`: unique across instances sharing a Redis. */
+  private readonly leaseTag = Math.random().toString(36).slice(2, 10);
+  private leases = 0;
 
   constructor(options: SluiceEngineOptions) {
     this.store = options.store;
@@ -157,6 +200,49 @@ export class SluiceEngine {
   ): Promise<void> {
     const target = this.target(policies, identifier, options);
     await this.run('refund', target, this.specs(target, options.cost, options.tier));
+  }
+
+  /**
+   * Ends a request's lease: the slots its concurrency policies held (`Charged.lease`, or a
+   * decision's `lease`). Other policies are left as they are; releasing twice does nothing more.
+   */
+  async release(
+    policies: PolicySelection,
+    identifier: string,
+    lease: string,
+    options: Pick<ConsumeOptions, 'keyKind' | 'cost' | 'tier'> = {},
+  ): Promise<void> {
+    if (!LEASE.test(lease))
+      throw new RangeError(`lease: must be a lease consume gave, got ${JSON.stringify(lease)}`);
+    const target = this.target(policies, identifier, options);
+    const specs = this.specs(target, options.cost, options.tier).filter(
+      (spec) => spec.algorithm === 'concurrency',
+    );
+    if (specs.length === 0) return;
+    await this.store.run({ op: 'release', key: target.key, specs, lease });
+  }
+
+  /**
+   * Adds credits to an identifier's quota for the period now running (negative: debits them),
+   * and says what the quota holds after (docs/guide.md, "Credits"). They end with the period.
+   */
+  async grant(
+    policy: string,
+    identifier: string,
+    amount: number,
+    options: QuotaOptions = {},
+  ): Promise<Quota> {
+    if (!Number.isSafeInteger(amount) || Math.abs(amount) > MAX_GRANT || amount === 0) {
+      throw new RangeError(
+        `amount: must be a non-zero integer from -${MAX_GRANT} to ${MAX_GRANT}, got ${amount}`,
+      );
+    }
+    return this.quotaCall(policy, identifier, amount, options);
+  }
+
+  /** What an identifier's quota holds in the period now running: used, remaining, credits. */
+  quota(policy: string, identifier: string, options: QuotaOptions = {}): Promise<Quota> {
+    return this.quotaCall(policy, identifier, 0, options);
   }
 
   /** Forgets an identifier's counters; blocks and offences stay. */
@@ -230,6 +316,35 @@ export class SluiceEngine {
     const policy = actionPolicy(actionKey, periodSec, maxCount);
     if (this.policies.get(policy.name) === undefined) this.policies.set(policy);
     return (await this.consume(policy.name, userId)).allowed;
+  }
+
+  private async quotaCall(
+    policy: string,
+    identifier: string,
+    amount: number,
+    options: QuotaOptions,
+  ): Promise<Quota> {
+    const target = this.target(policy, identifier, options);
+    const live = target.policies[0] as Policy;
+    if (live.algorithm !== 'fixed-window') {
+      throw new RangeError(
+        `policy: ${live.name} is a ${live.algorithm} policy; credits apply to quotas (fixed-window)`,
+      );
+    }
+    const override = this.override(live, target);
+    const spec = this.spec(live, override, undefined, options.tier);
+    const [outcome] = await this.run('grant', target, [spec], undefined, amount);
+    const { remaining = 0, reset = 0, quota } = outcome ?? {};
+    return {
+      policy: live.name,
+      identifier,
+      used: quota?.used ?? 0,
+      remaining,
+      limit: spec.limit,
+      granted: quota?.granted ?? 0,
+      resetAt: ceilDiv(this.clock() + reset, 1000),
+      tier: spec.tier ?? null,
+    };
   }
 
   /** Override and candidate expiries are epoch ms. */
@@ -318,8 +433,12 @@ export class SluiceEngine {
     target: CallTarget,
     specs: PolicySpec[],
     durationMs?: number,
+    amount?: number,
   ): Promise<PolicyOutcome[]> {
-    const result = await this.store.run({ op, key: target.key, specs, durationMs });
+    const call: StoreCall = { op, key: target.key, specs };
+    if (durationMs !== undefined) call.durationMs = durationMs;
+    if (amount !== undefined) call.amount = amount;
+    const result = await this.store.run(call);
     return result.outcomes;
   }
 
@@ -384,7 +503,10 @@ export class SluiceEngine {
     );
     // A policy's candidate rides in the same call: no extra round trip.
     const sent = proposed.length === 0 ? specs : [...specs, ...proposed.map((each) => each.spec)];
-    const result = await this.store.run({ op, key: target.key, specs: sent });
+    const call: StoreCall = { op, key: target.key, specs: sent };
+    // A lease only for calls that take a slot: the usual request builds no string for it.
+    if (sent.some(holdsSlots)) call.lease = `${this.leaseTag}.${(this.leases++).toString(36)}`;
+    const result = await this.store.run(call);
     const decided = counted.map(({ policy, override }, index) =>
       this.toDecision(
         policy,
@@ -415,6 +537,10 @@ export class SluiceEngine {
             .filter((_, index) => (decided[index] as PolicyDecision).reason === 'ok')
             .map((each) => each.policy)
         : NOTHING_CHARGED;
+    if (call.lease !== undefined && charged.some(holdsSlots)) {
+      decision.lease = call.lease;
+      return { decision, charged, lease: call.lease };
+    }
     return { decision, charged };
   }
 
@@ -444,6 +570,12 @@ export class SluiceEngine {
     return decision;
   }
 }
+
+/** What `lease` must look like: as `consume` makes them. */
+const LEASE = /^[a-z0-9]{1,16}\.[a-z0-9]{1,16}$/;
+
+/** A concurrency policy holds a slot while its request runs. */
+const holdsSlots = (each: { algorithm: string }): boolean => each.algorithm === 'concurrency';
 
 /**
  * The tier a policy decides a request at: the one an operator's override assigns, else the

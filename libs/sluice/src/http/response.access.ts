@@ -27,6 +27,25 @@ export function onFinished(res: unknown, listener: (statusCode: number) => void)
   finishing.once('finish', () => listener(finishing.statusCode));
 }
 
+/**
+ * Calls back once when the response is done: sent, or its connection closed before (an aborted
+ * client). False, and never called, without a response to watch.
+ */
+export function onEnded(res: unknown, listener: () => void): boolean {
+  const raw = (res as { raw?: unknown } | undefined)?.raw ?? res;
+  if (typeof (raw as Partial<Finishing> | undefined)?.once !== 'function') return false;
+  const ending = raw as { once(event: 'finish' | 'close', listener: () => void): unknown };
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    listener();
+  };
+  ending.once('finish', end);
+  ending.once('close', end);
+  return true;
+}
+
 export function userAgentOf(req: unknown): string | undefined {
   const headers = (req as { headers?: Record<string, unknown> } | undefined)?.headers;
   const userAgent = headers?.['user-agent'];

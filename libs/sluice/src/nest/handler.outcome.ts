@@ -1,21 +1,27 @@
 /**
- * What one handler invocation tells its guard after the guard has run: whether the handler
- * failed. A GraphQL resolver that throws answers HTTP 200 with an `errors` entry, so for
- * `count: 'failures'` the outcome comes from the resolver itself (GraphqlOutcomeInterceptor),
- * not from the response's status (docs/guide.md, GraphQL).
+ * What one handler invocation tells its guard after the guard has run: that it ended, and whether
+ * it failed. A GraphQL resolver that throws answers HTTP 200 with an `errors` entry, so for
+ * `count: 'failures'` the outcome comes from the resolver itself (HandlerOutcomeInterceptor), not
+ * from the response's status (docs/guide.md, GraphQL); a WebSocket message has no response at
+ * all, so its concurrency lease ends with its handler.
  */
-const awaiting = new WeakMap<object, (failed: boolean) => void>();
+const awaiting = new WeakMap<object, Array<(failed: boolean) => void>>();
 
 /** The guard asks to hear how the invocation identified by `key` ends. */
 export function awaitOutcome(key: object, listener: (failed: boolean) => void): void {
-  awaiting.set(key, listener);
+  const listeners = awaiting.get(key);
+  if (listeners === undefined) awaiting.set(key, [listener]);
+  else listeners.push(listener);
 }
 
-/** The listener waiting on `key`, taken off so it runs once; undefined when none waits. */
+/** The listeners waiting on `key` as one, taken off so they run once; undefined when none waits. */
 export function takeOutcomeListener(key: object): ((failed: boolean) => void) | undefined {
-  const listener = awaiting.get(key);
-  if (listener !== undefined) awaiting.delete(key);
-  return listener;
+  const listeners = awaiting.get(key);
+  if (listeners === undefined) return undefined;
+  awaiting.delete(key);
+  return (failed) => {
+    for (const listener of listeners) listener(failed);
+  };
 }
 
 /**

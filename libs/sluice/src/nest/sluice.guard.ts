@@ -20,7 +20,7 @@ import { guardedResponseHeaders } from '../http/rate-limit.headers.js';
 import { BlockGate } from './block.gate.js';
 import { awaitOutcome, firstDecision } from './handler.outcome.js';
 import { PolicyMatcher } from '../http/policy.matcher.js';
-import { onFinished, setHeader, userAgentOf } from '../http/response.access.js';
+import { onEnded, onFinished, setHeader, userAgentOf } from '../http/response.access.js';
 import { AccessLists } from '../lists/access-lists.js';
 import type { ConsumeOptions } from '../engine/sluice.engine.js';
 import { SLUICE_OPTIONS } from '../config/sluice.tokens.js';
@@ -48,6 +48,8 @@ interface Charge extends Tracked {
   decision?: Decision;
   /** What its store call charged, as the engine says: what a refund gives back. */
   charged?: readonly Policy[];
+  /** The lease its concurrency policies hold slots under, until the request ends. */
+  lease?: string;
 }
 
 /**
@@ -148,11 +150,16 @@ export class SluiceGuard implements CanActivate {
       if (decision.reason === 'cache-block' || decision.listEntry !== undefined) {
         this.showGate(context, req, names, route);
       }
-      this.giveBack(charges.filter((charge) => charge.decision?.allowed));
+      const admitted = charges.filter((charge) => charge.decision?.allowed);
+      this.giveBack(admitted);
+      for (const charge of admitted) this.release(charge);
       await this.throwThrottlingException(context, decision);
       return false;
     }
     this.giveBackOnSuccess(res, charges, context);
+    if (charges.length === 1 ? charges[0]?.lease !== undefined : charges.some(leased)) {
+      this.releaseWhenDone(res, charges, context);
+    }
     if (decision.delayMs > 0) await longSleep(decision.delayMs);
     return true;
   }
@@ -278,12 +285,13 @@ export class SluiceGuard implements CanActivate {
       const options: ConsumeOptions = { keyKind: charge.keyKind, route };
       if (charge.tier !== undefined) options.tier = charge.tier;
       if (charge.client !== undefined) options.client = charge.client;
-      const { decision, charged } = await this.sluice.charge(
+      const { decision, charged, lease } = await this.sluice.charge(
         charge.policies,
         charge.identifier,
         options,
       );
       charge.charged = charged;
+      if (lease !== undefined) charge.lease = lease;
       return decision;
     } catch (error) {
       if (error instanceof InvalidIdentifierError) {
@@ -315,6 +323,38 @@ export class SluiceGuard implements CanActivate {
     }
   }
 
+  /** Ends a charge's lease: the slots its concurrency policies held. */
+  private release(charge: Charge): void {
+    const lease = charge.lease;
+    if (lease === undefined) return;
+    charge.lease = undefined;
+    const options: ConsumeOptions = { keyKind: charge.keyKind };
+    if (charge.tier !== undefined) options.tier = charge.tier;
+    this.sluice
+      .release(charge.charged ?? charge.policies, charge.identifier, lease, options)
+      .catch((error: unknown) =>
+        this.logger.warn(`Release failed, the lease lapses by itself: ${String(error)}`),
+      );
+  }
+
+  /**
+   * Concurrency: the request's slots end with it — its response sent or its connection closed
+   * (an aborted client), a resolver's or a WebSocket handler's end — or lapse by themselves when
+   * this instance dies (docs/algorithms.md, "Concurrency").
+   */
+  private releaseWhenDone(res: unknown, charges: Charge[], context: ExecutionContext): void {
+    const releaseAll = () => {
+      for (const charge of charges) this.release(charge);
+    };
+    const type = context.getType<string>();
+    if (type === 'graphql' || type === 'ws') {
+      const key = context.getArgByIndex<unknown>(type === 'graphql' ? 3 : 1);
+      if (typeof key === 'object' && key !== null) awaitOutcome(key, releaseAll);
+      return;
+    }
+    onEnded(res, releaseAll);
+  }
+
   /**
    * `count: "failures"`: a response below 400 gives its charge back once it is sent; in GraphQL, a
    * resolver that did not fail (its errors come back inside an HTTP 200).
@@ -335,6 +375,8 @@ export class SluiceGuard implements CanActivate {
     });
   }
 }
+
+const leased = (charge: Charge): boolean => charge.lease !== undefined;
 
 /**
  * What identifies one invocation of a handler, the same for every guard that meets it: the HTTP

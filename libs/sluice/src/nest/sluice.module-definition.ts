@@ -12,7 +12,7 @@ import type {
 import { metricsController } from '../metrics/metrics.controller.js';
 import { SluiceMetrics } from '../metrics/sluice.metrics.js';
 import { GLOBAL_GUARD, SLUICE_OPTIONS } from '../config/sluice.tokens.js';
-import { GraphqlOutcomeInterceptor } from './graphql-outcome.interceptor.js';
+import { HandlerOutcomeInterceptor } from './handler-outcome.interceptor.js';
 
 const METRICS_PATH = /^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/;
 
@@ -29,16 +29,16 @@ function metricsPath(metrics: SluiceModuleExtras['metrics']): string | undefined
 }
 
 /**
- * Whether the app can run GraphQL resolvers: only then does the module add the interceptor that
- * tells `count: 'failures'` how a resolver ended, so apps without GraphQL pay nothing for it.
+ * Whether the app can run GraphQL resolvers or WebSocket handlers: only then does the module add
+ * the interceptor that tells the guard how one ended, so HTTP-only apps pay nothing for it.
  */
-function graphqlInstalled(): boolean {
+function installed(peer: string): boolean {
   const require = createRequire(import.meta.url);
   // From this package, else from the app's folder: a strict layout (pnpm) links the app's
-  // @nestjs/graphql beside the app, not beside Sluice, which does not depend on it.
+  // peer beside the app, not beside Sluice, which does not depend on it.
   for (const paths of [undefined, [process.cwd()]]) {
     try {
-      require.resolve('@nestjs/graphql', paths === undefined ? undefined : { paths });
+      require.resolve(peer, paths === undefined ? undefined : { paths });
       return true;
     } catch {
       // Not found from there.
@@ -49,14 +49,14 @@ function graphqlInstalled(): boolean {
 
 /**
  * `global` adds the guard as APP_GUARD; `metrics` adds the metrics and their route; with
- * @nestjs/graphql installed, the GraphQL outcome interceptor.
+ * @nestjs/graphql or @nestjs/websockets installed, the handler outcome interceptor.
  */
 function withExtras(definition: DynamicModule, extras: SluiceModuleExtras): DynamicModule {
   const providers = [...(definition.providers ?? [])];
   const controllers = [...(definition.controllers ?? [])];
   if (extras.global) providers.push({ provide: APP_GUARD, useExisting: GLOBAL_GUARD });
-  if (graphqlInstalled()) {
-    providers.push({ provide: APP_INTERCEPTOR, useClass: GraphqlOutcomeInterceptor });
+  if (installed('@nestjs/graphql') || installed('@nestjs/websockets')) {
+    providers.push({ provide: APP_INTERCEPTOR, useClass: HandlerOutcomeInterceptor });
   }
   const path = metricsPath(extras.metrics);
   if (path !== undefined) {

@@ -12,6 +12,8 @@ import {
   type Charged,
   type ConsumeOptions,
   type KeyOptions,
+  type Quota,
+  type QuotaOptions,
 } from '../engine/sluice.engine.js';
 import type { CallTarget, PolicySelection } from '../engine/call.target.js';
 import { InvalidIdentifierError, storedForm } from '../keys/identifier.js';
@@ -25,7 +27,9 @@ import { SluiceMetrics } from '../metrics/sluice.metrics.js';
 import { DecisionTally } from '../stats/decision.tally.js';
 import { IdentifierTally } from '../stats/identifier.tally.js';
 import { BlockCache } from '../penalty/block.cache.js';
-import { SLUICE_CLOCK } from '../config/sluice.tokens.js';
+import { SLUICE_CLOCK, SLUICE_OPTIONS } from '../config/sluice.tokens.js';
+import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
+import { TierResolver } from '../trackers/tier.resolver.js';
 import { StoreOutageDecider } from './store-outage.decider.js';
 
 /** Who blocks or lifts by hand, and why: recorded with the penalty event. */
@@ -82,6 +86,8 @@ export class SluiceService {
   @Inject(IdentifierTally) private readonly tally!: IdentifierTally;
   @Inject(DecisionTally) private readonly decisions!: DecisionTally;
   @Optional() @Inject(SluiceMetrics) private readonly metrics?: SluiceMetrics;
+  @Optional() @Inject(SLUICE_OPTIONS) private readonly options?: SluiceModuleOptions;
+  private ownTiers?: TierResolver;
 
   /**
    * Decides and charges: by names, or by policies resolved from `engine.policies` (the guard
@@ -183,6 +189,47 @@ export class SluiceService {
     options: ConsumeOptions = {},
   ): Promise<void> {
     return this.engine.refund(policies, identifier, options);
+  }
+
+  /**
+   * Ends a request's concurrency lease (`Decision.lease`), freeing its slots; the guard does it
+   * when the response is done. Releasing twice does nothing more.
+   */
+  release(
+    policies: PolicySelection,
+    identifier: string,
+    lease: string,
+    options: Pick<ConsumeOptions, 'keyKind' | 'cost' | 'tier'> = {},
+  ): Promise<void> {
+    return this.engine.release(policies, identifier, lease, options);
+  }
+
+  /**
+   * Adds credits to an identifier's quota for the period now running (negative: debits), and
+   * says what it holds after. The tier is `options.tier`, else the module's
+   * `tiers.ofIdentifier`, else an override's; docs/guide.md, "Credits".
+   */
+  async grant(
+    policy: string,
+    identifier: string,
+    amount: number,
+    options: QuotaOptions = {},
+  ): Promise<Quota> {
+    return this.engine.grant(
+      policy,
+      identifier,
+      amount,
+      await this.quotaOptions(policy, identifier, options),
+    );
+  }
+
+  /** What an identifier's quota holds in the period now running; the tier as for grant. */
+  async quota(policy: string, identifier: string, options: QuotaOptions = {}): Promise<Quota> {
+    return this.engine.quota(
+      policy,
+      identifier,
+      await this.quotaOptions(policy, identifier, options),
+    );
   }
 
   /** Forgets an identifier's counters; `options.key` names one too long to name whole. */
@@ -313,6 +360,22 @@ export class SluiceService {
     }
     this.tally.count(decision, keyKind, identifier);
     this.decisions.count(decision);
+  }
+
+  private async quotaOptions(
+    policy: string,
+    identifier: string,
+    options: QuotaOptions,
+  ): Promise<QuotaOptions> {
+    if (options.tier !== undefined || this.options?.tiers?.ofIdentifier === undefined) {
+      return options;
+    }
+    this.ownTiers ??= new TierResolver(this.options.tiers, this.clock);
+    const tier = await this.ownTiers.ofIdentifier(
+      identifier,
+      options.keyKind ?? this.keyOf(policy),
+    );
+    return tier === undefined ? options : { ...options, tier };
   }
 
   /** A manual operation's key kind when none is given: the policy's own (the engine refuses an unknown one). */

@@ -1,10 +1,6 @@
 import { z } from 'zod';
 import { isUserAgentPattern } from './user-agent.pattern.js';
-import {
-  ALGORITHMS,
-  isWindowAlgorithm,
-  type AlgorithmName,
-} from '../algorithms/algorithm.types.js';
+import { ALGORITHMS, hasBurst, type AlgorithmName } from '../algorithms/algorithm.types.js';
 import { idiv } from '../algorithms/integer-math.js';
 import { CALENDAR_UNITS, isTimeZone, LONGEST_PERIOD_MS } from '../clock/calendar.js';
 import { isPlainIdentifier, PLAIN_IDENTIFIER_RULE } from '../keys/identifier.js';
@@ -171,7 +167,7 @@ export const policyInputSchema = basePolicySchema.extend({
 
 /** The capacity a single request's cost must fit in: burst for buckets, limit for windows. */
 export function capacity(algorithm: AlgorithmName, limit: number, burst: number | null): number {
-  return isWindowAlgorithm(algorithm) ? limit : (burst ?? limit);
+  return hasBurst(algorithm) ? (burst ?? limit) : limit;
 }
 
 /** Checks that need several fields, for the policy's own limit or an override's. */
@@ -202,7 +198,7 @@ function rateIssues(
       message: `must not exceed the capacity (${room}), got ${policy.cost}`,
     });
   }
-  if (!isWindowAlgorithm(policy.algorithm) && room * idiv(period, limit) > MAX_PERIOD_MS * 1000) {
+  if (hasBurst(policy.algorithm) && room * idiv(period, limit) > MAX_PERIOD_MS * 1000) {
     issues.push({
       field: policy.burst === null ? field : 'burst',
       message: 'a full bucket must refill within 365 days (burst × periodMs / limit)',
@@ -233,7 +229,7 @@ function tiersOf(
   for (const name of names) {
     const tier = input[name] as TierRate;
     const field = `tiers.${name}`;
-    if (isWindowAlgorithm(policy.algorithm) && tier.burst != null) {
+    if (!hasBurst(policy.algorithm) && tier.burst != null) {
       issues.push({
         field: `${field}.burst`,
         message: `does not apply to ${policy.algorithm}; leave it null`,
@@ -245,7 +241,7 @@ function tiersOf(
         message: 'applies only to leaky-bucket; leave it null or 0',
       });
     }
-    const burst = isWindowAlgorithm(policy.algorithm) ? null : (tier.burst ?? null);
+    const burst = hasBurst(policy.algorithm) ? (tier.burst ?? null) : null;
     issues.push(...rateIssues({ ...policy, burst }, tier.limit, `${field}.limit`));
     tiers[name] = {
       limit: tier.limit,
@@ -262,7 +258,7 @@ function applicabilityIssues(input: Record<string, unknown>): PolicyIssue[] {
   if (!ALGORITHMS.includes(algorithm)) return [];
   const set = (field: string) => input[field] !== undefined && input[field] !== null;
   const issues: PolicyIssue[] = [];
-  if (isWindowAlgorithm(algorithm) && set('burst')) {
+  if (!hasBurst(algorithm) && set('burst')) {
     issues.push({ field: 'burst', message: `does not apply to ${algorithm}; leave it null` });
   }
   if (algorithm !== 'sliding-window' && set('segments')) {
@@ -293,6 +289,20 @@ function applicabilityIssues(input: Record<string, unknown>): PolicyIssue[] {
     }
   } else if (input.periodMs === undefined) {
     issues.push({ field: 'periodMs', message: 'is required (or, for fixed-window, calendar)' });
+  }
+  if (algorithm === 'concurrency' && input.consistency === 'eventual') {
+    issues.push({
+      field: 'consistency',
+      message:
+        "concurrency counts the requests in flight on every instance at once, so it is always 'exact'",
+    });
+  }
+  if (algorithm === 'concurrency' && input.count === 'failures') {
+    issues.push({
+      field: 'count',
+      message:
+        "concurrency holds a slot while a request runs, whatever its outcome: leave it 'all'",
+    });
   }
   if (algorithm === 'leaky-bucket' && input.consistency === 'eventual') {
     issues.push({
@@ -369,7 +379,7 @@ export function parsePolicy(input: unknown): Policy {
     throw new PolicyValidationError(raw.name, issues);
   }
   const periodMs = calendar === null ? (raw.periodMs as number) : LONGEST_PERIOD_MS[calendar.unit];
-  const isWindow = isWindowAlgorithm(raw.algorithm);
+  const bursts = hasBurst(raw.algorithm);
   const segments = raw.algorithm === 'sliding-window' ? (raw.segments ?? 10) : null;
   if (segments !== null && (periodMs * 1000) % segments !== 0) {
     issues.push({
@@ -395,7 +405,7 @@ export function parsePolicy(input: unknown): Policy {
     limit: raw.limit,
     periodMs,
     calendar,
-    burst: isWindow ? null : (raw.burst ?? null),
+    burst: bursts ? (raw.burst ?? null) : null,
     segments,
     maxDelayMs: raw.algorithm === 'leaky-bucket' ? (raw.maxDelayMs ?? null) : null,
     cost: raw.cost ?? 1,

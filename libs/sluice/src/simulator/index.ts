@@ -1,6 +1,7 @@
 /** The browser-safe part of the library: what the panel runs. */
 export {
   ALGORITHMS,
+  hasBurst,
   isWindowAlgorithm,
   type AlgorithmName,
 } from '../algorithms/algorithm.types.js';

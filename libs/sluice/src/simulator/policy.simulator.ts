@@ -1,4 +1,4 @@
-import { isWindowAlgorithm, type AlgorithmName } from '../algorithms/algorithm.types.js';
+import { hasBurst, type AlgorithmName } from '../algorithms/algorithm.types.js';
 import { delayInMs } from '../engine/decision.js';
 import type { PenaltyOptions, PolicyMode } from '../policy/policy.types.js';
 import { runOperation, type StateAccess } from '../store/operations.js';
@@ -119,7 +119,7 @@ function specOf(policy: SimulatedPolicy): PolicySpec {
           maxBlockMs: penalty.maxBlockMs ?? Math.max(DAY_MS, penalty.blockMs),
           forgetAfterMs: penalty.forgetAfterMs ?? WEEK_MS,
         };
-  const isBucket = !isWindowAlgorithm(policy.algorithm);
+  const isBucket = hasBurst(policy.algorithm);
   return {
     name: 'simulated',
     algorithm: policy.algorithm,

@@ -1,6 +1,6 @@
 import type { ScriptName } from './script.runner.js';
 
-/** One call as the Lua's `operate` takes it: its key, and op, now, durationMs and the specs. */
+/** One call as the Lua's `operate` takes it: its key, and op, now, argument and the specs. */
 export interface BatchedCall {
   key: string;
   args: string[];
@@ -8,7 +8,7 @@ export interface BatchedCall {
   slot?: number;
 }
 
-/** op, now and durationMs come before the specs in a call's arguments. */
+/** op, now and the operation's argument come before the specs in a call's arguments. */
 const ARGS_BEFORE_SPECS = 3;
 
 /** One call as `operate`; more, whose keys share a slot, as `operateMany`. */

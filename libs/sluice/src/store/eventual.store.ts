@@ -134,6 +134,7 @@ export class EventualStore implements SluiceStore {
       case 'block':
       case 'unblock':
       case 'forget':
+      case 'grant':
         // Whatever this instance knew no longer holds: the next request asks Redis.
         this.forget(call);
         return this.inner.run(call);

@@ -1,6 +1,8 @@
 -- A store call runs operate(): KEYS[1] is `<prefix>:{<keyKind>:<identifier>}` and every
 -- key touched is derived from it, so one call stays in one Redis Cluster slot.
--- ARGV: operation, now in µs ('' = Redis TIME), block duration in ms, then one spec per policy:
+-- ARGV: operation, now in µs ('' = Redis TIME), the operation's argument (block: its duration in
+-- ms; consume and release: the lease of a concurrency policy; grant: the credits), then one spec
+-- per policy:
 -- "name algorithm limit periodMs burst segments maxDelayMs mode cost
 --  [afterViolations blockMs escalation maxBlockMs forgetAfterMs]" ('-' = not set). A calendar
 -- fixed-window (which has no burst, segments or delay) carries its boundaries, epoch ms, in
@@ -10,7 +12,8 @@
 -- request; docs/architecture.md, "Shadow candidates").
 -- Reply: one string of integers separated by spaces (cheaper to build and to send than an
 -- array): admitted, then per policy: allowed, reason, remaining, reset, retry, delay,
--- blockedUntil, offence, blockStarted.
+-- blockedUntil, offence, blockStarted. A grant's reply carries the units used and the credits
+-- granted in the places of retry and delay.
 -- operateMany() runs several calls, one after the other, in one FCALL (see its comment).
 local OUTCOME = ' %d %d %d %d %d %d %d %d %d'
 local BY_CODE = {
@@ -20,6 +23,7 @@ local BY_CODE = {
   tb = tokenBucket,
   lb = leakyBucket,
   gc = gcra,
+  cc = concurrency,
 }
 local REASON = { ok = 0, limit = 1, blocked = 2, shadow = 3 }
 
@@ -134,14 +138,14 @@ end
 
 -- Every policy decided on the state as it is; nothing written yet. A candidate never refuses
 -- the request: `admitted` is the live policies' answer alone.
-local function evaluate(base, specs, now)
+local function evaluate(base, specs, now, lease)
   local entries = {}
   local admitted = true
   for i, spec in ipairs(specs) do
     local entry = { spec = spec, started = false }
     entry.penalty, entry.state = readBoth(base, spec)
     -- Decided even while blocked: a refusal must also wait for the rate state to admit it.
-    entry.verdict = spec.algorithm.decide(entry.state, now, spec.rate, spec.cost)
+    entry.verdict = spec.algorithm.decide(entry.state, now, spec.rate, spec.cost, lease)
     if penalty.isBlocked(entry.penalty, now) then
       entry.reason = 'blocked'
     else
@@ -247,9 +251,9 @@ local function setCallTime(given, redisNow)
 end
 
 -- One call on the identifier's key base, its time already set.
-local function perform(base, op, now, durationMs, specs)
+local function perform(base, op, now, argument, specs)
   if op == 'consume' then
-    local entries, admitted = evaluate(base, specs, now)
+    local entries, admitted = evaluate(base, specs, now, argument)
     for _, entry in ipairs(entries) do
       local spec = entry.spec
       if spec.candidateOf then
@@ -273,8 +277,42 @@ local function perform(base, op, now, durationMs, specs)
   end
 
   if op == 'peek' then
-    local entries, admitted = evaluate(base, specs, now)
+    local entries, admitted = evaluate(base, specs, now, argument)
     return reply(entries, admitted, false, now)
+  end
+
+  if op == 'grant' then
+    -- Credits for the period now falls in (docs/algorithms.md, "Credits"); 0 only reads.
+    local amount = tonumber(argument)
+    local out = { '1' }
+    for _, spec in ipairs(specs) do
+      local algorithm = spec.algorithm
+      if not algorithm.grant then
+        return redis.error_reply('ERR sluice: ' .. spec.name .. ' is not a quota (fixed-window)')
+      end
+      local state = readState(base, spec)
+      if amount ~= 0 then
+        local ttl
+        state, ttl = algorithm.grant(state, now, spec.rate, amount)
+        algorithm.write(stateKey(base, spec), state, ttl)
+      end
+      local used, granted = algorithm.usage(state, now, spec.rate)
+      local verdict = algorithm.decide(state, now, spec.rate, 0)
+      out[#out + 1] = string.format(OUTCOME, 1, 0, verdict.remaining, verdict.reset, used, granted, 0, 0, 0)
+    end
+    return table.concat(out)
+  end
+
+  if op == 'release' then
+    -- The lease's slots end with its request; a policy without leases has nothing to give back.
+    local out = { '1' }
+    for _, spec in ipairs(specs) do
+      if spec.algorithm.release then
+        spec.algorithm.release(stateKey(base, spec), argument, spec.cost, now)
+      end
+      out[#out + 1] = string.format(OUTCOME, 1, 0, 0, 0, 0, 0, 0, 0, 0)
+    end
+    return table.concat(out)
   end
 
   if op == 'sync' then
@@ -312,7 +350,7 @@ local function perform(base, op, now, durationMs, specs)
     elseif op == 'reset' then
       remove(stateKey(base, spec))
     elseif op == 'block' then
-      state = penalty.block(state, now, durationMs * 1000)
+      state = penalty.block(state, now, tonumber(argument) * 1000)
       writePenalty(base, spec, state, now)
     elseif op == 'unblock' then
       if state.blockedUntil > now then
@@ -352,13 +390,13 @@ local function operate(KEYS, ARGV)
   if failure then
     return failure
   end
-  local reply = perform(KEYS[1], ARGV[1], now, tonumber(ARGV[3]), specs)
+  local reply = perform(KEYS[1], ARGV[1], now, ARGV[3], specs)
   flushStrings()
   return reply
 end
 
 -- Several calls, decided in turn as if made one after the other: KEYS[i] is call i's key, and
--- ARGV holds each call's arguments after their count of specs: "specs op now durationMs spec…".
+-- ARGV holds each call's arguments after their count of specs: "specs op now argument spec…".
 -- Redis TIME is read once, for every call without a time of its own. Reply: one reply per call,
 -- as operate() gives it, or '!' and the error of that call alone.
 local function operateMany(KEYS, ARGV)
@@ -373,7 +411,7 @@ local function operateMany(KEYS, ARGV)
     local now = setCallTime(given, redisNow)
     local specs, reply = specsIn(ARGV, at + 4, at + 3 + count)
     if specs then
-      reply = perform(KEYS[i], ARGV[at + 1], now, tonumber(ARGV[at + 3]), specs)
+      reply = perform(KEYS[i], ARGV[at + 1], now, ARGV[at + 3], specs)
     end
     if type(reply) == 'table' then
       reply = '!' .. tostring(reply.err)

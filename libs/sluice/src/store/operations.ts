@@ -1,4 +1,5 @@
 import { ALGORITHM_CODES, type RateParams, type Verdict } from '../algorithms/algorithm.types.js';
+import * as concurrency from '../algorithms/concurrency.js';
 import * as fixedWindow from '../algorithms/fixed-window.js';
 import * as gcra from '../algorithms/gcra.js';
 import * as leakyBucket from '../algorithms/leaky-bucket.js';
@@ -25,22 +26,44 @@ export interface StateAccess {
 }
 
 interface AlgorithmTwin {
-  decide(state: unknown, now: number, p: RateParams, cost: number): Verdict<unknown>;
+  decide(
+    state: unknown,
+    now: number,
+    p: RateParams,
+    cost: number,
+    lease?: string,
+  ): Verdict<unknown>;
   refund(
     state: unknown,
     now: number,
     p: RateParams,
     cost: number,
   ): { state: unknown; ttl: number } | undefined;
+  /** A quota's (fixed-window's) credits: docs/algorithms.md, "Credits". */
+  grant?: (
+    state: unknown,
+    now: number,
+    p: RateParams,
+    amount: number,
+  ) => { state: unknown; ttl: number };
+  usage?: (state: unknown, now: number, p: RateParams) => { used: number; granted: number };
+  /** concurrency: ends a lease's slots. */
+  release?: (
+    state: unknown,
+    now: number,
+    lease: string,
+    cost: number,
+  ) => { state: unknown; ttl: number } | undefined;
 }
 
 const TWINS: Record<PolicySpec['algorithm'], AlgorithmTwin> = {
-  'fixed-window': fixedWindow,
+  'fixed-window': fixedWindow as AlgorithmTwin,
   'sliding-log': slidingLog,
   'sliding-window': slidingWindow,
   'token-bucket': tokenBucket,
   'leaky-bucket': leakyBucket,
   gcra,
+  concurrency: concurrency as AlgorithmTwin,
 };
 
 interface Entry {
@@ -141,7 +164,13 @@ export function runOperation(access: StateAccess, call: StoreCall, now: number):
     for (const entry of entries) {
       // Decided even while blocked: a refusal must also wait for the rate state to admit it.
       entry.state = access.get(stateKey(entry.spec));
-      entry.verdict = entry.twin.decide(entry.state, now, entry.rate, entry.spec.cost);
+      entry.verdict = entry.twin.decide(
+        entry.state,
+        now,
+        entry.rate,
+        entry.spec.cost,
+        call.lease ?? '',
+      );
       if (penalty.isBlocked(entry.penalty, now)) entry.reason = 'blocked';
       else entry.reason = entry.verdict.allowed ? 'ok' : 'limit';
       // Shadow mode refuses nothing but a block set by hand: an operator's block is meant.
@@ -180,6 +209,18 @@ export function runOperation(access: StateAccess, call: StoreCall, now: number):
       admitted,
       outcomes: entries.map((entry) => outcome(entry, now, entry.charged ?? charged)),
     };
+  }
+
+  if (call.op === 'grant') return grantCredits(access, call, entries, stateKey, now);
+  if (call.op === 'release') {
+    for (const entry of entries) {
+      const { release } = entry.twin;
+      if (release === undefined) continue;
+      const key = stateKey(entry.spec);
+      const released = release(access.get(key), now, call.lease ?? '', entry.spec.cost);
+      if (released !== undefined) access.set(key, released.state, released.ttl);
+    }
+    return { admitted: true, outcomes: entries.map(() => quiet(0)) };
   }
 
   const lifted = new Map<Entry, number>();
@@ -224,6 +265,51 @@ export function runOperation(access: StateAccess, call: StoreCall, now: number):
       blockStarted: false,
     })),
   };
+}
+
+/** An outcome that admits and says nothing else: what release answers. */
+function quiet(offence: number): PolicyOutcome {
+  return {
+    allowed: true,
+    reason: 'ok',
+    remaining: 0,
+    reset: 0,
+    retry: 0,
+    delay: 0,
+    blockedUntil: 0,
+    offence,
+    blockStarted: false,
+  };
+}
+
+/** Credits for the period `now` falls in (docs/algorithms.md, "Credits"); an amount of 0 reads. */
+function grantCredits(
+  access: StateAccess,
+  call: StoreCall,
+  entries: Entry[],
+  stateKey: (spec: PolicySpec) => string,
+  now: number,
+): StoreResult {
+  const amount = call.amount ?? 0;
+  const outcomes = entries.map((entry) => {
+    const { grant, usage } = entry.twin;
+    if (grant === undefined || usage === undefined) {
+      throw new Error(`sluice: ${entry.spec.name} is not a quota (fixed-window)`);
+    }
+    let state: unknown = access.get(stateKey(entry.spec));
+    if (amount !== 0) {
+      const granted = grant(state, now, entry.rate, amount);
+      access.set(stateKey(entry.spec), granted.state, granted.ttl);
+      state = granted.state;
+    }
+    const verdict = entry.twin.decide(state, now, entry.rate, 0);
+    const result = quiet(0);
+    result.remaining = verdict.remaining;
+    result.reset = verdict.reset;
+    result.quota = usage(state, now, entry.rate);
+    return result;
+  });
+  return { admitted: true, outcomes };
 }
 
 function outcome(entry: Entry, now: number, charged: boolean): PolicyOutcome {

@@ -3,7 +3,7 @@ import type { Clock } from '../clock/clock.js';
 import { repliesOf, scriptCall, type BatchedCall } from './batched.call.js';
 import { ClusterDispatch } from './cluster.dispatch.js';
 import { ScriptRunner, type ScriptingMode } from './script.runner.js';
-import { decodeReply, encodeSpec } from './spec.codec.js';
+import { callArgument, decodeReply, encodeSpec, readQuota } from './spec.codec.js';
 import type { PolicySpec, SluiceStore, StoreCall, StoreResult } from './store.types.js';
 import { TurnBatch } from './turn.batch.js';
 
@@ -110,12 +110,14 @@ export class RedisStore implements SluiceStore {
     const args = [
       call.op,
       this.options.clock ? String(this.options.clock()) : '',
-      String(call.durationMs ?? 0),
+      callArgument(call),
     ];
     for (const spec of call.specs) args.push(this.encoded(spec));
     const batched: BatchedCall = { key: call.key, args };
     const batch = this.batch ?? (this.cluster as ClusterDispatch).batchOf(batched);
-    return decodeReply(await batch.add(batched), call.specs.length);
+    const result = decodeReply(await batch.add(batched), call.specs.length);
+    if (call.op === 'grant') for (const outcome of result.outcomes) readQuota(outcome);
+    return result;
   }
 
   /** How the Lua runs now: 'auto' settles on the first call that needs to know. */

@@ -12,6 +12,7 @@ const PARTS = [
   '../algorithms/token-bucket.lua',
   '../algorithms/leaky-bucket.lua',
   '../algorithms/gcra.lua',
+  '../algorithms/concurrency.lua',
   '../penalty/penalty.lua',
   './operations.lua',
 ];

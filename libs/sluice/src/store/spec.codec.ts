@@ -1,5 +1,11 @@
 import { ALGORITHM_CODES } from '../algorithms/algorithm.types.js';
-import type { OutcomeReason, PolicyOutcome, PolicySpec, StoreResult } from './store.types.js';
+import type {
+  OutcomeReason,
+  PolicyOutcome,
+  PolicySpec,
+  StoreCall,
+  StoreResult,
+} from './store.types.js';
 
 const REASONS: OutcomeReason[] = ['ok', 'limit', 'blocked', 'shadow'];
 const FIELDS_PER_OUTCOME = 9;
@@ -11,6 +17,16 @@ const MODE_CODES: Record<PolicySpec['mode'], string> = {
   shadow: 's',
   candidate: 'c',
 };
+
+/**
+ * A call's argument as operations.lua reads it (ARGV[3]): a block's duration, a grant's amount,
+ * else the lease, if any.
+ */
+export function callArgument(call: StoreCall): string {
+  if (call.op === 'block') return String(call.durationMs ?? 0);
+  if (call.op === 'grant') return String(call.amount ?? 0);
+  return call.lease ?? '';
+}
 
 /** One policy as operations.lua reads it: words separated by spaces ('-' = not set). */
 export function encodeSpec(spec: PolicySpec): string {
@@ -64,4 +80,11 @@ export function decodeReply(reply: unknown, policies: number): StoreResult {
     });
   }
   return { admitted: numbers[0] === 1, outcomes };
+}
+
+/** A grant's reply carries the units used and the credits granted where retry and delay go. */
+export function readQuota(outcome: PolicyOutcome): void {
+  outcome.quota = { used: outcome.retry, granted: outcome.delay };
+  outcome.retry = 0;
+  outcome.delay = 0;
 }

@@ -2,12 +2,22 @@ import type { CalendarPeriod } from '../clock/calendar.js';
 import type { Policy } from '../policy/policy.types.js';
 
 /**
- * `sync` charges an instance's locally admitted units (each spec's cost) as far as the state has
+ * `grant` adds credits to a quota's current period (`amount`; 0 only reads it), `release` ends
+ * a concurrency policy's lease. `sync` charges an instance's locally admitted units (each spec's cost) as far as the state has
  * room, never as a violation, and answers with the state after it: how eventual consistency
  * (store/eventual.store.ts) hands its hits to Redis and learns the global count back.
  */
 export type Operation =
-  'consume' | 'peek' | 'refund' | 'reset' | 'block' | 'unblock' | 'forget' | 'sync';
+  | 'consume'
+  | 'peek'
+  | 'refund'
+  | 'reset'
+  | 'block'
+  | 'unblock'
+  | 'forget'
+  | 'sync'
+  | 'grant'
+  | 'release';
 
 /** A penalty rule in milliseconds, as a validated policy states it. */
 export type PenaltyRule = NonNullable<Policy['penalty']>;
@@ -54,6 +64,13 @@ export interface StoreCall {
   specs: PolicySpec[];
   /** block: how long, ms. */
   durationMs?: number;
+  /**
+   * consume and release: the request's lease, which a concurrency policy holds a slot under until
+   * it is released (docs/algorithms.md, "Concurrency"). Letters, digits, `.` and `-`.
+   */
+  lease?: string;
+  /** grant: credits to add (negative: to take away); 0 reads the quota. */
+  amount?: number;
 }
 
 /** A store's reasons: the decision's, less those settled outside the store. */
@@ -82,6 +99,8 @@ export interface PolicyOutcome {
   offence: number;
   /** This call started the block. */
   blockStarted: boolean;
+  /** grant: the units counted in the current period, and the credits granted for it. */
+  quota?: { used: number; granted: number };
 }
 
 /** A store's answer to one call. */

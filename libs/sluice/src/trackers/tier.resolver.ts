@@ -19,6 +19,14 @@ export interface TierOptions {
   resolve: TierSource;
   /** ms to wait for `resolve` before deciding at the policies' own rates. Default 50. */
   timeoutMs?: number;
+  /**
+   * An identifier's tier where there is no request to ask: an operator reading or crediting a
+   * quota (`SluiceService.quota`, the admin's quota screen). E.g. the API key's plan.
+   */
+  ofIdentifier?: (
+    identifier: string,
+    keyKind: string,
+  ) => string | null | undefined | Promise<string | null | undefined>;
 }
 
 const DEFAULT_TIMEOUT_MS = 50;
@@ -61,6 +69,18 @@ export class TierResolver {
       (late) => this.checked(late),
       (error: unknown) => this.failed(error),
     );
+  }
+
+  /** An identifier's tier by `ofIdentifier`, bounded and checked as `resolve` is. */
+  async ofIdentifier(identifier: string, keyKind: string): Promise<string | undefined> {
+    const ofIdentifier = this.options?.ofIdentifier;
+    if (ofIdentifier === undefined) return undefined;
+    try {
+      const answer = ofIdentifier(identifier, keyKind);
+      return this.checked(answer instanceof Promise ? await this.bounded(answer) : answer);
+    } catch (error) {
+      return this.failed(error);
+    }
   }
 
   private failed(error: unknown): undefined {

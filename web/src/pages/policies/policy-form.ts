@@ -6,7 +6,7 @@ import type {
   PolicyMode,
   StoreErrorMode,
 } from '@sluice/nest';
-import { isWindowAlgorithm, type SimulatedPolicy } from '@sluice/nest/simulator';
+import { hasBurst, isWindowAlgorithm, type SimulatedPolicy } from '@sluice/nest/simulator';
 import { durationText, parseDuration } from '../../shared/duration';
 import { isoToLocalInput, localInputToIso } from '../../shared/format';
 
@@ -32,7 +32,7 @@ export function algorithmFields(algorithm: AlgorithmName) {
   return {
     calendar: algorithm === 'fixed-window',
     isWindow: isWindowAlgorithm(algorithm),
-    burst: !isWindowAlgorithm(algorithm),
+    burst: hasBurst(algorithm),
     segments: algorithm === 'sliding-window',
     maxDelayMs: algorithm === 'leaky-bucket',
   };

@@ -8,15 +8,18 @@ import { tap, type Observable } from 'rxjs';
 import { takeOutcomeListener } from './handler.outcome.js';
 
 /**
- * Tells SluiceGuard whether a GraphQL resolver failed, for `count: 'failures'`: a resolver's
- * error reaches the client inside an HTTP 200. Registered by SluiceModule as a global interceptor
- * when @nestjs/graphql is installed; any other context passes straight through.
+ * Tells SluiceGuard how a GraphQL resolver or a WebSocket handler ended: whether it failed, for
+ * `count: 'failures'` (a resolver's error reaches the client inside an HTTP 200), and that it
+ * ended, which releases its concurrency lease. Registered by SluiceModule as a global interceptor
+ * when @nestjs/graphql or @nestjs/websockets is installed; HTTP passes straight through.
  */
 @Injectable()
-export class GraphqlOutcomeInterceptor implements NestInterceptor {
+export class HandlerOutcomeInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType<string>() !== 'graphql') return next.handle();
-    const info = context.getArgByIndex<unknown>(3);
+    const type = context.getType<string>();
+    if (type !== 'graphql' && type !== 'ws') return next.handle();
+    // The invocation's key, as the guard filed it: a resolver call's `info`, a message's data.
+    const info = context.getArgByIndex<unknown>(type === 'graphql' ? 3 : 1);
     const listener =
       typeof info === 'object' && info !== null ? takeOutcomeListener(info) : undefined;
     if (listener === undefined) return next.handle();
@@ -31,6 +34,7 @@ export class GraphqlOutcomeInterceptor implements NestInterceptor {
         next: (value) => settle(value instanceof Error),
         error: () => settle(true),
         complete: () => settle(false),
+        finalize: () => settle(false),
       }),
     );
   }
