@@ -19,7 +19,7 @@ export const LIBRARY_LAYERS = {
   ],
   'libs/sluice-admin/src': [
     ['live', 'docs', 'serving'],
-    ['instances', 'identifiers', 'lists'],
+    ['instances', 'identifiers', 'lists', 'quotas'],
     ['audit', 'penalties', 'policies'],
     ['auth'],
     ['database'],

@@ -7,6 +7,7 @@ import { ListsModule } from './lists/lists.module.js';
 import { LiveModule } from './live/live.module.js';
 import { PenaltiesModule } from './penalties/penalties.module.js';
 import { PoliciesModule } from './policies/policies.module.js';
+import { QuotasModule } from './quotas/quotas.module.js';
 
 /**
  * The feature modules, one per folder, whose controllers are served under /<path>/api and
@@ -20,6 +21,7 @@ export const ADMIN_FEATURES = [
   PenaltiesModule,
   ListsModule,
   IdentifiersModule,
+  QuotasModule,
   LiveModule,
   DocsModule,
 ];

@@ -36,7 +36,13 @@ export {
   type PolicyCounts,
   type StatsResolution,
 } from './stats/decision-stats.store.js';
-export { POLICY_NAME, policyInputSchema } from './policy/policy.schema.js';
+export {
+  POLICY_NAME,
+  policyInputSchema,
+  TIER_NAME,
+  TIER_NAME_RULE,
+} from './policy/policy.schema.js';
+export { MAX_GRANT } from './engine/sluice.engine.js';
 export { candidateStatsName, sampledStatsName, tierStatsName } from './stats/decision-outcome.js';
 export { DECISION_STATS, IDENTIFIER_STATS, PENALTY_STREAM } from './config/sluice.tokens.js';
 export { TrackerResolver } from './trackers/tracker.resolver.js';

@@ -197,6 +197,28 @@ const BUCKETS: Case[] = [
   },
 ];
 
+/**
+ * A calendar quota and a concurrency limit of 1 000: no period boundary falls in a run (a year's
+ * in Paris), and the hammer never releases a lease (a day's TTL), so exactly 1 000 pass.
+ */
+const QUOTAS: Case[] = [
+  {
+    label: 'a calendar quota (a year in Europe/Paris)',
+    algorithm: 'fixed-window',
+    policy: { limit: 1_000, calendar: { unit: 'year', timeZone: 'Europe/Paris' } },
+    expected: 1_000,
+    durationMs: 3_000,
+  },
+  {
+    label: 'concurrency, leases held',
+    algorithm: 'concurrency',
+    policy: { limit: 1_000, periodMs: DAY_MS },
+    expected: 1_000,
+    durationMs: 3_000,
+  },
+];
+BUCKETS.push(...QUOTAS);
+
 function named(algorithm: AlgorithmName, policy: Case['policy'], tag: string): PolicyInput {
   return { name: `exact-${tag}`, algorithm, ...policy };
 }
@@ -357,6 +379,7 @@ const CLUSTER_CASES: Case[] = [
     policy: { limit: LIMIT, periodMs: DAY_MS },
     expected: LIMIT,
   },
+  ...QUOTAS,
 ];
 
 /**

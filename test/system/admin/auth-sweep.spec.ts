@@ -56,6 +56,8 @@ const GRANTS: Record<string, Grant> = {
   'DELETE /lists/:id': 'operator',
   'GET /penalties': 'viewer',
   'GET /identifiers': 'viewer',
+  'GET /quotas/:policy/:identifier': 'viewer',
+  'POST /quotas/:policy/:identifier/grant': 'operator',
   'GET /docs': 'viewer',
   'GET /stats': 'viewer',
   'GET /events': 'viewer',

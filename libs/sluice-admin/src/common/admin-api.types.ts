@@ -1,5 +1,6 @@
 import type {
   Decision,
+  Quota,
   InstanceHeartbeat,
   ListEntry,
   ListEntryInput,
@@ -238,6 +239,28 @@ export type InspectResult = Decision;
 export interface CounterResetResult {
   /** Always true: the counters are gone. */
   reset: true;
+}
+
+/**
+ * GET /quotas/:policy/:identifier, and what POST …/grant answers: the quota's current period for
+ * the identifier (`resetAt` epoch ms; `limit` the tier's when one applies).
+ */
+export type QuotaState = Quota;
+
+/** GET /quotas/:policy/:identifier?tier= */
+export type QuotaQuery = {
+  /** Read as this tier; default the app's `tiers.ofIdentifier`, else an override's. */
+  tier?: string;
+};
+
+/** POST /quotas/:policy/:identifier/grant */
+export interface QuotaGrantRequest {
+  /** Credits for the current period; negative debits. A non-zero integer. */
+  amount: number;
+  /** Why, as the audit records it. */
+  note?: string | null;
+  /** Grant as this tier reads the quota (see QuotaQuery). */
+  tier?: string;
 }
 
 /** One write through the admin, with its actor. */
