@@ -55,8 +55,13 @@ export class AppModule implements NestModule {
           heartbeatIntervalMs: config.heartbeatIntervalMs,
           global: true,
           metrics: config.metrics,
-          // The quote API's plan, looked up by ApiKeyMiddleware before the guard runs.
-          tiers: { resolve: planOf },
+          // The quote API's plan, looked up by ApiKeyMiddleware before the guard runs; an API
+          // key's own, where an operator reads or credits its quota.
+          tiers: {
+            resolve: planOf,
+            ofIdentifier: (identifier, keyKind) =>
+              keyKind === 'header:x-api-key' ? forum.apiKeys.planOf(identifier) : undefined,
+          },
         }),
         ...adminModule(config, database),
         PostsModule.forStore(forum.store),

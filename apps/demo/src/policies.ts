@@ -9,6 +9,9 @@ import type { LoginLimits } from './config.js';
 export const CRAWLER_USER_AGENT =
   'bot\\b|crawl|spider|slurp|archiver|facebookexternalhit|bingpreview|mediapartners';
 
+/** The longest prompt POST /api/generate takes, in characters: what one call can be charged. */
+export const MAX_PROMPT = 4_000;
+
 /** Every limit the forum keeps, in one place. */
 export function demoPolicies(login: LoginLimits): PolicyInput[] {
   return [
@@ -20,6 +23,38 @@ export function demoPolicies(login: LoginLimits): PolicyInput[] {
       periodMs: 10_000,
       key: 'header:x-api-key',
       tiers: { free: { limit: 5 }, pro: { limit: 50 } },
+    },
+    {
+      name: 'api-daily',
+      description: 'quotes per key per calendar day (UTC): free plans 20, pro plans 1 000',
+      algorithm: 'fixed-window',
+      limit: 20,
+      calendar: { unit: 'day', timeZone: 'UTC' },
+      key: 'header:x-api-key',
+      tiers: { free: { limit: 20 }, pro: { limit: 1_000 } },
+    },
+    {
+      name: 'api-tokens',
+      description:
+        'generated tokens per key per calendar month (UTC), charged after the answer: free 2 000, pro 100 000',
+      algorithm: 'fixed-window',
+      limit: 2_000,
+      calendar: { unit: 'month', timeZone: 'UTC' },
+      key: 'header:x-api-key',
+      // One token is reserved at admission; the answer's x-usage-tokens settles the rest.
+      cost: 1,
+      usage: { header: 'x-usage-tokens', maxCost: MAX_PROMPT, onFailure: 'refund' },
+      tiers: { free: { limit: 2_000 }, pro: { limit: 100_000 } },
+    },
+    {
+      name: 'api-export',
+      description: 'exports in flight per key: free plans 1 at a time, pro plans 3',
+      algorithm: 'concurrency',
+      limit: 1,
+      // A lease lapses after a minute if its instance dies mid-export.
+      periodMs: 60_000,
+      key: 'header:x-api-key',
+      tiers: { free: { limit: 1 }, pro: { limit: 3 } },
     },
     {
       name: 'reply',

@@ -64,6 +64,7 @@ export type {
   PolicyOverride,
   StoreErrorMode,
   TierRate,
+  UsageInput,
 } from './policy/policy.types.js';
 export { PolicyValidationError, type PolicyIssue } from './policy/policy-validation.error.js';
 export { PolicyRegistry, UnknownPolicyError } from './policy/policy.registry.js';

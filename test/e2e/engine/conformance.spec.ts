@@ -125,11 +125,12 @@ const step = fc.record({
     'sync',
     'sync',
     'grant',
+    'settle',
     'release',
     'release',
   ),
   identifier: fc.constantFrom(...IDENTIFIERS),
-  /** grant: the credits (0 reads); release: which earlier consume's lease it ends. */
+  /** grant: the credits (0 reads); settle: the units; release: which consume's lease it ends. */
   amount: fc.integer({ min: -5, max: 5 }),
   /** Fraction of the first policy's period to let pass before this step. */
   gap: fc.oneof(
@@ -291,7 +292,7 @@ async function conforms(
     const cost = Math.min(...specs.map((spec) => spec.cost));
     // Credits apply to fixed windows only: a grant on anything else is a peek here.
     const quotas = specs.every((spec) => spec.algorithm === 'fixed-window');
-    const op = request.op === 'grant' && !quotas ? 'peek' : request.op;
+    const op = (request.op === 'grant' || request.op === 'settle') && !quotas ? 'peek' : request.op;
     const call: StoreCall = {
       op,
       key: `${prefix}:{user:${request.identifier}}`,
@@ -324,7 +325,9 @@ async function conforms(
     );
     const context = `step ${index}: ${JSON.stringify(call)}`;
     const decoded = decodeReply(reply, call.specs.length);
-    if (op === 'grant') for (const outcome of decoded.outcomes) readQuota(outcome);
+    if (op === 'grant' || op === 'settle') {
+      for (const outcome of decoded.outcomes) readQuota(outcome);
+    }
     expect(decoded, context).toEqual(twin);
     // Redis counts expiry in whole milliseconds from a clock it caches, so a key written with a
     // 1 ms TTL can be gone by the end of the very script that wrote it.

@@ -116,6 +116,19 @@ describe('the demo quote API, limited by plan', () => {
     expect(after.admitted).toBe(3);
     expect(after.policy).toBe('"api-burst";q=8;w=10');
 
+    // Today's allowance (api-daily, free 20) would end the trial below at 12 more: the
+    // operator credits 40 for today, audited with a note.
+    const credited = await adminCall(
+      demos[1]!.url,
+      'olga',
+      'POST',
+      '/quotas/api-daily/free-demo-2/grant',
+      { json: { amount: 40, note: 'room for the pro trial' } },
+    );
+    expect(credited.status, credited.text).toBe(200);
+    expect(credited.body).toMatchObject({ used: 8, granted: 40, limit: 20, remaining: 52 });
+    expect(credited.body.tier).toBe('free');
+
     // The operator assigns free-demo-2 to pro: 8 used of pro's 50.
     await change(
       1,
@@ -126,6 +139,16 @@ describe('the demo quote API, limited by plan', () => {
     const trial = await quotes('free-demo-2', 44);
     expect(trial.admitted).toBe(42);
     expect(trial.policy).toBe('"api-burst";q=50;w=10');
+    const daily = await adminCall(demos[0]!.url, 'victor', 'GET', '/quotas/api-daily/free-demo-2');
+    expect(daily.body).toMatchObject({ used: 50, granted: 40, limit: 20, remaining: 10 });
+    const grants = await adminCall(demos[0]!.url, 'alice', 'GET', '/audit?action=quota.grant');
+    expect(grants.body.entries).toEqual([
+      expect.objectContaining({
+        actor: 'olga',
+        target: 'api-daily/free-demo-2',
+        comment: 'room for the pro trial',
+      }),
+    ]);
     const audit = await adminCall(demos[0]!.url, 'alice', 'GET', '/audit?action=policy.replace');
     expect(
       (audit.body.entries as Array<{ actor: string; comment: string }>).map((entry) => [
@@ -138,5 +161,55 @@ describe('the demo quote API, limited by plan', () => {
         ['alice', 'free gets 8'],
       ]),
     );
+  });
+
+  it('charges generated tokens after the answer, from its x-usage-tokens, across instances', async () => {
+    const generate = (at: number, prompt: string) =>
+      send(`${demos[at]!.url}/api/generate`, {
+        method: 'POST',
+        headers: { 'x-api-key': 'free-demo-1' },
+        json: { prompt },
+      });
+    const first = await generate(0, 'a'.repeat(1_500));
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ tokens: 1_500 });
+    expect(first.headers['x-usage-tokens']).toBe('1500');
+    // Too long a prompt is a 400: its reserved token is given back.
+    expect((await generate(1, 'b'.repeat(4_001))).status).toBe(400);
+    const tokens = async () =>
+      (await adminCall(demos[1]!.url, 'victor', 'GET', '/quotas/api-tokens/free-demo-1')).body;
+    await waitFor(
+      'the settlement of 1 500 tokens',
+      async () => ((await tokens()).used === 1_500 ? true : undefined),
+      { timeoutMs: 1_000 },
+    );
+    // 499 of the free 2 000 left: a 600-token answer is admitted and goes past the limit, by
+    // less than one answer's most (usage.maxCost, 4 000).
+    expect((await generate(1, 'c'.repeat(600))).status).toBe(200);
+    await waitFor(
+      'the settlement of 600 more',
+      async () => ((await tokens()).used === 2_100 ? true : undefined),
+      { timeoutMs: 1_000 },
+    );
+    expect(await tokens()).toMatchObject({ used: 2_100, remaining: 0, limit: 2_000, tier: 'free' });
+    const refused = await generate(0, 'd');
+    expect(refused.status).toBe(429);
+    expect(refused.headers['ratelimit-policy']).toBe('"api-tokens";q=2000;w=2592000');
+  });
+
+  it('lets a free key run one export at a time and a pro key three, across instances', async () => {
+    const exportOf = (at: number, key: string, ms: number) =>
+      send(`${demos[at]!.url}/api/export?ms=${ms}`, { headers: { 'x-api-key': key } });
+    const running = exportOf(0, 'free-demo-2', 1_200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const second = await exportOf(1, 'free-demo-2', 0);
+    expect(second.status).toBe(429);
+    expect(second.headers['retry-after']).toBe('1');
+    const pro = await Promise.all([0, 1, 0, 1].map((at) => exportOf(at, 'pro-demo-1', 600)));
+    expect(pro.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 429]);
+    expect((await running).body).toEqual({ exported: true, ms: 1_200 });
+    // Its slot came back with its answer.
+    expect((await exportOf(1, 'free-demo-2', 0)).status).toBe(200);
+    expect((await exportOf(0, 'free-demo-2', 5_001)).status).toBe(400);
   });
 });

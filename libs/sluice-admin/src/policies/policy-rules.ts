@@ -12,6 +12,7 @@ export const RULE_FIELDS = [
   'segments',
   'maxDelayMs',
   'cost',
+  'usage',
   'key',
   'match',
   'count',

@@ -102,6 +102,18 @@ function fixedWindow.grant(state, now, p, amount)
   return { window = window, count = count, granted = granted + amount }, math.max(1, finish - now)
 end
 
+-- Charges amount more units (negative: gives them back) in the window now falls in, past the
+-- limit if need be: a charge settled after the response (docs/algorithms.md, "Charges settled
+-- after the response").
+function fixedWindow.settle(state, now, p, amount)
+  local window, finish = currentWindow(state, now, p)
+  local count, granted = 0, 0
+  if state and state.window == window then
+    count, granted = state.count, state.granted
+  end
+  return { window = window, count = math.max(0, count + amount), granted = granted }, math.max(1, finish - now)
+end
+
 -- What a quota holds now: units counted and credits granted in the window now falls in.
 function fixedWindow.usage(state, now, p)
   local window = currentWindow(state, now, p)

@@ -116,6 +116,25 @@ export function grant(
   return { state: next, ttl: Math.max(1, finish - now) };
 }
 
+/**
+ * Charges `amount` more units (negative: gives them back) in the window `now` falls in, past the
+ * limit if need be: a charge settled after the response (docs/algorithms.md, "Charges settled
+ * after the response").
+ */
+export function settle(
+  state: FixedWindowState | undefined,
+  now: number,
+  p: RateParams,
+  amount: number,
+): { state: FixedWindowState; ttl: number } {
+  const { window, finish } = currentWindow(state, now, p);
+  const current = state !== undefined && state.window === window ? state : undefined;
+  const next: FixedWindowState = { window, count: Math.max(0, (current?.count ?? 0) + amount) };
+  const granted = current?.granted ?? 0;
+  if (granted !== 0) next.granted = granted;
+  return { state: next, ttl: Math.max(1, finish - now) };
+}
+
 /** What a quota holds now: units counted and credits granted in the window `now` falls in. */
 export function usage(
   state: FixedWindowState | undefined,

@@ -245,6 +245,25 @@ export class SluiceEngine {
     return this.quotaCall(policy, identifier, 0, options);
   }
 
+  /**
+   * Charges `units` more to a fixed-window policy for a request already admitted (negative:
+   * gives them back), past its limit if need be: the real cost settled after the response
+   * (docs/guide.md, "Charges settled after the response").
+   */
+  async settle(
+    policy: string,
+    identifier: string,
+    units: number,
+    options: QuotaOptions = {},
+  ): Promise<Quota> {
+    if (!Number.isSafeInteger(units) || Math.abs(units) > MAX_GRANT || units === 0) {
+      throw new RangeError(
+        `units: must be a non-zero integer from -${MAX_GRANT} to ${MAX_GRANT}, got ${units}`,
+      );
+    }
+    return this.quotaCall(policy, identifier, units, options, 'settle');
+  }
+
   /** Forgets an identifier's counters; blocks and offences stay. */
   async reset(
     policies: PolicySelection,
@@ -323,6 +342,7 @@ export class SluiceEngine {
     identifier: string,
     amount: number,
     options: QuotaOptions,
+    op: 'grant' | 'settle' = 'grant',
   ): Promise<Quota> {
     const target = this.target(policy, identifier, options);
     const live = target.policies[0] as Policy;
@@ -333,7 +353,7 @@ export class SluiceEngine {
     }
     const override = this.override(live, target);
     const spec = this.spec(live, override, undefined, options.tier);
-    const [outcome] = await this.run('grant', target, [spec], undefined, amount);
+    const [outcome] = await this.run(op, target, [spec], undefined, amount);
     const { remaining = 0, reset = 0, quota } = outcome ?? {};
     return {
       policy: live.name,

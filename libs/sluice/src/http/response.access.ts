@@ -28,21 +28,21 @@ export function onFinished(res: unknown, listener: (statusCode: number) => void)
 }
 
 /**
- * Calls back once when the response is done: sent, or its connection closed before (an aborted
- * client). False, and never called, without a response to watch.
+ * Calls back once when the response is done: sent (with its status), or its connection closed
+ * before (an aborted client: status 0). False, and never called, without a response to watch.
  */
-export function onEnded(res: unknown, listener: () => void): boolean {
+export function onEnded(res: unknown, listener: (statusCode: number) => void): boolean {
   const raw = (res as { raw?: unknown } | undefined)?.raw ?? res;
   if (typeof (raw as Partial<Finishing> | undefined)?.once !== 'function') return false;
-  const ending = raw as { once(event: 'finish' | 'close', listener: () => void): unknown };
+  const ending = raw as Finishing & { once(event: 'close', listener: () => void): unknown };
   let ended = false;
-  const end = () => {
+  const end = (statusCode: number) => {
     if (ended) return;
     ended = true;
-    listener();
+    listener(statusCode);
   };
-  ending.once('finish', end);
-  ending.once('close', end);
+  ending.once('finish', () => end(ending.statusCode));
+  ending.once('close', () => end(0));
   return true;
 }
 

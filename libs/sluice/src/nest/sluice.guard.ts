@@ -19,6 +19,7 @@ import { loadOptionalPeer } from '../peers/optional-peer.loader.js';
 import { guardedResponseHeaders } from '../http/rate-limit.headers.js';
 import { BlockGate } from './block.gate.js';
 import { awaitOutcome, firstDecision } from './handler.outcome.js';
+import { settlement, usedUnits } from './usage.settlement.js';
 import { PolicyMatcher } from '../http/policy.matcher.js';
 import { onEnded, onFinished, setHeader, userAgentOf } from '../http/response.access.js';
 import { AccessLists } from '../lists/access-lists.js';
@@ -157,8 +158,8 @@ export class SluiceGuard implements CanActivate {
       return false;
     }
     this.giveBackOnSuccess(res, charges, context);
-    if (charges.length === 1 ? charges[0]?.lease !== undefined : charges.some(leased)) {
-      this.releaseWhenDone(res, charges, context);
+    if (charges.length === 1 ? endsLater(charges[0] as Charge) : charges.some(endsLater)) {
+      this.whenDone(req, res, charges, context);
     }
     if (decision.delayMs > 0) await longSleep(decision.delayMs);
     return true;
@@ -338,21 +339,40 @@ export class SluiceGuard implements CanActivate {
   }
 
   /**
-   * Concurrency: the request's slots end with it — its response sent or its connection closed
-   * (an aborted client), a resolver's or a WebSocket handler's end — or lapse by themselves when
-   * this instance dies (docs/algorithms.md, "Concurrency").
+   * What an admitted request owes once it is done — its response sent or its connection closed
+   * (an aborted client), a resolver's or a WebSocket handler's end: its concurrency slots back
+   * (they lapse by themselves if this instance dies), and its `usage` policies' real cost
+   * settled (docs/algorithms.md, "Concurrency"; docs/guide.md, "Charges settled after the
+   * response").
    */
-  private releaseWhenDone(res: unknown, charges: Charge[], context: ExecutionContext): void {
-    const releaseAll = () => {
-      for (const charge of charges) this.release(charge);
+  private whenDone(req: unknown, res: unknown, charges: Charge[], context: ExecutionContext): void {
+    const done = (failed: boolean) => {
+      for (const charge of charges) {
+        this.release(charge);
+        this.settle(charge, req, res, failed);
+      }
     };
     const type = context.getType<string>();
     if (type === 'graphql' || type === 'ws') {
       const key = context.getArgByIndex<unknown>(type === 'graphql' ? 3 : 1);
-      if (typeof key === 'object' && key !== null) awaitOutcome(key, releaseAll);
+      if (typeof key === 'object' && key !== null) awaitOutcome(key, done);
       return;
     }
-    onEnded(res, releaseAll);
+    onEnded(res, (statusCode) => done(statusCode === 0 || statusCode >= 400));
+  }
+
+  /** Charges (or gives back) what a charge's `usage` policies come to beyond their reservation. */
+  private settle(charge: Charge, req: unknown, res: unknown, failed: boolean): void {
+    for (const policy of charge.charged ?? []) {
+      if (policy.usage === null) continue;
+      const units = settlement(policy, failed, usedUnits(policy, req, res));
+      if (units === 0) continue;
+      const options: ConsumeOptions = { keyKind: charge.keyKind };
+      if (charge.tier !== undefined) options.tier = charge.tier;
+      this.sluice
+        .settle(policy.name, charge.identifier, units, options)
+        .catch((error: unknown) => this.logger.warn(`Settlement failed: ${String(error)}`));
+    }
   }
 
   /**
@@ -376,7 +396,10 @@ export class SluiceGuard implements CanActivate {
   }
 }
 
-const leased = (charge: Charge): boolean => charge.lease !== undefined;
+/** A charge owes something once its request is done: a lease to release, a cost to settle. */
+const endsLater = (charge: Charge): boolean =>
+  charge.lease !== undefined || (charge.charged?.some(settles) ?? false);
+const settles = (policy: Policy): boolean => policy.usage !== null;
 
 /**
  * What identifies one invocation of a handler, the same for every guard that meets it: the HTTP

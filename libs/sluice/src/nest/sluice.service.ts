@@ -31,6 +31,7 @@ import { SLUICE_CLOCK, SLUICE_OPTIONS } from '../config/sluice.tokens.js';
 import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
 import { TierResolver } from '../trackers/tier.resolver.js';
 import { StoreOutageDecider } from './store-outage.decider.js';
+import { reportUsage } from './usage.settlement.js';
 
 /** Who blocks or lifts by hand, and why: recorded with the penalty event. */
 export interface ManualBlockOptions {
@@ -221,6 +222,28 @@ export class SluiceService {
       amount,
       await this.quotaOptions(policy, identifier, options),
     );
+  }
+
+  /**
+   * Charges `units` more to a fixed-window policy for a request already admitted (negative: gives
+   * them back), past its limit if need be. The guard does it for `usage` policies.
+   */
+  settle(
+    policy: string,
+    identifier: string,
+    units: number,
+    options: QuotaOptions = {},
+  ): Promise<Quota> {
+    return this.engine.settle(policy, identifier, units, options);
+  }
+
+  /**
+   * What the handler's request used, for its policies with `usage`: charged in place of the
+   * reservation once the response is sent (the last report counts; it wins over the header).
+   * `request` is the request object the handler received.
+   */
+  reportUsage(request: object, units: number): void {
+    reportUsage(request, units);
   }
 
   /** What an identifier's quota holds in the period now running; the tier as for grant. */

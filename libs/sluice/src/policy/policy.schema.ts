@@ -89,6 +89,17 @@ const calendarSchema = z.strictObject({
   anchorDay: integer(1, 31).nullable().optional(),
 });
 
+const USAGE_HEADER_RULE = "must be an HTTP header name such as 'x-usage-tokens'";
+const usageSchema = z.strictObject({
+  header: z
+    .string({ error: USAGE_HEADER_RULE })
+    .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, { error: USAGE_HEADER_RULE })
+    .nullable()
+    .optional(),
+  maxCost: integer(1, MAX_LIMIT),
+  onFailure: z.enum(['refund', 'keep'], { error: "must be 'refund' or 'keep'" }).optional(),
+});
+
 const basePolicySchema = z.strictObject({
   name: z.string({ error: 'must be a string' }).regex(POLICY_NAME, {
     error:
@@ -102,6 +113,7 @@ const basePolicySchema = z.strictObject({
   segments: integer(2, MAX_SEGMENTS).nullable().optional(),
   maxDelayMs: integer(0, MAX_PERIOD_MS).nullable().optional(),
   cost: integer(1, MAX_LIMIT).optional(),
+  usage: usageSchema.nullable().optional(),
   key: z
     .string({ error: 'must be a string' })
     .regex(KEY_KIND, { error: "must be 'ip', 'user', 'header:<name>' or a tracker's name" })
@@ -290,6 +302,25 @@ function applicabilityIssues(input: Record<string, unknown>): PolicyIssue[] {
   } else if (input.periodMs === undefined) {
     issues.push({ field: 'periodMs', message: 'is required (or, for fixed-window, calendar)' });
   }
+  if (set('usage')) {
+    if (algorithm !== 'fixed-window') {
+      issues.push({ field: 'usage', message: 'applies only to fixed-window; leave it null' });
+    }
+    if (input.consistency === 'eventual') {
+      issues.push({
+        field: 'consistency',
+        message: "a charge settled after the response is always 'exact': leave it out",
+      });
+    }
+    const maxCost = (input.usage as { maxCost?: unknown }).maxCost;
+    const cost = input.cost ?? 1;
+    if (typeof maxCost === 'number' && typeof cost === 'number' && maxCost < cost) {
+      issues.push({
+        field: 'usage.maxCost',
+        message: `must be at least cost (${cost}), the units reserved at admission`,
+      });
+    }
+  }
   if (algorithm === 'concurrency' && input.consistency === 'eventual') {
     issues.push({
       field: 'consistency',
@@ -409,6 +440,14 @@ export function parsePolicy(input: unknown): Policy {
     segments,
     maxDelayMs: raw.algorithm === 'leaky-bucket' ? (raw.maxDelayMs ?? null) : null,
     cost: raw.cost ?? 1,
+    usage:
+      raw.usage === undefined || raw.usage === null
+        ? null
+        : {
+            header: raw.usage.header?.toLowerCase() ?? null,
+            maxCost: raw.usage.maxCost,
+            onFailure: raw.usage.onFailure ?? 'refund',
+          },
     key: raw.key ?? 'user',
     match: raw.match?.userAgent ? { userAgent: raw.match.userAgent } : null,
     count: raw.count ?? 'all',

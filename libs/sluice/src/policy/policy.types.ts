@@ -77,6 +77,19 @@ export interface CalendarInput {
   anchorDay?: number | null;
 }
 
+/**
+ * fixed-window only: the request's real cost is settled once its response is known, the policy's
+ * `cost` reserved at admission (docs/guide.md, "Charges settled after the response").
+ */
+export interface UsageInput {
+  /** The response header saying the units used, e.g. `x-usage-tokens`; null: reported only. */
+  header?: string | null;
+  /** The most one request is charged: what a settlement may take past the limit, less `cost`. */
+  maxCost: number;
+  /** A response of 400 or more, or an aborted one: `refund` the reservation (default) or `keep` it. */
+  onFailure?: 'refund' | 'keep';
+}
+
 /** A policy as code or an operator writes it (docs/guide.md, policies). */
 export interface PolicyInput {
   /** 1–64 of letters, digits, `_ . -`, starting with a letter or digit. */
@@ -98,8 +111,10 @@ export interface PolicyInput {
   segments?: number | null;
   /** leaky-bucket only: the longest a request may be held, ms; null: (burst − 1) intervals. */
   maxDelayMs?: number | null;
-  /** Units one request uses. Default 1. */
+  /** Units one request uses. Default 1. With `usage`, what is reserved at admission. */
   cost?: number;
+  /** fixed-window only: settle the real cost after the response; null: none. */
+  usage?: UsageInput | null;
   /** Who is counted: 'ip', 'user', 'header:<name>' or a named tracker. Default 'user'. */
   key?: string;
   /** Applies the policy only to requests whose User-Agent matches this regex (case-insensitive). */
@@ -200,8 +215,10 @@ export interface Policy {
   segments: number | null;
   /** leaky-bucket's longest hold, ms; null: (burst − 1) intervals, or not a leaky bucket. */
   maxDelayMs: number | null;
-  /** Units one request uses. */
+  /** Units one request uses; with `usage`, what is reserved at admission. */
   cost: number;
+  /** How the real cost is settled after the response, or null: `cost` is the charge. */
+  usage: Required<UsageInput> | null;
   /** Who is counted: 'ip', 'user', 'header:<name>' or a named tracker. */
   key: string;
   /** The User-Agent regex the policy applies to, or null: every request. */

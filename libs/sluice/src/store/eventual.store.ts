@@ -135,6 +135,7 @@ export class EventualStore implements SluiceStore {
       case 'unblock':
       case 'forget':
       case 'grant':
+      case 'settle':
         // Whatever this instance knew no longer holds: the next request asks Redis.
         this.forget(call);
         return this.inner.run(call);

@@ -1,7 +1,8 @@
 -- A store call runs operate(): KEYS[1] is `<prefix>:{<keyKind>:<identifier>}` and every
 -- key touched is derived from it, so one call stays in one Redis Cluster slot.
 -- ARGV: operation, now in µs ('' = Redis TIME), the operation's argument (block: its duration in
--- ms; consume and release: the lease of a concurrency policy; grant: the credits), then one spec
+-- ms; consume and release: the lease of a concurrency policy; grant: the credits; settle: the
+-- units), then one spec
 -- per policy:
 -- "name algorithm limit periodMs burst segments maxDelayMs mode cost
 --  [afterViolations blockMs escalation maxBlockMs forgetAfterMs]" ('-' = not set). A calendar
@@ -12,7 +13,7 @@
 -- request; docs/architecture.md, "Shadow candidates").
 -- Reply: one string of integers separated by spaces (cheaper to build and to send than an
 -- array): admitted, then per policy: allowed, reason, remaining, reset, retry, delay,
--- blockedUntil, offence, blockStarted. A grant's reply carries the units used and the credits
+-- blockedUntil, offence, blockStarted. A grant's or a settlement's reply carries the units used and the credits
 -- granted in the places of retry and delay.
 -- operateMany() runs several calls, one after the other, in one FCALL (see its comment).
 local OUTCOME = ' %d %d %d %d %d %d %d %d %d'
@@ -281,8 +282,9 @@ local function perform(base, op, now, argument, specs)
     return reply(entries, admitted, false, now)
   end
 
-  if op == 'grant' then
-    -- Credits for the period now falls in (docs/algorithms.md, "Credits"); 0 only reads.
+  if op == 'grant' or op == 'settle' then
+    -- grant: credits for the period now falls in (docs/algorithms.md, "Credits"); 0 only reads.
+    -- settle: units charged (or given back) after the response, past the limit if need be.
     local amount = tonumber(argument)
     local out = { '1' }
     for _, spec in ipairs(specs) do
@@ -293,7 +295,7 @@ local function perform(base, op, now, argument, specs)
       local state = readState(base, spec)
       if amount ~= 0 then
         local ttl
-        state, ttl = algorithm.grant(state, now, spec.rate, amount)
+        state, ttl = algorithm[op](state, now, spec.rate, amount)
         algorithm.write(stateKey(base, spec), state, ttl)
       end
       local used, granted = algorithm.usage(state, now, spec.rate)

@@ -46,6 +46,12 @@ interface AlgorithmTwin {
     p: RateParams,
     amount: number,
   ) => { state: unknown; ttl: number };
+  settle?: (
+    state: unknown,
+    now: number,
+    p: RateParams,
+    amount: number,
+  ) => { state: unknown; ttl: number };
   usage?: (state: unknown, now: number, p: RateParams) => { used: number; granted: number };
   /** concurrency: ends a lease's slots. */
   release?: (
@@ -211,7 +217,9 @@ export function runOperation(access: StateAccess, call: StoreCall, now: number):
     };
   }
 
-  if (call.op === 'grant') return grantCredits(access, call, entries, stateKey, now);
+  if (call.op === 'grant' || call.op === 'settle') {
+    return adjustQuota(access, call, entries, stateKey, now);
+  }
   if (call.op === 'release') {
     for (const entry of entries) {
       const { release } = entry.twin;
@@ -282,8 +290,11 @@ function quiet(offence: number): PolicyOutcome {
   };
 }
 
-/** Credits for the period `now` falls in (docs/algorithms.md, "Credits"); an amount of 0 reads. */
-function grantCredits(
+/**
+ * grant: credits for the period `now` falls in (docs/algorithms.md, "Credits"); an amount of 0
+ * reads. settle: units charged (or given back) after the response, past the limit if need be.
+ */
+function adjustQuota(
   access: StateAccess,
   call: StoreCall,
   entries: Entry[],
@@ -292,15 +303,15 @@ function grantCredits(
 ): StoreResult {
   const amount = call.amount ?? 0;
   const outcomes = entries.map((entry) => {
-    const { grant, usage } = entry.twin;
-    if (grant === undefined || usage === undefined) {
+    const { grant, settle, usage } = entry.twin;
+    if (grant === undefined || settle === undefined || usage === undefined) {
       throw new Error(`sluice: ${entry.spec.name} is not a quota (fixed-window)`);
     }
     let state: unknown = access.get(stateKey(entry.spec));
     if (amount !== 0) {
-      const granted = grant(state, now, entry.rate, amount);
-      access.set(stateKey(entry.spec), granted.state, granted.ttl);
-      state = granted.state;
+      const adjusted = (call.op === 'grant' ? grant : settle)(state, now, entry.rate, amount);
+      access.set(stateKey(entry.spec), adjusted.state, adjusted.ttl);
+      state = adjusted.state;
     }
     const verdict = entry.twin.decide(state, now, entry.rate, 0);
     const result = quiet(0);

@@ -116,7 +116,8 @@ export class RedisStore implements SluiceStore {
     const batched: BatchedCall = { key: call.key, args };
     const batch = this.batch ?? (this.cluster as ClusterDispatch).batchOf(batched);
     const result = decodeReply(await batch.add(batched), call.specs.length);
-    if (call.op === 'grant') for (const outcome of result.outcomes) readQuota(outcome);
+    if (call.op === 'grant' || call.op === 'settle')
+      for (const outcome of result.outcomes) readQuota(outcome);
     return result;
   }
 

@@ -24,7 +24,7 @@ const MODE_CODES: Record<PolicySpec['mode'], string> = {
  */
 export function callArgument(call: StoreCall): string {
   if (call.op === 'block') return String(call.durationMs ?? 0);
-  if (call.op === 'grant') return String(call.amount ?? 0);
+  if (call.op === 'grant' || call.op === 'settle') return String(call.amount ?? 0);
   return call.lease ?? '';
 }
 
@@ -82,7 +82,7 @@ export function decodeReply(reply: unknown, policies: number): StoreResult {
   return { admitted: numbers[0] === 1, outcomes };
 }
 
-/** A grant's reply carries the units used and the credits granted where retry and delay go. */
+/** A grant's or a settlement's reply carries the units used and the credits granted where retry and delay go. */
 export function readQuota(outcome: PolicyOutcome): void {
   outcome.quota = { used: outcome.retry, granted: outcome.delay };
   outcome.retry = 0;

@@ -2,8 +2,9 @@ import type { CalendarPeriod } from '../clock/calendar.js';
 import type { Policy } from '../policy/policy.types.js';
 
 /**
- * `grant` adds credits to a quota's current period (`amount`; 0 only reads it), `release` ends
- * a concurrency policy's lease. `sync` charges an instance's locally admitted units (each spec's cost) as far as the state has
+ * `grant` adds credits to a quota's current period (`amount`; 0 only reads it), `settle` charges
+ * `amount` units after the response (negative: gives them back), past the limit if need be;
+ * `release` ends a concurrency policy's lease. `sync` charges an instance's locally admitted units (each spec's cost) as far as the state has
  * room, never as a violation, and answers with the state after it: how eventual consistency
  * (store/eventual.store.ts) hands its hits to Redis and learns the global count back.
  */
@@ -17,6 +18,7 @@ export type Operation =
   | 'forget'
   | 'sync'
   | 'grant'
+  | 'settle'
   | 'release';
 
 /** A penalty rule in milliseconds, as a validated policy states it. */
@@ -69,7 +71,7 @@ export interface StoreCall {
    * it is released (docs/algorithms.md, "Concurrency"). Letters, digits, `.` and `-`.
    */
   lease?: string;
-  /** grant: credits to add (negative: to take away); 0 reads the quota. */
+  /** grant: credits to add (negative: to take away), 0 reads the quota; settle: units to charge. */
   amount?: number;
 }
 
@@ -99,7 +101,7 @@ export interface PolicyOutcome {
   offence: number;
   /** This call started the block. */
   blockStarted: boolean;
-  /** grant: the units counted in the current period, and the credits granted for it. */
+  /** grant and settle: the units counted in the current period, and the credits granted for it. */
   quota?: { used: number; granted: number };
 }
 

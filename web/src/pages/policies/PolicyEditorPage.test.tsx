@@ -15,6 +15,7 @@ const REPLY: PolicyView = {
   segments: null,
   maxDelayMs: null,
   cost: 1,
+  usage: null,
   key: 'user',
   match: null,
   count: 'all',
@@ -335,6 +336,37 @@ describe('the policy editor', () => {
     await user.selectOptions(algorithm, 'leaky-bucket');
     expect(screen.getByLabelText('Longest delay')).toBeTruthy();
     expect(screen.getByLabelText('Burst')).toBeTruthy();
+  });
+
+  it('limits requests in flight, and settles a quota after the response', async () => {
+    const requests = answerFetch({
+      ...NO_LIST_ENTRIES,
+      'GET /policies/reply': { body: REPLY },
+      'PUT /policies/reply': ({ body }) => ({
+        body: { ...REPLY, ...(body as object), version: 5 },
+      }),
+    });
+    const user = userEvent.setup();
+    editor('admin');
+    const algorithm = await screen.findByLabelText('Algorithm');
+
+    await user.selectOptions(algorithm, 'concurrency');
+    expect(screen.getByLabelText('Lease lapses after')).toBeTruthy();
+    expect(screen.queryByLabelText('Burst')).toBeNull();
+    expect(screen.queryByText('Charge after the response')).toBeNull();
+
+    await user.selectOptions(algorithm, 'fixed-window');
+    await user.click(screen.getByLabelText('Settle the real cost once the response is known'));
+    await user.type(screen.getByLabelText('Usage header'), 'x-usage-tokens');
+    await user.type(screen.getByLabelText('Most per request'), '4000');
+    await user.selectOptions(screen.getByLabelText('A failed or aborted request'), 'keep');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await screen.findByText(/Saved/);
+    const sent = requests.find((request) => request.method === 'PUT')?.body;
+    expect(sent).toMatchObject({
+      algorithm: 'fixed-window',
+      usage: { header: 'x-usage-tokens', maxCost: 4000, onFailure: 'keep' },
+    });
   });
 
   it('shows a viewer the rules and no control to change them', async () => {

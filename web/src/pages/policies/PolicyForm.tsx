@@ -9,6 +9,7 @@ import { OverridesFields } from './OverridesFields';
 import { PenaltyFields } from './PenaltyFields';
 import { TiersFields } from './TiersFields';
 import { RateFields, RateSentence } from './RateFields';
+import { UsageFields } from './UsageFields';
 import { ScopeFields } from './ScopeFields';
 import type { PolicyFormValues } from './policy-form';
 import { usePolicySubmit } from './policy-submit.hooks';
@@ -101,6 +102,7 @@ export function PolicyForm(props: PolicyFormProps) {
           </Flex>
         </Card>
         <TiersFields {...parts} />
+        <UsageFields {...parts} />
         <PenaltyFields {...parts} />
         <OverridesFields form={form} message={message} />
         <Field

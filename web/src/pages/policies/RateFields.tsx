@@ -72,8 +72,12 @@ export function RateFields({
         </>
       ) : (
         <Field
-          label={fields.isWindow ? 'Window' : 'Period'}
-          hint="1 min, 90 s, 2 h …"
+          label={fields.lease ? 'Lease lapses after' : fields.isWindow ? 'Window' : 'Period'}
+          hint={
+            fields.lease
+              ? 'How long a slot stays taken if its instance dies: longer than any request'
+              : '1 min, 90 s, 2 h …'
+          }
           error={message('periodMs')}
         >
           <TextField.Root disabled={locked} {...register('periodMs', durationRules)} />

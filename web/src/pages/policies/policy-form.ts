@@ -17,6 +17,7 @@ export const ALGORITHM_LABELS: Record<AlgorithmName, string> = {
   'token-bucket': 'Token bucket',
   'leaky-bucket': 'Leaky bucket (shaping)',
   gcra: 'GCRA',
+  concurrency: 'Concurrency (requests in flight)',
 };
 
 /** Which of the optional rate fields an algorithm takes. */
@@ -35,6 +36,9 @@ export function algorithmFields(algorithm: AlgorithmName) {
     burst: hasBurst(algorithm),
     segments: algorithm === 'sliding-window',
     maxDelayMs: algorithm === 'leaky-bucket',
+    /** The period is how long a lease lasts unreleased, not a window. */
+    lease: algorithm === 'concurrency',
+    usage: algorithm === 'fixed-window',
   };
 }
 
@@ -83,6 +87,11 @@ export interface PolicyFormValues {
   segments: string;
   maxDelayMs: string;
   cost: string;
+  /** fixed-window: the real cost settled after the response. */
+  usageOn: boolean;
+  usageHeader: string;
+  usageMaxCost: string;
+  usageOnFailure: 'refund' | 'keep';
   key: string;
   userAgent: string;
   count: 'all' | 'failures';
@@ -126,6 +135,10 @@ export const NEW_POLICY: PolicyFormValues = {
   segments: '',
   maxDelayMs: '',
   cost: '1',
+  usageOn: false,
+  usageHeader: '',
+  usageMaxCost: '',
+  usageOnFailure: 'refund',
   key: 'ip',
   userAgent: '',
   count: 'all',
@@ -159,6 +172,10 @@ export function toFormValues(policy: PolicyView): PolicyFormValues {
     segments: text(policy.segments),
     maxDelayMs: duration(policy.maxDelayMs),
     cost: text(policy.cost),
+    usageOn: policy.usage !== null,
+    usageHeader: policy.usage?.header ?? '',
+    usageMaxCost: text(policy.usage?.maxCost),
+    usageOnFailure: policy.usage?.onFailure ?? 'refund',
     key: policy.key,
     userAgent: policy.match?.userAgent ?? '',
     count: policy.count,
@@ -252,6 +269,14 @@ export function toWriteRequest(values: PolicyFormValues, version: number): Polic
     segments: fields.segments ? optional(values.segments) : null,
     maxDelayMs: fields.maxDelayMs ? (ms(values.maxDelayMs) ?? null) : null,
     cost: number(values.cost) ?? 1,
+    usage:
+      fields.usage && values.usageOn
+        ? {
+            header: values.usageHeader.trim() === '' ? null : values.usageHeader.trim(),
+            maxCost: number(values.usageMaxCost) as number,
+            onFailure: values.usageOnFailure,
+          }
+        : null,
     key: values.key,
     match: values.userAgent.trim() === '' ? null : { userAgent: values.userAgent },
     count: values.count,
@@ -322,6 +347,13 @@ export function formFieldOf(path: string, values?: PolicyFormValues): string | u
     return second === 'timeZone' || second === 'anchorDay' ? second : 'calendarUnit';
   }
   if (head === 'match') return 'userAgent';
+  if (head === 'usage') {
+    return second === 'header'
+      ? 'usageHeader'
+      : second === 'onFailure'
+        ? 'usageOnFailure'
+        : 'usageMaxCost';
+  }
   if (head === 'overrides' && second !== undefined && /^\d+$/.test(second)) {
     const field = third === 'unlimited' ? 'kind' : (third ?? 'identifier');
     return `overrides.${second}.${field}`;

@@ -1,0 +1,49 @@
+import type { Policy } from '../policy/policy.types.js';
+
+/**
+ * Charges settled after the response (docs/guide.md, "Charges settled after the response"): what
+ * a handler reports it used, by request, and the units a request of a `usage` policy comes to.
+ */
+const reported = new WeakMap<object, number>();
+
+/** The most one report may say: a policy's maxCost caps what is charged anyway. */
+const MOST_REPORTED = 1_000_000_000;
+
+/** Records what the request used, for its policies with `usage`; the last report counts. */
+export function reportUsage(request: unknown, units: number): void {
+  if (!Number.isSafeInteger(units) || units < 0 || units > MOST_REPORTED) {
+    throw new RangeError(`units: must be an integer from 0 to ${MOST_REPORTED}, got ${units}`);
+  }
+  if (typeof request !== 'object' || request === null) {
+    throw new TypeError('request: must be the request object the handler received');
+  }
+  reported.set(request, units);
+}
+
+/** What the handler reported for the request, else what its response's header says. */
+export function usedUnits(policy: Policy, request: unknown, res: unknown): number | undefined {
+  if (typeof request === 'object' && request !== null) {
+    const units = reported.get(request);
+    if (units !== undefined) return units;
+  }
+  const header = policy.usage?.header;
+  if (header === undefined || header === null) return undefined;
+  const value = (res as { getHeader?: (name: string) => unknown } | undefined)?.getHeader?.(header);
+  const text = Array.isArray(value) ? String(value[0]) : value;
+  if (typeof text !== 'string' && typeof text !== 'number') return undefined;
+  const units = Number(text);
+  return Number.isSafeInteger(units) && units >= 0 ? units : undefined;
+}
+
+/**
+ * The units to charge (positive) or give back (negative) for an admitted request of `policy`,
+ * beyond the `cost` reserved at admission: a failed or aborted request refunds the reservation
+ * unless the policy keeps it; a request that reported nothing keeps it.
+ */
+export function settlement(policy: Policy, failed: boolean, used: number | undefined): number {
+  const usage = policy.usage;
+  if (usage === null) return 0;
+  if (failed) return usage.onFailure === 'refund' ? -policy.cost : 0;
+  if (used === undefined) return 0;
+  return Math.min(used, usage.maxCost) - policy.cost;
+}

@@ -1,0 +1,68 @@
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  HttpCode,
+  Inject,
+  Post,
+  Req,
+  Res,
+  type ModuleMetadata,
+} from '@nestjs/common';
+import { SluiceModule, SluiceService, Throttle, type SluiceModuleOptions } from '@sluice/nest';
+
+interface HeaderTarget {
+  header(name: string, value: string): unknown;
+}
+
+@Controller()
+export class CompletionController {
+  constructor(@Inject(SluiceService) private readonly sluice: SluiceService) {}
+
+  /** Says the tokens it used in a response header; a failure says none. */
+  @Post('complete')
+  @HttpCode(200)
+  @Throttle('tokens-monthly')
+  complete(
+    @Body() body: { tokens?: number; fail?: boolean },
+    @Res({ passthrough: true }) response: HeaderTarget,
+  ): { tokens: number } {
+    if (body.fail === true) throw new BadRequestException('the model failed');
+    const tokens = body.tokens ?? 0;
+    response.header('x-usage-tokens', String(tokens));
+    return { tokens };
+  }
+
+  /** Reports what it used through SluiceService instead: no header. */
+  @Post('reported')
+  @HttpCode(200)
+  @Throttle('tokens-monthly')
+  reported(@Body() body: { tokens?: number }, @Req() request: object): { tokens: number } {
+    const tokens = body.tokens ?? 0;
+    this.sluice.reportUsage(request, tokens);
+    return { tokens };
+  }
+}
+
+export function usageApp(options: SluiceModuleOptions): ModuleMetadata {
+  return {
+    imports: [
+      SluiceModule.forRoot({
+        ...options,
+        global: true,
+        policies: [
+          {
+            name: 'tokens-monthly',
+            algorithm: 'fixed-window',
+            limit: 1_000,
+            calendar: { unit: 'month' },
+            key: 'header:x-api-key',
+            cost: 10,
+            usage: { header: 'x-usage-tokens', maxCost: 600 },
+          },
+        ],
+      }),
+    ],
+    controllers: [CompletionController],
+  };
+}
