@@ -101,10 +101,10 @@ describe('the demo quote API, limited by plan', () => {
   it("decides each key at its plan's tier, on every instance together", async () => {
     const free = await quotes('free-demo-1', 7);
     expect(free.statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
-    expect(free.policy).toBe('"api-burst";q=5;w=10');
+    expect(free.policy).toBe('"api-burst";q=5;w=10, "api-daily";q=20;w=86400');
     const pro = await quotes('pro-demo-1', 52);
     expect(pro.admitted).toBe(50);
-    expect(pro.policy).toBe('"api-burst";q=50;w=10');
+    expect(pro.policy).toBe('"api-burst";q=50;w=10, "api-daily";q=1000;w=86400');
   });
 
   it("applies an admin's change of the free tier and an operator's move to pro within a second, keeping counts", async () => {
@@ -114,7 +114,7 @@ describe('the demo quote API, limited by plan', () => {
     // 5 used of the new 8: three more, not eight.
     const after = await quotes('free-demo-2', 5);
     expect(after.admitted).toBe(3);
-    expect(after.policy).toBe('"api-burst";q=8;w=10');
+    expect(after.policy).toBe('"api-burst";q=8;w=10, "api-daily";q=20;w=86400');
 
     // Today's allowance (api-daily, free 20) would end the trial below at 12 more: the
     // operator credits 40 for today, audited with a note.
@@ -138,7 +138,8 @@ describe('the demo quote API, limited by plan', () => {
     );
     const trial = await quotes('free-demo-2', 44);
     expect(trial.admitted).toBe(42);
-    expect(trial.policy).toBe('"api-burst";q=50;w=10');
+    // api-burst at pro's rate; api-daily, which the override does not name, still at free's.
+    expect(trial.policy).toBe('"api-burst";q=50;w=10, "api-daily";q=20;w=86400');
     const daily = await adminCall(demos[0]!.url, 'victor', 'GET', '/quotas/api-daily/free-demo-2');
     expect(daily.body).toMatchObject({ used: 50, granted: 40, limit: 20, remaining: 10 });
     const grants = await adminCall(demos[0]!.url, 'alice', 'GET', '/audit?action=quota.grant');

@@ -14,6 +14,7 @@ import type {
   ListEntryRequest,
   PenaltyQuery,
   PolicyWriteRequest,
+  QuotaGrantRequest,
   SignInRequest,
   StatsQuery,
   UnblockQuery,
@@ -154,6 +155,12 @@ export const api = {
       params: { policy, identifier },
       query,
     }),
+  quotas: {
+    get: (policy: string, identifier: string) =>
+      call('GET /quotas/:policy/:identifier', { params: { policy, identifier } }),
+    grant: (policy: string, identifier: string, body: QuotaGrantRequest) =>
+      call('POST /quotas/:policy/:identifier/grant', { params: { policy, identifier }, body }),
+  },
   blocked: {
     list: (query: BlockedQuery = {}) => call('GET /blocked', { query }),
     block: (body: BlockRequest) => call('POST /blocked', { body }),

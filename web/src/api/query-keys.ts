@@ -30,6 +30,8 @@ export const queryKeys = {
     traffic: (identifier: string) => ['identifier', identifier, 'traffic'] as const,
     penalties: (identifier: string) => ['identifier', identifier, 'penalties'] as const,
     matches: (text: string) => ['identifier', text, 'matches'] as const,
+    quota: (identifier: string, policy: string) =>
+      ['identifier', identifier, 'quota', policy] as const,
   },
   /** A filtered, paged list (penalties, audit): its screen, the filters and the cursor. */
   pages: (screen: string, query: unknown, cursor: string | undefined) =>

@@ -18,6 +18,9 @@ import type {
   IdentifiersQuery,
   InspectResult,
   InstanceList,
+  QuotaGrantRequest,
+  QuotaQuery,
+  QuotaState,
   ListEntryList,
   ListEntryRemoval,
   ListEntryRequest,
@@ -109,6 +112,10 @@ export interface AdminRoutes {
   'DELETE /lists/:id': { body: ChangeNoteRequest; response: ListEntryRemoval };
   /** The identifiers seen over the last day, the most rejected first. */
   'GET /identifiers': { query: IdentifiersQuery; response: IdentifierList };
+  /** An identifier's quota in the current period: used, remaining, credits, when it resets. */
+  'GET /quotas/:policy/:identifier': { query: QuotaQuery; response: QuotaState };
+  /** Credits (or debits) an identifier's quota for the current period, audited with its note. */
+  'POST /quotas/:policy/:identifier/grant': { body: QuotaGrantRequest; response: QuotaState };
   /** The penalty history, newest first. */
   'GET /penalties': { query: PenaltyQuery; response: PenaltyPage };
   /** The audit of every write, newest first. */
@@ -148,6 +155,8 @@ export const ADMIN_ROUTES = [
   'POST /lists',
   'DELETE /lists/:id',
   'GET /identifiers',
+  'GET /quotas/:policy/:identifier',
+  'POST /quotas/:policy/:identifier/grant',
   'GET /penalties',
   'GET /audit',
   'GET /stats',

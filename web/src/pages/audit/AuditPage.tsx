@@ -27,6 +27,8 @@ const ACTIONS = [
   'block.create',
   'block.lift',
   'counters.reset',
+  'quota.grant',
+  'quota.debit',
   'list.add',
   'list.remove',
   'session.sign-in',

@@ -65,7 +65,11 @@ export function IdentifierStates({ identifier, onDone }: IdentifierStatesProps) 
                   )}
                 </Table.Cell>
                 <Table.Cell>
-                  {decision === undefined ? '…' : `${decision.remaining} of ${decision.limit}`}
+                  {decision === undefined
+                    ? '…'
+                    : decision.algorithm === 'concurrency'
+                      ? `${decision.limit - decision.remaining} in flight of ${decision.limit}`
+                      : `${decision.remaining} of ${decision.limit}`}
                 </Table.Cell>
                 <Table.Cell>
                   {seen === undefined

@@ -1,4 +1,5 @@
-import { cleanup, screen, within } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { answerFetch, renderScreen, type Answer } from '../../testing/render-screen';
 import { IdentifiersPage } from './IdentifiersPage';
@@ -114,5 +115,91 @@ describe('the Identifiers screen', () => {
         .map((link) => link.textContent),
     ).toEqual(['203.0.113.7/harry', 'harry@example.org']);
     expect(requests.some((request) => request.url.startsWith('/api/penalties?q=harry'))).toBe(true);
+  });
+
+  it("shows an API key's quota and in-flight requests, and lets an operator credit it", async () => {
+    const quota = {
+      policy: 'api-daily',
+      identifier: 'harry',
+      used: 18,
+      remaining: 2,
+      limit: 20,
+      granted: 0,
+      resetAt: Date.parse('2026-11-28T00:00:00.000Z'),
+      tier: 'free',
+    };
+    const requests = answerFetch({
+      ...routes,
+      'GET /policies': {
+        body: {
+          version: 2,
+          enforcement: true,
+          policies: [
+            { name: 'api-daily', key: 'header:x-api-key', algorithm: 'fixed-window' },
+            { name: 'api-export', key: 'header:x-api-key', algorithm: 'concurrency' },
+          ],
+        },
+      },
+      'GET /inspect/api-daily/harry': { body: decision('api-daily', true) },
+      'GET /inspect/api-export/harry': {
+        body: { ...decision('api-export', true), algorithm: 'concurrency', limit: 3, remaining: 1 },
+      },
+      'GET /quotas/api-daily/harry': { body: quota },
+      'POST /quotas/api-daily/harry/grant': {
+        body: { ...quota, granted: 500, remaining: 502 },
+      },
+    });
+    const user = userEvent.setup();
+    renderScreen(<IdentifiersPage />, { role: 'operator', path: '/identifiers?q=harry' });
+
+    expect(await screen.findByText('2 in flight of 3')).toBeTruthy();
+    const quotas = await screen.findByLabelText('Quotas of harry');
+    const row = (await within(quotas).findByText(/18 of 20/)).closest('tr') as HTMLElement;
+    expect(within(row).getByText('free')).toBeTruthy();
+    // Only quotas are listed: the concurrency policy has none.
+    expect(within(quotas).queryByText('api-export')).toBeNull();
+
+    await user.click(
+      within(row).getByRole('button', { name: 'Grant credits to harry under api-daily' }),
+    );
+    await user.type(await screen.findByLabelText('Amount'), '500');
+    await user.type(screen.getByLabelText('Note'), 'goodwill after the outage');
+    await user.click(screen.getByRole('button', { name: 'Grant' }));
+    await waitFor(() =>
+      expect(screen.getByRole('status').textContent).toBe(
+        'harry has 502 left under api-daily (credits 500).',
+      ),
+    );
+    const sent = requests.find((request) => request.method === 'POST')?.body;
+    expect(sent).toEqual({ amount: 500, note: 'goodwill after the outage' });
+  });
+
+  it('shows a viewer the quotas without the control to credit them', async () => {
+    answerFetch({
+      ...routes,
+      'GET /policies': {
+        body: {
+          version: 2,
+          enforcement: true,
+          policies: [{ name: 'api-daily', key: 'header:x-api-key', algorithm: 'fixed-window' }],
+        },
+      },
+      'GET /inspect/api-daily/harry': { body: decision('api-daily', true) },
+      'GET /quotas/api-daily/harry': {
+        body: {
+          policy: 'api-daily',
+          identifier: 'harry',
+          used: 3,
+          remaining: 17,
+          limit: 20,
+          granted: 0,
+          resetAt: Date.parse('2026-11-28T00:00:00.000Z'),
+          tier: null,
+        },
+      },
+    });
+    renderScreen(<IdentifiersPage />, { role: 'viewer', path: '/identifiers?q=harry' });
+    expect(await screen.findByText(/3 of 20/)).toBeTruthy();
+    expect(screen.queryByRole('button', { name: /Grant credits/ })).toBeNull();
   });
 });

@@ -11,6 +11,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { Field } from '../../shared/Field';
 import { IdentifierPenalties } from './IdentifierPenalties';
+import { IdentifierQuotas } from './IdentifierQuotas';
 import { IdentifierStates } from './IdentifierStates';
 import { useIdentifierMatches } from './identifiers.hooks';
 
@@ -64,6 +65,7 @@ export function IdentifiersPage() {
           </Heading>
           <IdentifierMatches text={identifier} />
           <IdentifierStates identifier={identifier} onDone={setNotice} />
+          <IdentifierQuotas identifier={identifier} onDone={setNotice} />
           <IdentifierPenalties identifier={identifier} />
         </>
       )}

@@ -1,4 +1,5 @@
-import { useQueries, useQuery } from '@tanstack/react-query';
+import type { QuotaGrantRequest } from '@sluice/admin/api';
+import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import { queryKeys } from '../../api/query-keys';
 import { usePolicies } from '../../shared/policies.hooks';
@@ -59,5 +60,36 @@ export function useIdentifierMatches(text: string) {
       return [...new Set(found)].filter((each) => each !== text).slice(0, MATCHES_SHOWN);
     },
     enabled: text !== '',
+  });
+}
+
+/** The identifier's quota under each fixed-window policy: used, credits, when it resets. */
+export function useIdentifierQuotas(identifier: string) {
+  const policies = usePolicies();
+  const names =
+    policies.data?.policies
+      .filter((policy) => policy.algorithm === 'fixed-window')
+      .map((policy) => policy.name) ?? [];
+  const quotas = useQueries({
+    queries: names.map((policy) => ({
+      queryKey: queryKeys.identifiers.quota(identifier, policy),
+      queryFn: () => api.quotas.get(policy, identifier),
+      enabled: identifier !== '',
+      refetchInterval: 5_000,
+    })),
+  });
+  return { names, quotas };
+}
+
+/** Credits (or debits) a quota; the identifier's figures are read again after. */
+export function useGrantQuota() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { policy: string; identifier: string } & QuotaGrantRequest) =>
+      api.quotas.grant(input.policy, input.identifier, {
+        amount: input.amount,
+        note: input.note,
+      }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.identifiers.all }),
   });
 }
