@@ -66,4 +66,5 @@ export type {
   PolicyOverride,
   StoreErrorMode,
   TierRate,
+  UsageInput,
 } from '../policy/policy.types.js';

@@ -47,6 +47,7 @@ const expiresAt = z.union([z.iso.datetime({ offset: true }), integer(0, 8.64e15)
 export const TIER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
 /** Tiers one policy may name at most: they label metrics, so their number stays small. */
 export const MAX_TIERS = 32;
+/** What a bad tier name is told: the rule {@link TIER_NAME} checks, in words. */
 export const TIER_NAME_RULE =
   "must be 1-32 characters of letters, digits, '_', '.' or '-', starting with a letter or digit";
 
