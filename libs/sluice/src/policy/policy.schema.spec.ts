@@ -47,6 +47,43 @@ describe('parsePolicy refuses a bad policy, naming the field', () => {
     ['missing period', { name: 'reply', algorithm: 'fixed-window', limit: 5 }, 'periodMs'],
     ['calendar beside a period', { ...base, calendar: { unit: 'day' } }, 'periodMs'],
     [
+      'usage on another algorithm',
+      { ...base, algorithm: 'gcra', usage: { header: 'x-usage-tokens', maxCost: 10 } },
+      'usage',
+    ],
+    ['usage without maxCost', { ...base, usage: { header: 'x-usage-tokens' } }, 'usage.maxCost'],
+    [
+      'usage maxCost below the reserved cost',
+      { ...base, cost: 5, usage: { header: 'x-usage-tokens', maxCost: 4 } },
+      'usage.maxCost',
+    ],
+    [
+      'usage header not a header name',
+      { ...base, usage: { header: 'x usage', maxCost: 9 } },
+      'usage.header',
+    ],
+    [
+      'usage onFailure unknown',
+      { ...base, usage: { maxCost: 9, onFailure: 'maybe' } },
+      'usage.onFailure',
+    ],
+    [
+      'usage on an eventual policy',
+      { ...base, consistency: 'eventual', usage: { maxCost: 9 } },
+      'consistency',
+    ],
+    ['concurrency with a burst', { ...base, algorithm: 'concurrency', burst: 4 }, 'burst'],
+    [
+      'concurrency counted eventually',
+      { ...base, algorithm: 'concurrency', consistency: 'eventual' },
+      'consistency',
+    ],
+    [
+      'concurrency counting failures only',
+      { ...base, algorithm: 'concurrency', count: 'failures' },
+      'count',
+    ],
+    [
       'calendar on another algorithm',
       { name: 'reply', algorithm: 'gcra', limit: 5, calendar: { unit: 'day' } },
       'calendar',
@@ -453,6 +490,7 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
       segments: null,
       maxDelayMs: null,
       cost: 1,
+      usage: null,
       key: 'user',
       match: null,
       count: 'all',
@@ -469,6 +507,31 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
       updatedAt: null,
       updatedBy: null,
       candidate: null,
+    });
+  });
+
+  it('usage: the header lower-cased, a failure refunded unless kept', () => {
+    expect(
+      parsePolicy({ ...base, usage: { header: 'X-Usage-Tokens', maxCost: 4_000 } }).usage,
+    ).toEqual({
+      header: 'x-usage-tokens',
+      maxCost: 4_000,
+      onFailure: 'refund',
+    });
+    expect(parsePolicy({ ...base, usage: { maxCost: 9, onFailure: 'keep' } }).usage).toEqual({
+      header: null,
+      maxCost: 9,
+      onFailure: 'keep',
+    });
+  });
+
+  it('concurrency: a limit of requests in flight, its period the lease', () => {
+    const policy = parsePolicy({ ...base, algorithm: 'concurrency', limit: 3, periodMs: 60_000 });
+    expect(policy).toMatchObject({
+      algorithm: 'concurrency',
+      limit: 3,
+      periodMs: 60_000,
+      burst: null,
     });
   });
 
