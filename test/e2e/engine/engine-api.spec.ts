@@ -163,7 +163,10 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
   });
 
   describe('refund', () => {
-    it.each(ALGORITHMS)('%s: refund gives back what consume took', async (algorithm) => {
+    // A concurrency slot comes back with its release, below, not with a refund.
+    const RATES = ALGORITHMS.filter((algorithm) => algorithm !== 'concurrency');
+
+    it.each(RATES)('%s: refund gives back what consume took', async (algorithm) => {
       const engine = make({ policies: [{ name: 'p', algorithm, limit: 3, periodMs: HOUR }] });
       let admitted = 0;
       while ((await engine.consume('p', 'carol')).allowed) admitted += 1;
@@ -174,6 +177,55 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
       await engine.refund('p', 'carol', { cost: 2 });
       expect((await engine.consume('p', 'carol', { cost: 2 })).allowed).toBe(true);
       expect((await engine.consume('p', 'carol')).allowed).toBe(false);
+    });
+
+    it('concurrency: release gives back the slot its lease held, a refund does not', async () => {
+      const engine = make({
+        policies: [{ name: 'p', algorithm: 'concurrency', limit: 2, periodMs: HOUR }],
+      });
+      const first = await engine.consume('p', 'carol');
+      const second = await engine.consume('p', 'carol');
+      expect([first.allowed, second.allowed]).toEqual([true, true]);
+      expect(first.lease).not.toBe(second.lease);
+      expect((await engine.consume('p', 'carol')).allowed).toBe(false);
+      await engine.refund('p', 'carol');
+      expect((await engine.peek('p', 'carol')).remaining).toBe(0);
+      await engine.release('p', 'carol', first.lease as string);
+      // Released twice: nothing more comes back.
+      await engine.release('p', 'carol', first.lease as string);
+      expect((await engine.peek('p', 'carol')).remaining).toBe(1);
+      expect((await engine.consume('p', 'carol')).allowed).toBe(true);
+      expect((await engine.consume('p', 'carol')).allowed).toBe(false);
+      await expect(engine.release('p', 'carol', 'not a lease')).rejects.toThrow(/lease/);
+    });
+
+    it('credits raise a quota for its period, debits lower it; both end with it', async () => {
+      const clock = new ManualClock(1_800_000_000_000_000);
+      const engine = make({
+        clock,
+        engineClock: clock.now,
+        policies: [{ name: 'q', algorithm: 'fixed-window', limit: 2, periodMs: HOUR }],
+      });
+      expect((await engine.consume('q', 'dave')).allowed).toBe(true);
+      expect(await engine.grant('q', 'dave', 3)).toMatchObject({
+        used: 1,
+        granted: 3,
+        remaining: 4,
+        limit: 2,
+        tier: null,
+      });
+      for (let i = 0; i < 4; i++) expect((await engine.consume('q', 'dave')).allowed).toBe(true);
+      expect((await engine.consume('q', 'dave')).allowed).toBe(false);
+      expect(await engine.grant('q', 'dave', -2)).toMatchObject({
+        used: 5,
+        granted: 1,
+        remaining: 0,
+      });
+      await expect(engine.grant('q', 'dave', 0)).rejects.toThrow(/amount/);
+      await expect(engine.grant('q', 'dave', 1.5)).rejects.toThrow(/amount/);
+      // The next window starts from the plain limit.
+      clock.advance(HOUR * 1000);
+      expect(await engine.quota('q', 'dave')).toMatchObject({ used: 0, granted: 0, remaining: 2 });
     });
 
     it('refund of an identifier never charged is harmless', async () => {
