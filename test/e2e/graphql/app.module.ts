@@ -36,6 +36,7 @@ const typeDefs = /* GraphQL */ `
     news: String!
     quote: String!
     weather: String!
+    report(ms: Int!): String!
   }
   type Mutation {
     signIn(password: String!): String!
@@ -80,6 +81,15 @@ export class NewsResolver {
   @Throttle('weather', TWO_A_MINUTE)
   weather(): string {
     return 'fair';
+  }
+
+  /** One report at a time per address: the slot is held until the resolver has answered. */
+  @Query('report')
+  @UseGuards(SluiceGuard)
+  @Throttle('gql-report', { algorithm: 'concurrency', limit: 1, periodMs: 60_000, key: 'ip' })
+  async report(@Args('ms') ms: number): Promise<string> {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return `after ${ms} ms`;
   }
 
   /** Only wrong passwords count: a resolver's error is the failure, though HTTP says 200. */

@@ -104,6 +104,23 @@ describe('GraphQL resolvers under @Throttle on express', () => {
     expect(refused.body.errors?.[0]?.extensions).toMatchObject({ status: 429 });
   });
 
+  it('holds a concurrency slot while a resolver runs, and frees it when it has answered', async () => {
+    const url = await start(true);
+    const report = (ms: number) => queryTimes(url, `{ report(ms: ${ms}) }`, 1).then(([a]) => a!);
+    const slow = report(400);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const refused = await report(0);
+    expect(refused.body.errors?.[0]?.extensions).toMatchObject({ status: 429 });
+    expect((await slow).body.data).toEqual({ report: 'after 400 ms' });
+    // The release is one more call after the answer: allow it a moment.
+    let next = await report(0);
+    for (let tries = 0; tries < 20 && next.body.data === null; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      next = await report(0);
+    }
+    expect(next.body.data).toEqual({ report: 'after 0 ms' });
+  });
+
   it('decides a request once when the guard is global and the resolver names it too', async () => {
     const options = { redis: connectRedis(), prefix: uniquePrefix('graphql') };
     const app = await startApp('express', graphqlApp(options, true, true));

@@ -50,6 +50,23 @@ export class ChatGateway implements OnGatewayConnection {
     return { event: 'replied', data: `re: ${text}` };
   }
 
+  /**
+   * One export at a time per client: the slot is taken when the guard admits the message and
+   * given back when the handler's answer is sent.
+   */
+  @SubscribeMessage('export')
+  @UseGuards(WsSluiceGuard)
+  @Throttle('ws-export', {
+    algorithm: 'concurrency',
+    limit: 1,
+    periodMs: 60_000,
+    key: 'header:x-client',
+  })
+  async export(@MessageBody() job: { ms: number }): Promise<WsResponse<string>> {
+    await new Promise((resolve) => setTimeout(resolve, job.ms));
+    return { event: 'exported', data: `after ${job.ms} ms` };
+  }
+
   /** Under the default guard: the socket is the request, and there is no response. */
   @SubscribeMessage('ping')
   @UseGuards(SluiceGuard)

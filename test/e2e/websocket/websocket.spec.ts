@@ -58,6 +58,29 @@ describe.each(ADAPTERS)('WebSocket gateway under @Throttle on %s', (adapter) => 
     return app.url;
   }
 
+  it('holds a concurrency slot while a message is handled, and frees it with the answer', async () => {
+    const alice = await connect(await start(), 'alice');
+    // The client pairs answers with sends as they arrive: the refusal of the second comes first.
+    const answers = await Promise.all([
+      alice.send('export', { ms: 400 }),
+      alice.send('export', { ms: 0 }),
+    ]);
+    expect(answers).toEqual([
+      expect.objectContaining({
+        event: 'exception',
+        data: expect.objectContaining({ statusCode: 429 }),
+      }),
+      { event: 'exported', data: 'after 400 ms' },
+    ]);
+    // The slot came back with the answer (the release is one more call: allow it a moment).
+    let third = await alice.send('export', { ms: 0 });
+    for (let tries = 0; tries < 20 && third.event !== 'exported'; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      third = await alice.send('export', { ms: 0 });
+    }
+    expect(third).toEqual({ event: 'exported', data: 'after 0 ms' });
+  });
+
   it('sends the refusal over the open socket as an exception message', async () => {
     const alice = await connect(await start(), 'alice');
     const answers = await sendTimes(alice, 'reply', LIMIT + 1);

@@ -498,6 +498,38 @@ describe('the admin panel in Chromium', () => {
     ]);
   });
 
+  it("credits an API key's daily quota from its page, and shows its exports in flight", async () => {
+    // free-demo-1 used 7 quotes of its 20 today above (5, then 2 of 4).
+    await page.goto(panel('identifiers?q=free-demo-1'));
+    const quotas = page.getByLabel('Quotas of free-demo-1');
+    const daily = quotas.getByRole('row').filter({ hasText: 'api-daily' });
+    await daily.getByText('7 of 20').waitFor();
+    await daily
+      .getByRole('button', { name: 'Grant credits to free-demo-1 under api-daily' })
+      .click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Amount').fill('100');
+    await dialog.getByLabel('Note').fill('goodwill after the outage');
+    await dialog.getByRole('button', { name: 'Grant' }).click();
+    await page.getByText('free-demo-1 has 113 left under api-daily (credits 100).').waitFor();
+    await daily.getByText('+100').waitFor();
+    await screenshot(page, 'identifier-quotas');
+    // The other instance decides with the credits.
+    const read = await adminCall(demos[1]!.url, 'victor', 'GET', '/quotas/api-daily/free-demo-1');
+    expect(read.body).toMatchObject({ used: 7, granted: 100, remaining: 113, tier: 'free' });
+    const audit = await adminCall(demos[0]!.url, 'alice', 'GET', '/audit?action=quota.grant');
+    expect(audit.body.entries).toEqual([
+      expect.objectContaining({ actor: 'alice', comment: 'goodwill after the outage' }),
+    ]);
+
+    const exporting = send(`${demos[1]!.url}/api/export?ms=3000`, {
+      headers: { 'x-api-key': 'pro-demo-1' },
+    });
+    await page.goto(panel('identifiers?q=pro-demo-1'));
+    await page.getByText('1 in flight of 3').waitFor();
+    expect((await exporting).status).toBe(200);
+  });
+
   it('deletes a policy the admin created', async () => {
     const created = await adminCall(demos[0]!.url, 'alice', 'PUT', '/policies/temp', {
       json: { algorithm: 'fixed-window', limit: 10, periodMs: 60_000, key: 'ip' },
