@@ -9,7 +9,7 @@ export type {
 } from './config/sluice-options.interface.js';
 export type { TrackedClient, Tracker } from './trackers/tracker.interface.js';
 export type { TrustProxy } from './trackers/client-address.js';
-export type { TierOptions, TierSource } from './trackers/tier.resolver.js';
+export type { PlanAnswer, TierOptions, TierSource } from './trackers/tier.resolver.js';
 export {
   SkipThrottle,
   Throttle,

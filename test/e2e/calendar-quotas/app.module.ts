@@ -27,6 +27,14 @@ export function calendarApp(options: SluiceModuleOptions): ModuleMetadata {
         tiers: {
           resolve: (request: unknown) =>
             (request as { headers: Record<string, string | undefined> }).headers['x-plan'],
+          // The customer's billing day, for monthly quotas: here from a header, in an app from
+          // the account.
+          anchorDay: (request: unknown) => {
+            const day = (request as { headers: Record<string, string | undefined> }).headers[
+              'x-billing-day'
+            ];
+            return day === undefined ? undefined : Number(day);
+          },
         },
         policies: [
           {

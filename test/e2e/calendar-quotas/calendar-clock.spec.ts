@@ -96,4 +96,40 @@ describe.each(STORES)('calendar quotas under a manual clock, on $name', ({ store
     clock.advance(25 * HOUR_MS * 1000);
     expect((await engine.consume('daily', 'k')).allowed).toBe(true);
   });
+
+  it("renews a month on each identifier's own day: an operator's, else the app's", async () => {
+    // 23:30 in Paris on 14 March 2028.
+    const clock = at('2028-03-14T22:30:00Z');
+    const engine = engineOn(store, clock, {
+      name: 'billing',
+      algorithm: 'fixed-window',
+      limit: 1,
+      calendar: { unit: 'month', timeZone: 'Europe/Paris' },
+      overrides: [{ identifier: 'acct-15', anchorDay: 15 }],
+    });
+    for (const account of ['acct-15', 'acct-plain', 'acct-20']) {
+      const anchor = account === 'acct-20' ? { anchorDay: 20 } : {};
+      expect((await engine.consume('billing', account, anchor)).allowed).toBe(true);
+    }
+    // The override's 15th: half an hour away, whatever the app says.
+    expect(await engine.consume('billing', 'acct-15', { anchorDay: 20 })).toMatchObject({
+      allowed: false,
+      retryAfterMs: HOUR_MS / 2,
+    });
+    // The policy's 1st: 1 April at midnight in Paris (summer time from 26 March).
+    expect((await engine.consume('billing', 'acct-plain')).retryAfterMs).toBe(
+      Date.parse('2028-03-31T22:00:00Z') - Date.parse('2028-03-14T22:30:00Z'),
+    );
+    // The app's 20th.
+    expect((await engine.consume('billing', 'acct-20', { anchorDay: 20 })).retryAfterMs).toBe(
+      Date.parse('2028-03-19T23:00:00Z') - Date.parse('2028-03-14T22:30:00Z'),
+    );
+    clock.advance((HOUR_MS / 2) * 1000);
+    expect((await engine.consume('billing', 'acct-15')).allowed).toBe(true);
+    expect((await engine.consume('billing', 'acct-plain')).allowed).toBe(false);
+    expect(await engine.quota('billing', 'acct-20', { anchorDay: 20 })).toMatchObject({
+      used: 1,
+      resetAt: Date.parse('2028-03-19T23:00:00Z'),
+    });
+  });
 });

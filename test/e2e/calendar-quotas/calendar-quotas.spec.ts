@@ -61,4 +61,30 @@ describe.each(ADAPTERS)('calendar quotas on %s', (adapter) => {
     });
     expect(Math.abs(Number(monthly.headers.get('retry-after')) - toRenewal)).toBeLessThanOrEqual(3);
   });
+
+  it.each(STORES)(
+    "renews a monthly quota on the customer's billing day, on $name",
+    async (store) => {
+      const { url } = await startApp(
+        adapter,
+        calendarApp({ redis: store.connect(), prefix: uniquePrefix('calendar-billing') }),
+      );
+      const key = `key-${Date.now()}`;
+      const ask = (billingDay: string) =>
+        fetch(`${url}/export`, { headers: { 'x-api-key': key, 'x-billing-day': billingDay } });
+      expect((await ask('2')).status).toBe(200);
+      const refused = await ask('2');
+      expect(refused.status).toBe(429);
+      const toRenewal = secondsToBoundary({
+        unit: 'month',
+        timeZone: 'America/New_York',
+        anchorDay: 2,
+      });
+      expect(Math.abs(Number(refused.headers.get('retry-after')) - toRenewal)).toBeLessThanOrEqual(
+        3,
+      );
+      // Not a day of the month: the policy's own 15th, whose count is its own.
+      expect((await ask('40')).status).toBe(200);
+    },
+  );
 });

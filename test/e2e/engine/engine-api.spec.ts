@@ -325,6 +325,7 @@ describe.each(STORES)('SluiceEngine on %s', (_, make) => {
         limit: 5,
         unlimited: false,
         tier: null,
+        anchorDay: null,
         expiresAt: null,
       });
 

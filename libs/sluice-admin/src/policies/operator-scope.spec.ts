@@ -19,6 +19,7 @@ describe('what an operator may change', () => {
         limit: 100,
         unlimited: false,
         tier: null,
+        anchorDay: null,
         expiresAt: null,
       },
     ];

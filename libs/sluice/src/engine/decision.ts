@@ -26,6 +26,8 @@ export interface AppliedOverride {
   unlimited: boolean;
   /** The tier it assigns the identifier to, or null. */
   tier: string | null;
+  /** The day of the month the identifier's calendar periods renew on, or null: the policy's. */
+  anchorDay: number | null;
   /** Epoch ms, or null: never. */
   expiresAt: number | null;
 }

@@ -66,6 +66,7 @@ export class PolicySpecCache {
   private readonly byRate = new WeakMap<Policy, Map<string, PolicySpec>>();
   /** A calendar policy's spec with the boundaries last computed for it. */
   private readonly dated = new WeakMap<PolicySpec, PolicySpec>();
+  private readonly anchored = new WeakMap<PolicySpec, Map<number, PolicySpec>>();
 
   /** `nowMs`: the engine's clock, epoch ms, for calendar boundaries. */
   constructor(
@@ -77,12 +78,15 @@ export class PolicySpecCache {
    * The spec at this limit and cost, as `of` gives it, with a calendar policy's boundaries
    * around now: computed from the zone's rules once per period, then reused.
    */
-  at(policy: Policy, limit: number, cost: number, tier?: string): PolicySpec {
+  at(policy: Policy, limit: number, cost: number, tier?: string, anchorDay?: number): PolicySpec {
     const spec = this.of(policy, limit, cost, tier);
     const calendar = policy.calendar;
     if (calendar === null) return spec;
+    // An identifier's own renewal day (docs/guide.md, "Calendar quotas"): month periods only.
+    const anchored =
+      anchorDay !== undefined && calendar.unit === 'month' && anchorDay !== calendar.anchorDay;
     const atMs = this.nowMs() - CALENDAR_CLOCK_SKEW_MS;
-    const known = this.dated.get(spec);
+    const known = anchored ? this.anchoredOf(spec).get(anchorDay) : this.dated.get(spec);
     if (
       known?.calendar !== undefined &&
       atMs >= known.calendar.start &&
@@ -90,9 +94,21 @@ export class PolicySpecCache {
     ) {
       return known;
     }
-    const fresh: PolicySpec = { ...spec, calendar: periodAt(atMs, calendar) };
-    this.dated.set(spec, fresh);
+    const period = periodAt(atMs, anchored ? { ...calendar, anchorDay } : calendar);
+    const fresh: PolicySpec = { ...spec, calendar: period };
+    if (anchored) this.anchoredOf(spec).set(anchorDay, fresh);
+    else this.dated.set(spec, fresh);
     return fresh;
+  }
+
+  /** A calendar spec's boundaries for each renewal day identifiers have of their own, 1–31. */
+  private anchoredOf(spec: PolicySpec): Map<number, PolicySpec> {
+    let byDay = this.anchored.get(spec);
+    if (byDay === undefined) {
+      byDay = new Map();
+      this.anchored.set(spec, byDay);
+    }
+    return byDay;
   }
 
   /**

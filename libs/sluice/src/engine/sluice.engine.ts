@@ -55,6 +55,11 @@ export interface ConsumeOptions {
    */
   tier?: string;
   /**
+   * The identifier's own renewal day for calendar month policies (its billing day, 1–31), as the
+   * app resolved it; an operator's override naming one wins (docs/guide.md, "Calendar quotas").
+   */
+  anchorDay?: number;
+  /**
    * The request's client, which allow and deny list entries of an address or a User-Agent match.
    * The guard passes one object per request, shared by its calls, so an entry that matches several
    * of them is counted once; identifier entries need nothing more.
@@ -114,6 +119,8 @@ export interface Quota {
 export interface QuotaOptions extends KeyOptions {
   /** The identifier's tier, as the app resolves it; an override assigning one wins. */
   tier?: string;
+  /** The identifier's own renewal day, as for consume. */
+  anchorDay?: number;
 }
 
 /** The most credits one grant may add or take away. */
@@ -199,7 +206,11 @@ export class SluiceEngine {
     options: ConsumeOptions = {},
   ): Promise<void> {
     const target = this.target(policies, identifier, options);
-    await this.run('refund', target, this.specs(target, options.cost, options.tier));
+    await this.run(
+      'refund',
+      target,
+      this.specs(target, options.cost, options.tier, options.anchorDay),
+    );
   }
 
   /**
@@ -352,7 +363,7 @@ export class SluiceEngine {
       );
     }
     const override = this.override(live, target);
-    const spec = this.spec(live, override, undefined, options.tier);
+    const spec = this.spec(live, override, undefined, options.tier, options.anchorDay);
     const [outcome] = await this.run(op, target, [spec], undefined, amount);
     const { remaining = 0, reset = 0, quota } = outcome ?? {};
     return {
@@ -379,9 +390,14 @@ export class SluiceEngine {
   }
 
   /** Refund and reset reach the policies' candidates too, so their counts stay comparable. */
-  private specs(target: CallTarget, cost: number | undefined, tier?: string): PolicySpec[] {
+  private specs(
+    target: CallTarget,
+    cost: number | undefined,
+    tier?: string,
+    anchorDay?: number,
+  ): PolicySpec[] {
     const specs = target.policies.map((policy) =>
-      this.spec(policy, this.override(policy, target), cost, tier),
+      this.spec(policy, this.override(policy, target), cost, tier, anchorDay),
     );
     const proposed = this.proposals(target, cost, target.policies, tier);
     return proposed.length === 0 ? specs : [...specs, ...proposed.map((each) => each.spec)];
@@ -438,6 +454,7 @@ export class SluiceEngine {
     override: AppliedOverride | undefined,
     cost: number | undefined,
     tier: string | undefined,
+    anchorDay?: number,
   ): PolicySpec {
     const applied = tierOf(policy, override, tier);
     return this.specCache.at(
@@ -445,6 +462,7 @@ export class SluiceEngine {
       override?.limit || rateLimit(policy, applied),
       cost ?? policy.cost,
       applied,
+      override?.anchorDay ?? anchorDay,
     );
   }
 
@@ -513,7 +531,7 @@ export class SluiceEngine {
       return { decision: summarize(settled, !denied), charged: NOTHING_CHARGED };
     }
     const specs = counted.map(({ policy, override }) =>
-      this.spec(policy, override, options.cost, options.tier),
+      this.spec(policy, override, options.cost, options.tier, options.anchorDay),
     );
     const proposed = this.proposals(
       target,

@@ -44,6 +44,8 @@ interface Charge extends Tracked {
   policies: Policy[];
   /** The request's tier, as the app's resolver gave it. */
   tier?: string;
+  /** Its renewal day for calendar month policies, as the app's resolver gave it. */
+  anchorDay?: number;
   /** The client's address and User-Agent, when list entries match them. */
   client?: ConsumeOptions['client'];
   decision?: Decision;
@@ -143,6 +145,12 @@ export class SluiceGuard implements CanActivate {
       tier = resolved instanceof Promise ? await resolved : resolved;
     }
     if (tier !== undefined) for (const charge of charges) charge.tier = tier;
+    // The request's own renewal day, asked only for requests under a calendar month policy.
+    if (this.options.tiers?.anchorDay !== undefined && policies.some(renewsMonthly)) {
+      const resolved = this.tiers.anchorDay(req, context);
+      const anchorDay = resolved instanceof Promise ? await resolved : resolved;
+      if (anchorDay !== undefined) for (const charge of charges) charge.anchorDay = anchorDay;
+    }
     const client = this.clientOf(req);
     if (client !== undefined) for (const charge of charges) charge.client = client;
     const decision = await this.decideAll(charges, route);
@@ -285,6 +293,7 @@ export class SluiceGuard implements CanActivate {
       // Filled field by field: a spread in a literal costs a runtime call per request.
       const options: ConsumeOptions = { keyKind: charge.keyKind, route };
       if (charge.tier !== undefined) options.tier = charge.tier;
+      if (charge.anchorDay !== undefined) options.anchorDay = charge.anchorDay;
       if (charge.client !== undefined) options.client = charge.client;
       const { decision, charged, lease } = await this.sluice.charge(
         charge.policies,
@@ -319,6 +328,7 @@ export class SluiceGuard implements CanActivate {
         .refund(policies, charge.identifier, {
           keyKind: charge.keyKind,
           ...(charge.tier === undefined ? {} : { tier: charge.tier }),
+          ...(charge.anchorDay === undefined ? {} : { anchorDay: charge.anchorDay }),
         })
         .catch((error: unknown) => this.logger.warn(`Refund failed: ${String(error)}`));
     }
@@ -369,6 +379,7 @@ export class SluiceGuard implements CanActivate {
       if (units === 0) continue;
       const options: ConsumeOptions = { keyKind: charge.keyKind };
       if (charge.tier !== undefined) options.tier = charge.tier;
+      if (charge.anchorDay !== undefined) options.anchorDay = charge.anchorDay;
       this.sluice
         .settle(policy.name, charge.identifier, units, options)
         .catch((error: unknown) => this.logger.warn(`Settlement failed: ${String(error)}`));
@@ -400,6 +411,7 @@ export class SluiceGuard implements CanActivate {
 const endsLater = (charge: Charge): boolean =>
   charge.lease !== undefined || (charge.charged?.some(settles) ?? false);
 const settles = (policy: Policy): boolean => policy.usage !== null;
+const renewsMonthly = (policy: Policy): boolean => policy.calendar?.unit === 'month';
 
 /**
  * What identifies one invocation of a handler, the same for every guard that meets it: the HTTP

@@ -207,8 +207,8 @@ export class SluiceService {
 
   /**
    * Adds credits to an identifier's quota for the period now running (negative: debits), and
-   * says what it holds after. The tier is `options.tier`, else the module's
-   * `tiers.ofIdentifier`, else an override's; docs/guide.md, "Credits".
+   * says what it holds after. The tier (and a month's renewal day) is `options`', else the
+   * module's `tiers.ofIdentifier`'s, else an override's; docs/guide.md, "Credits".
    */
   async grant(
     policy: string,
@@ -390,15 +390,19 @@ export class SluiceService {
     identifier: string,
     options: QuotaOptions,
   ): Promise<QuotaOptions> {
-    if (options.tier !== undefined || this.options?.tiers?.ofIdentifier === undefined) {
-      return options;
-    }
+    const given = options.tier !== undefined && options.anchorDay !== undefined;
+    if (given || this.options?.tiers?.ofIdentifier === undefined) return options;
     this.ownTiers ??= new TierResolver(this.options.tiers, this.clock);
-    const tier = await this.ownTiers.ofIdentifier(
+    const plan = await this.ownTiers.ofIdentifier(
       identifier,
       options.keyKind ?? this.keyOf(policy),
     );
-    return tier === undefined ? options : { ...options, tier };
+    const resolved: QuotaOptions = { ...options };
+    resolved.tier ??= plan.tier;
+    resolved.anchorDay ??= plan.anchorDay;
+    if (resolved.tier === undefined) delete resolved.tier;
+    if (resolved.anchorDay === undefined) delete resolved.anchorDay;
+    return resolved;
   }
 
   /** A manual operation's key kind when none is given: the policy's own (the engine refuses an unknown one). */

@@ -47,6 +47,22 @@ describe('parsePolicy refuses a bad policy, naming the field', () => {
     ['missing period', { name: 'reply', algorithm: 'fixed-window', limit: 5 }, 'periodMs'],
     ['calendar beside a period', { ...base, calendar: { unit: 'day' } }, 'periodMs'],
     [
+      "an override's renewal day on a policy not counted by the month",
+      { ...base, overrides: [{ identifier: 'a', anchorDay: 15 }] },
+      'overrides.0.anchorDay',
+    ],
+    [
+      "an override's renewal day out of range",
+      {
+        name: 'reply',
+        algorithm: 'fixed-window',
+        limit: 5,
+        calendar: { unit: 'month' },
+        overrides: [{ identifier: 'a', anchorDay: 32 }],
+      },
+      'overrides.0.anchorDay',
+    ],
+    [
       'usage on another algorithm',
       { ...base, algorithm: 'gcra', usage: { header: 'x-usage-tokens', maxCost: 10 } },
       'usage',
@@ -525,6 +541,23 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
     });
   });
 
+  it("an override may give only a month's renewal day, or one beside its limit or tier", () => {
+    const policy = parsePolicy({
+      name: 'billing',
+      algorithm: 'fixed-window',
+      limit: 5,
+      calendar: { unit: 'month' },
+      overrides: [
+        { identifier: 'a', anchorDay: 15 },
+        { identifier: 'b', limit: 9, anchorDay: 31 },
+      ],
+    });
+    expect(policy.overrides.map((each) => [each.limit, each.anchorDay])).toEqual([
+      [null, 15],
+      [9, 31],
+    ]);
+  });
+
   it('concurrency: a limit of requests in flight, its period the lease', () => {
     const policy = parsePolicy({ ...base, algorithm: 'concurrency', limit: 3, periodMs: 60_000 });
     expect(policy).toMatchObject({
@@ -613,6 +646,7 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
         limit: 100,
         unlimited: false,
         tier: null,
+        anchorDay: null,
         expiresAt: null,
       },
     ]);
@@ -736,6 +770,7 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
         limit: 50,
         unlimited: false,
         tier: null,
+        anchorDay: null,
         expiresAt: Date.parse('2029-12-31T22:00:00Z'),
       },
       {
@@ -745,6 +780,7 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
         limit: null,
         unlimited: true,
         tier: null,
+        anchorDay: null,
         expiresAt: 1_900_000_000_000,
       },
       {
@@ -754,6 +790,7 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
         limit: 0,
         unlimited: false,
         tier: null,
+        anchorDay: null,
         expiresAt: null,
       },
       // The same text as another kind of identifier is another entry.
@@ -764,6 +801,7 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
         limit: null,
         unlimited: true,
         tier: null,
+        anchorDay: null,
         expiresAt: null,
       },
     ]);

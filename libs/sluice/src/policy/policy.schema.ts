@@ -77,6 +77,7 @@ const overrideSchema = z.strictObject({
     .regex(TIER_NAME, { error: TIER_NAME_RULE })
     .nullable()
     .optional(),
+  anchorDay: integer(1, 31).nullable().optional(),
 });
 
 const calendarSchema = z.strictObject({
@@ -485,8 +486,20 @@ export function parsePolicy(input: unknown): Policy {
     const unlimited = override.unlimited ?? false;
     const limit = override.limit ?? undefined;
     const tier = override.tier ?? undefined;
-    if ([unlimited, limit !== undefined, tier !== undefined].filter(Boolean).length !== 1) {
-      issues.push({ field, message: 'needs exactly one of limit, unlimited: true or tier' });
+    const anchorDay = override.anchorDay ?? null;
+    const treatments = [unlimited, limit !== undefined, tier !== undefined].filter(Boolean).length;
+    if (treatments > 1 || (treatments === 0 && anchorDay === null)) {
+      issues.push({
+        field,
+        message: 'needs exactly one of limit, unlimited: true or tier (or only an anchorDay)',
+      });
+      return;
+    }
+    if (anchorDay !== null && policy.calendar?.unit !== 'month') {
+      issues.push({
+        field: `${field}.anchorDay`,
+        message: 'applies only to a policy counted per calendar month; leave it null',
+      });
       return;
     }
     if (tier !== undefined && policy.tiers?.[tier] === undefined) {
@@ -506,6 +519,7 @@ export function parsePolicy(input: unknown): Policy {
       limit: limit ?? null,
       unlimited,
       tier: tier ?? null,
+      anchorDay,
       expiresAt:
         typeof override.expiresAt === 'string'
           ? Date.parse(override.expiresAt)

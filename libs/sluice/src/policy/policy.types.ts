@@ -52,6 +52,11 @@ export interface PolicyOverride {
    * request without a user (or header) is counted by.
    */
   keyKind?: string;
+  /**
+   * A calendar month policy only: the day of the month this identifier's periods renew on (its
+   * billing day), 1–31, over the policy's `anchorDay`. Null or absent: the policy's.
+   */
+  anchorDay?: number | null;
 }
 
 /**
@@ -249,6 +254,8 @@ export interface Policy {
     unlimited: boolean;
     /** The tier it assigns the identifier to, or null. */
     tier: string | null;
+    /** A calendar month's renewal day for this identifier, or null: the policy's. */
+    anchorDay: number | null;
     /** epoch ms, or null: never */
     expiresAt: number | null;
   }>;

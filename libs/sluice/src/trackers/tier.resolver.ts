@@ -20,14 +20,25 @@ export interface TierOptions {
   /** ms to wait for `resolve` before deciding at the policies' own rates. Default 50. */
   timeoutMs?: number;
   /**
-   * An identifier's tier where there is no request to ask: an operator reading or crediting a
-   * quota (`SluiceService.quota`, the admin's quota screen). E.g. the API key's plan.
+   * The request's own renewal day for calendar month policies (the customer's billing day,
+   * 1–31), asked once per request and only for requests under such a policy; nothing: the
+   * policy's `anchorDay`. An operator's override naming one wins.
    */
-  ofIdentifier?: (
-    identifier: string,
-    keyKind: string,
-  ) => string | null | undefined | Promise<string | null | undefined>;
+  anchorDay?: (
+    request: unknown,
+    context: ExecutionContext,
+  ) => number | null | undefined | Promise<number | null | undefined>;
+  /**
+   * An identifier's tier, and optionally its renewal day, where there is no request to ask: an
+   * operator reading or crediting a quota (`SluiceService.quota`, the admin's quota screen).
+   * E.g. the API key's plan: `'pro'`, or `{ tier: 'pro', anchorDay: 15 }`.
+   */
+  ofIdentifier?: (identifier: string, keyKind: string) => PlanAnswer | Promise<PlanAnswer>;
 }
+
+/** What `ofIdentifier` answers: a tier's name, or a tier and a renewal day, or nothing. */
+export type PlanAnswer =
+  string | { tier?: string | null; anchorDay?: number | null } | null | undefined;
 
 const DEFAULT_TIMEOUT_MS = 50;
 const LOG_EVERY_MS = 10_000;
@@ -71,16 +82,71 @@ export class TierResolver {
     );
   }
 
-  /** An identifier's tier by `ofIdentifier`, bounded and checked as `resolve` is. */
-  async ofIdentifier(identifier: string, keyKind: string): Promise<string | undefined> {
+  /** An identifier's tier and renewal day by `ofIdentifier`, bounded and checked as `resolve` is. */
+  async ofIdentifier(
+    identifier: string,
+    keyKind: string,
+  ): Promise<{ tier?: string; anchorDay?: number }> {
     const ofIdentifier = this.options?.ofIdentifier;
-    if (ofIdentifier === undefined) return undefined;
+    if (ofIdentifier === undefined) return {};
     try {
       const answer = ofIdentifier(identifier, keyKind);
-      return this.checked(answer instanceof Promise ? await this.bounded(answer) : answer);
+      const settled = answer instanceof Promise ? await this.bounded(answer) : answer;
+      if (typeof settled !== 'object' || settled === null) {
+        const tier = this.checked(settled);
+        return tier === undefined ? {} : { tier };
+      }
+      const plan: { tier?: string; anchorDay?: number } = {};
+      const tier = this.checked(settled.tier);
+      if (tier !== undefined) plan.tier = tier;
+      const anchorDay = this.checkedDay(settled.anchorDay);
+      if (anchorDay !== undefined) plan.anchorDay = anchorDay;
+      return plan;
     } catch (error) {
-      return this.failed(error);
+      this.failed(error);
+      return {};
     }
+  }
+
+  /**
+   * The request's renewal day by `anchorDay`, or undefined: none, or the resolver failed (one log
+   * line per interval). A synchronous answer comes back as it is, not in a promise.
+   */
+  anchorDay(
+    request: unknown,
+    context: ExecutionContext,
+  ): number | undefined | Promise<number | undefined> {
+    const anchorDay = this.options?.anchorDay;
+    if (anchorDay === undefined) return undefined;
+    let answer: unknown;
+    try {
+      answer = anchorDay(request, context);
+    } catch (error) {
+      return this.failedDay(error);
+    }
+    if (!(answer instanceof Promise)) return this.checkedDay(answer);
+    return this.bounded(answer).then(
+      (late) => this.checkedDay(late),
+      (error: unknown) => this.failedDay(error),
+    );
+  }
+
+  private failedDay(error: unknown): undefined {
+    this.logger.warn(
+      `tiers.anchorDay failed, renewing on the policies' own day: ${(error as Error).message}`,
+    );
+    return undefined;
+  }
+
+  private checkedDay(answer: unknown): number | undefined {
+    if (answer === undefined || answer === null) return undefined;
+    if (typeof answer !== 'number' || !Number.isInteger(answer) || answer < 1 || answer > 31) {
+      this.logger.warn(
+        `tiers.anchorDay answered ${JSON.stringify(answer).slice(0, 80)}, not a day from 1 to 31: renewing on the policies' own day`,
+      );
+      return undefined;
+    }
+    return answer;
   }
 
   private failed(error: unknown): undefined {

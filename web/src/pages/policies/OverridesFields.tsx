@@ -25,6 +25,8 @@ export function OverridesFields({ form, message }: OverridesFieldsProps) {
     .map((tier) => tier.name.trim())
     .filter((name) => name !== '');
   const capped = algorithmFields(algorithm).burst && burst !== '';
+  // A policy counted per calendar month may renew on each identifier's own day.
+  const monthly = algorithmFields(algorithm).calendar && watch('calendarUnit') === 'month';
   return (
     <Card>
       <Flex direction="column" gap="3">
@@ -68,6 +70,7 @@ export function OverridesFields({ form, message }: OverridesFieldsProps) {
                   <option value="unlimited">unlimited</option>
                   <option value="deny">always refused</option>
                   {tierNames.length > 0 && <option value="tier">a tier</option>}
+                  {monthly && <option value="anchor">only its renewal day</option>}
                 </select>
               </Field>
               {kind === 'tier' && (
@@ -89,6 +92,18 @@ export function OverridesFields({ form, message }: OverridesFieldsProps) {
                   error={message(`overrides.${index}.limit`)}
                 >
                   <TextField.Root inputMode="numeric" {...register(`overrides.${index}.limit`)} />
+                </Field>
+              )}
+              {monthly && (
+                <Field
+                  label="Renews on day"
+                  hint="1–31: its billing day; empty: the policy's"
+                  error={message(`overrides.${index}.anchorDay`)}
+                >
+                  <TextField.Root
+                    inputMode="numeric"
+                    {...register(`overrides.${index}.anchorDay`)}
+                  />
                 </Field>
               )}
               <Field
@@ -126,6 +141,7 @@ export function OverridesFields({ form, message }: OverridesFieldsProps) {
                 kind: 'limit',
                 limit: '',
                 tier: '',
+                anchorDay: '',
                 expiresAt: '',
               })
             }

@@ -452,6 +452,55 @@ describe('the policy editor', () => {
     expect((sent as { overrides: object[] }).overrides[0]).not.toHaveProperty('keyKind');
   });
 
+  it("keeps and edits an identifier's own renewal day on a monthly quota", async () => {
+    const monthly = {
+      ...REPLY,
+      algorithm: 'fixed-window' as const,
+      periodMs: 2_682_000_000,
+      calendar: { unit: 'month' as const, timeZone: 'UTC', anchorDay: null },
+      overrides: [
+        {
+          identifier: 'acct-15',
+          prefix: false,
+          keyKind: 'user',
+          limit: null,
+          unlimited: false,
+          tier: null,
+          anchorDay: 15,
+          expiresAt: null,
+        },
+      ],
+    };
+    const requests = answerFetch({
+      ...NO_LIST_ENTRIES,
+      'GET /policies/reply': { body: monthly },
+      'PUT /policies/reply': ({ body }) => ({
+        body: { ...monthly, ...(body as object), version: 5 },
+      }),
+    });
+    const user = userEvent.setup();
+    editor('operator');
+
+    const first = await screen.findByRole('group', { name: 'Override 1' });
+    expect(within(first).getByLabelText<HTMLSelectElement>('Treatment').value).toBe('anchor');
+    expect(within(first).getByLabelText<HTMLInputElement>('Renews on day').value).toBe('15');
+    await user.click(screen.getByRole('button', { name: 'Add override' }));
+    const added = screen.getByRole('group', { name: 'Override 2' });
+    await user.type(within(added).getByLabelText('Identifier'), 'acct-20');
+    await user.type(within(added).getByLabelText('Its limit'), '3');
+    await user.type(within(added).getByLabelText('Renews on day'), '20');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+
+    await screen.findByText(/Saved/);
+    const sent = requests.find((request) => request.method === 'PUT')?.body as {
+      overrides: object[];
+    };
+    expect(sent.overrides).toEqual([
+      { identifier: 'acct-15', anchorDay: 15, expiresAt: null },
+      { identifier: 'acct-20', limit: 3, anchorDay: 20, expiresAt: null },
+    ]);
+  });
+
   it('edits tiers and assigns an identifier to one, keeping the tiers it read', async () => {
     const requests = answerFetch({
       ...NO_LIST_ENTRIES,

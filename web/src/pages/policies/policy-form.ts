@@ -42,7 +42,8 @@ export function algorithmFields(algorithm: AlgorithmName) {
   };
 }
 
-export type OverrideKind = 'limit' | 'unlimited' | 'deny' | 'tier';
+/** 'anchor': the override only moves a monthly quota's renewal day. */
+export type OverrideKind = 'limit' | 'unlimited' | 'deny' | 'tier' | 'anchor';
 
 /** One tier as the editor holds it: its name and rate as typed. */
 export interface TierValues {
@@ -64,6 +65,8 @@ export interface OverrideValues {
   limit: string;
   /** The tier it assigns, for kind 'tier'. */
   tier: string;
+  /** A monthly quota's renewal day for the identifier, as typed; empty: the policy's. */
+  anchorDay: string;
   /** datetime-local; empty: never expires. */
   expiresAt: string;
 }
@@ -200,9 +203,12 @@ export function toFormValues(policy: PolicyView): PolicyFormValues {
             ? 'unlimited'
             : override.limit === 0
               ? 'deny'
-              : 'limit',
+              : override.limit === null && override.anchorDay !== null
+                ? 'anchor'
+                : 'limit',
       limit: text(override.limit),
       tier: override.tier ?? '',
+      anchorDay: text(override.anchorDay),
       expiresAt:
         override.expiresAt === null
           ? ''
@@ -237,6 +243,7 @@ function ms(value: string): number | undefined {
 /** What the editor sends: the rules of the algorithm chosen, nothing of the others. */
 export function toWriteRequest(values: PolicyFormValues, version: number): PolicyWriteRequest {
   const fields = algorithmFields(values.algorithm);
+  const monthly = fields.calendar && values.calendarUnit === 'month';
   const penalty = values.penaltyOn
     ? {
         afterViolations: number(values.afterViolations) as number,
@@ -295,7 +302,12 @@ export function toWriteRequest(values: PolicyFormValues, version: number): Polic
         ? { unlimited: true }
         : override.kind === 'tier'
           ? { tier: override.tier }
-          : { limit: override.kind === 'deny' ? 0 : (number(override.limit) as number) }),
+          : override.kind === 'anchor'
+            ? {}
+            : { limit: override.kind === 'deny' ? 0 : (number(override.limit) as number) }),
+      ...(monthly && number(override.anchorDay) !== undefined
+        ? { anchorDay: number(override.anchorDay) }
+        : {}),
       expiresAt: localInputToIso(override.expiresAt) ?? null,
     })),
     tiers:
