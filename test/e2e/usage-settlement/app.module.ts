@@ -33,6 +33,19 @@ export class CompletionController {
     return { tokens };
   }
 
+  /** Says what it used in a header of the app's own, which the module's usageOf reads. */
+  @Post('metered')
+  @HttpCode(200)
+  @Throttle('tokens-monthly')
+  metered(
+    @Body() body: { tokens?: number },
+    @Res({ passthrough: true }) response: HeaderTarget,
+  ): { tokens: number } {
+    const tokens = body.tokens ?? 0;
+    response.header('x-metered', `tokens=${tokens}`);
+    return { tokens };
+  }
+
   /** Reports what it used through SluiceService instead: no header. */
   @Post('reported')
   @HttpCode(200)
@@ -50,6 +63,12 @@ export function usageApp(options: SluiceModuleOptions): ModuleMetadata {
       SluiceModule.forRoot({
         ...options,
         global: true,
+        // A function of the response: here its own header's "tokens=<n>".
+        usageOf: (_policy, _request, response) => {
+          const value = (response as { getHeader(name: string): unknown }).getHeader('x-metered');
+          const match = typeof value === 'string' ? /^tokens=(\d+)$/.exec(value) : null;
+          return match === null ? undefined : Number(match[1]);
+        },
         policies: [
           {
             name: 'tokens-monthly',

@@ -49,15 +49,18 @@ describe.each(ADAPTERS)('charges settled after the response on %s', (adapter) =>
       // Reported by the handler: no header needed.
       expect((await post('reported', { tokens: 40 })).status).toBe(200);
       expect(await usedOnceSettled(app, key, 290)).toBe(290);
+      // Read by the module's usageOf from the response.
+      expect((await post('metered', { tokens: 60 })).status).toBe(200);
+      expect(await usedOnceSettled(app, key, 350)).toBe(350);
       // An answer past maxCost is charged maxCost: 600, not 5 000.
       expect((await post('complete', { tokens: 5_000 })).status).toBe(200);
-      expect(await usedOnceSettled(app, key, 890)).toBe(890);
-      // 110 left: admitted (10 reserved), then 300 more goes past the limit by at most one answer.
+      expect(await usedOnceSettled(app, key, 950)).toBe(950);
+      // 50 left: admitted (10 reserved), then 300 more goes past the limit by at most one answer.
       expect((await post('complete', { tokens: 300 })).status).toBe(200);
-      expect(await usedOnceSettled(app, key, 1_190)).toBe(1_190);
+      expect(await usedOnceSettled(app, key, 1_250)).toBe(1_250);
       const refused = await post('complete', { tokens: 1 });
       expect(refused.status).toBe(429);
-      expect(await usedOnceSettled(app, key, 1_190)).toBe(1_190);
+      expect(await usedOnceSettled(app, key, 1_250)).toBe(1_250);
     },
   );
 });

@@ -35,7 +35,8 @@ export class CountersService {
     this.assertKnown(policy);
     checkedIdentifier(identifier);
     try {
-      return await this.engine.peek(policy, identifier);
+      // As the identifier's own tier decides it, where the app says which that is.
+      return await this.sluice.peek(policy, identifier);
     } catch (error) {
       throw new RedisUnavailableException('the counters cannot be read', error);
     }

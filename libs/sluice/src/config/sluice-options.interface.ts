@@ -38,6 +38,13 @@ export interface SluiceModuleOptions {
    * (docs/guide.md, tiers). An operator's override assigning a tier wins over it.
    */
   tiers?: TierOptions;
+  /**
+   * The units a response used, for policies with `usage` whose handler reported none: a function
+   * of the response (its body's token count, a header of your own). Undefined: the policy's
+   * `usage.header`, else the reservation stands (docs/guide.md, "Charges settled after the
+   * response").
+   */
+  usageOf?: (policy: string, request: unknown, response: unknown) => number | undefined;
   /** How long a Redis command may take, ms. Default 100. */
   timeoutMs?: number;
   /**

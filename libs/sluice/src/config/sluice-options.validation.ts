@@ -48,6 +48,15 @@ export function assertOptions(options: SluiceModuleOptions): void {
     if (wait !== undefined && (!Number.isSafeInteger(wait) || wait < 1 || wait > 10_000)) {
       fail('tiers.timeoutMs', `must be an integer from 1 to 10000, got ${String(wait)}`);
     }
+    for (const hook of ['anchorDay', 'ofIdentifier'] as const) {
+      const given: unknown = options.tiers[hook];
+      if (given !== undefined && typeof given !== 'function') {
+        fail(`tiers.${hook}`, 'must be a function');
+      }
+    }
+  }
+  if (options.usageOf !== undefined && typeof options.usageOf !== 'function') {
+    fail('usageOf', 'must be a function of the policy, the request and the response');
   }
   const size = options.blockCacheSize;
   if (size !== undefined && (!Number.isSafeInteger(size) || size < 0 || size > 10_000_000)) {

@@ -375,7 +375,13 @@ export class SluiceGuard implements CanActivate {
   private settle(charge: Charge, req: unknown, res: unknown, failed: boolean): void {
     for (const policy of charge.charged ?? []) {
       if (policy.usage === null) continue;
-      const units = settlement(policy, failed, usedUnits(policy, req, res));
+      let used: number | undefined;
+      try {
+        used = usedUnits(policy, req, res, this.options.usageOf);
+      } catch (error) {
+        this.logger.warn(`usageOf failed, the reservation stands: ${String(error)}`);
+      }
+      const units = settlement(policy, failed, used);
       if (units === 0) continue;
       const options: ConsumeOptions = { keyKind: charge.keyKind };
       if (charge.tier !== undefined) options.tier = charge.tier;

@@ -174,13 +174,19 @@ export class SluiceService {
     return decision;
   }
 
-  /** What consume would decide, charging nothing; `options.key` as for reset. */
-  peek(
+  /**
+   * What consume would decide, charging nothing; `options.key` as for reset. For one policy
+   * without a tier given, the module's `tiers.ofIdentifier` says the identifier's, as for quota.
+   */
+  async peek(
     policies: PolicySelection,
     identifier: string,
     options: ConsumeOptions & Pick<KeyOptions, 'key'> = {},
   ): Promise<Decision> {
-    return this.engine.peek(policies, identifier, options);
+    const one = typeof policies === 'string' ? policies : undefined;
+    const resolved =
+      one === undefined ? options : await this.quotaOptions(one, identifier, options);
+    return this.engine.peek(policies, identifier, resolved);
   }
 
   /** Gives back what consume charged, e.g. for a request that turned out not to count. */
@@ -385,11 +391,11 @@ export class SluiceService {
     this.decisions.count(decision);
   }
 
-  private async quotaOptions(
+  private async quotaOptions<T extends QuotaOptions>(
     policy: string,
     identifier: string,
-    options: QuotaOptions,
-  ): Promise<QuotaOptions> {
+    options: T,
+  ): Promise<T> {
     const given = options.tier !== undefined && options.anchorDay !== undefined;
     if (given || this.options?.tiers?.ofIdentifier === undefined) return options;
     this.ownTiers ??= new TierResolver(this.options.tiers, this.clock);
@@ -397,7 +403,7 @@ export class SluiceService {
       identifier,
       options.keyKind ?? this.keyOf(policy),
     );
-    const resolved: QuotaOptions = { ...options };
+    const resolved: T = { ...options };
     resolved.tier ??= plan.tier;
     resolved.anchorDay ??= plan.anchorDay;
     if (resolved.tier === undefined) delete resolved.tier;

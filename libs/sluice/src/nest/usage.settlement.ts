@@ -20,11 +20,23 @@ export function reportUsage(request: unknown, units: number): void {
   reported.set(request, units);
 }
 
-/** What the handler reported for the request, else what its response's header says. */
-export function usedUnits(policy: Policy, request: unknown, res: unknown): number | undefined {
+/**
+ * What the handler reported for the request, else what the app's `usageOf` makes of the
+ * response, else what its header says; undefined: nothing, or not a count of units.
+ */
+export function usedUnits(
+  policy: Policy,
+  request: unknown,
+  res: unknown,
+  usageOf?: (policy: string, request: unknown, response: unknown) => number | undefined,
+): number | undefined {
   if (typeof request === 'object' && request !== null) {
     const units = reported.get(request);
     if (units !== undefined) return units;
+  }
+  if (usageOf !== undefined) {
+    const units = usageOf(policy.name, request, res);
+    if (units !== undefined) return Number.isSafeInteger(units) && units >= 0 ? units : undefined;
   }
   const header = policy.usage?.header;
   if (header === undefined || header === null) return undefined;

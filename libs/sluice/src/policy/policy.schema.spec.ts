@@ -568,6 +568,17 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
     });
   });
 
+  it("a calendar policy reads back as itself: its period, the unit's longest, is kept", () => {
+    const policy = parsePolicy({
+      name: 'api-daily',
+      algorithm: 'fixed-window',
+      limit: 20,
+      calendar: { unit: 'month', timeZone: 'Europe/Paris', anchorDay: 15 },
+    });
+    // What a snapshot carries to every instance, and GET /policies answers.
+    expect(parsePolicy(JSON.parse(JSON.stringify(policy)))).toEqual(policy);
+  });
+
   it("a calendar policy: UTC unless a zone is named, the period its unit's longest", () => {
     const daily = parsePolicy({
       name: 'api-daily',

@@ -266,6 +266,19 @@ function tiersOf(
   return tiers;
 }
 
+/**
+ * A calendar policy as a validated one reads back (a snapshot, GET /policies): its `periodMs` is
+ * its unit's longest, which it may keep.
+ */
+function readBack(input: Record<string, unknown>): boolean {
+  const unit = (input.calendar as { unit?: unknown }).unit;
+  return (
+    typeof unit === 'string' &&
+    Object.hasOwn(LONGEST_PERIOD_MS, unit) &&
+    input.periodMs === LONGEST_PERIOD_MS[unit as keyof typeof LONGEST_PERIOD_MS]
+  );
+}
+
 /** Parameters that exist for some algorithms only; checked even when other fields are bad. */
 function applicabilityIssues(input: Record<string, unknown>): PolicyIssue[] {
   const algorithm = input.algorithm as AlgorithmName;
@@ -281,7 +294,7 @@ function applicabilityIssues(input: Record<string, unknown>): PolicyIssue[] {
   if (set('calendar')) {
     if (algorithm !== 'fixed-window') {
       issues.push({ field: 'calendar', message: 'applies only to fixed-window; leave it null' });
-    } else if (set('periodMs')) {
+    } else if (set('periodMs') && !readBack(input)) {
       issues.push({
         field: 'periodMs',
         message: 'does not apply with calendar, whose unit sets the period; leave it out',
