@@ -37,6 +37,13 @@ const typeDefs = /* GraphQL */ `
     quote: String!
     weather: String!
     report(ms: Int!): String!
+    catalog: Catalog!
+  }
+  type Catalog {
+    a: String!
+    b: String!
+    c: String!
+    d: String!
   }
   type Mutation {
     signIn(password: String!): String!
@@ -90,6 +97,14 @@ export class NewsResolver {
   async report(@Args('ms') ms: number): Promise<string> {
     await new Promise((resolve) => setTimeout(resolve, ms));
     return `after ${ms} ms`;
+  }
+
+  /** Charged by its query's cost, which the module's costOf computes before it runs. */
+  @Query('catalog')
+  @UseGuards(SluiceGuard)
+  @Throttle('gql-points', { algorithm: 'fixed-window', limit: 10, periodMs: 60_000, key: 'ip' })
+  catalog(): Record<string, string> {
+    return { a: 'a', b: 'b', c: 'c', d: 'd' };
   }
 
   /** Only wrong passwords count: a resolver's error is the failure, though HTTP says 200. */

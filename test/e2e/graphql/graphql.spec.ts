@@ -1,3 +1,4 @@
+import type { ExecutionContext } from '@nestjs/common';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeAppsAfterEach, header, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
@@ -119,6 +120,33 @@ describe('GraphQL resolvers under @Throttle on express', () => {
       next = await report(0);
     }
     expect(next.body.data).toEqual({ report: 'after 0 ms' });
+  });
+
+  it("charges a query's cost computed before it runs: here, the fields it selects", async () => {
+    const options = {
+      redis: connectRedis(),
+      prefix: uniquePrefix('graphql-cost'),
+      // A stand-in for a complexity estimator: one point per field selected under the root.
+      costOf: (_request: unknown, context: ExecutionContext) => {
+        if (context.getType<string>() !== 'graphql') return undefined;
+        const info = context.getArgByIndex<{
+          fieldNodes: Array<{ selectionSet?: { selections: unknown[] } }>;
+        }>(3);
+        return info.fieldNodes[0]?.selectionSet?.selections.length;
+      },
+    };
+    const { url } = await startApp('express', graphqlApp(options, true));
+    const three = await queryTimes(url, '{ catalog { a b c } }', 3);
+    expect(three.map((answer) => answer.body.data)).toEqual([
+      { catalog: { a: 'a', b: 'b', c: 'c' } },
+      { catalog: { a: 'a', b: 'b', c: 'c' } },
+      { catalog: { a: 'a', b: 'b', c: 'c' } },
+    ]);
+    // 9 of 10 points used: a 2-point query is refused, a 1-point one fits.
+    const [two] = await queryTimes(url, '{ catalog { a b } }', 1);
+    expect(two?.body.errors?.[0]?.extensions).toMatchObject({ status: 429 });
+    const [one] = await queryTimes(url, '{ catalog { d } }', 1);
+    expect(one?.body.data).toEqual({ catalog: { d: 'd' } });
   });
 
   it('decides a request once when the guard is global and the resolver names it too', async () => {

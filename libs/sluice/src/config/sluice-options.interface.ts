@@ -1,3 +1,4 @@
+import type { ExecutionContext } from '@nestjs/common';
 import type { TierOptions } from '../trackers/tier.resolver.js';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import type { PolicyInput } from '../policy/policy.types.js';
@@ -45,6 +46,12 @@ export interface SluiceModuleOptions {
    * response").
    */
   usageOf?: (policy: string, request: unknown, response: unknown) => number | undefined;
+  /**
+   * What a request costs under every policy it meets, when known before it runs (a GraphQL
+   * query's complexity, a batch's size); undefined: each policy's `cost`. SluiceGuard's getCost
+   * asks it; docs/guide.md, "GraphQL".
+   */
+  costOf?: (request: unknown, context: ExecutionContext) => number | undefined;
   /** How long a Redis command may take, ms. Default 100. */
   timeoutMs?: number;
   /**

@@ -55,6 +55,9 @@ export function assertOptions(options: SluiceModuleOptions): void {
       }
     }
   }
+  if (options.costOf !== undefined && typeof options.costOf !== 'function') {
+    fail('costOf', 'must be a function of the request and the execution context');
+  }
   if (options.usageOf !== undefined && typeof options.usageOf !== 'function') {
     fail('usageOf', 'must be a function of the policy, the request and the response');
   }

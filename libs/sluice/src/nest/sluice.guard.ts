@@ -46,6 +46,8 @@ interface Charge extends Tracked {
   tier?: string;
   /** Its renewal day for calendar month policies, as the app's resolver gave it. */
   anchorDay?: number;
+  /** What the request costs, as getCost said; absent: each policy's own cost. */
+  cost?: number;
   /** The client's address and User-Agent, when list entries match them. */
   client?: ConsumeOptions['client'];
   decision?: Decision;
@@ -153,6 +155,8 @@ export class SluiceGuard implements CanActivate {
     }
     const client = this.clientOf(req);
     if (client !== undefined) for (const charge of charges) charge.client = client;
+    const cost = this.getCost(req, context);
+    if (cost !== undefined) for (const charge of charges) charge.cost = cost;
     const decision = await this.decideAll(charges, route);
     this.sendHeaders(res, decision, policies);
     if (!decision.allowed) {
@@ -214,6 +218,15 @@ export class SluiceGuard implements CanActivate {
       return { req: resolverContext?.req, res: resolverContext?.res ?? resolverContext?.reply };
     }
     return { req: context.switchToWs().getClient<unknown>(), res: undefined };
+  }
+
+  /**
+   * The units this request costs under every policy it meets, when known before it runs (a
+   * GraphQL query's complexity, a batch's size): by default the module's `costOf`; undefined,
+   * each policy's `cost`. A cost a policy cannot take is a 400 naming `cost`.
+   */
+  protected getCost(req: unknown, context: ExecutionContext): number | undefined {
+    return this.options.costOf?.(req, context);
   }
 
   /** Who the request counts as under a policy whose `key` is keyKind. */
@@ -295,6 +308,7 @@ export class SluiceGuard implements CanActivate {
       if (charge.tier !== undefined) options.tier = charge.tier;
       if (charge.anchorDay !== undefined) options.anchorDay = charge.anchorDay;
       if (charge.client !== undefined) options.client = charge.client;
+      if (charge.cost !== undefined) options.cost = charge.cost;
       const { decision, charged, lease } = await this.sluice.charge(
         charge.policies,
         charge.identifier,
@@ -306,6 +320,10 @@ export class SluiceGuard implements CanActivate {
     } catch (error) {
       if (error instanceof InvalidIdentifierError) {
         throw new BadRequestException(`${charge.keyKind}: ${error.message}`);
+      }
+      // getCost's answer does not fit a policy: the request could never pass.
+      if (charge.cost !== undefined && error instanceof RangeError) {
+        throw new BadRequestException(error.message);
       }
       throw error;
     }
@@ -329,6 +347,7 @@ export class SluiceGuard implements CanActivate {
           keyKind: charge.keyKind,
           ...(charge.tier === undefined ? {} : { tier: charge.tier }),
           ...(charge.anchorDay === undefined ? {} : { anchorDay: charge.anchorDay }),
+          ...(charge.cost === undefined ? {} : { cost: charge.cost }),
         })
         .catch((error: unknown) => this.logger.warn(`Refund failed: ${String(error)}`));
     }
