@@ -6,6 +6,7 @@ import { Field } from './Field';
 import { useBlock } from './block-actions.hooks';
 import { PolicySelect } from './PolicySelect';
 import { ErrorCallout } from './ErrorCallout';
+import { DialogActions } from './DialogActions';
 
 interface BlockDialogProps {
   policy?: string;
@@ -104,16 +105,7 @@ export function BlockDialog({
               <TextField.Root value={values.reason} onChange={set('reason')} />
             </Field>
             <ErrorCallout error={block.error} />
-            <Flex gap="3" justify="end">
-              <Dialog.Close>
-                <Button type="button" variant="soft" color="gray">
-                  Cancel
-                </Button>
-              </Dialog.Close>
-              <Button type="submit" color="red" loading={block.isPending}>
-                Block
-              </Button>
-            </Flex>
+            <DialogActions label="Block" pending={block.isPending} color="red" />
           </Flex>
         </form>
       </Dialog.Content>

@@ -5,6 +5,7 @@ import { Field } from './Field';
 import { useResetCounters } from './block-actions.hooks';
 import { PolicySelect } from './PolicySelect';
 import { ErrorCallout } from './ErrorCallout';
+import { DialogActions } from './DialogActions';
 
 interface ResetCountersDialogProps {
   policy?: string;
@@ -74,16 +75,7 @@ export function ResetCountersDialog({
               />
             </Field>
             <ErrorCallout error={reset.error} />
-            <Flex gap="3" justify="end">
-              <Dialog.Close>
-                <Button type="button" variant="soft" color="gray">
-                  Cancel
-                </Button>
-              </Dialog.Close>
-              <Button type="submit" loading={reset.isPending}>
-                Reset
-              </Button>
-            </Flex>
+            <DialogActions label="Reset" pending={reset.isPending} />
           </Flex>
         </form>
       </Dialog.Content>

@@ -81,24 +81,24 @@ function fixedWindow.refund(state, now, p, cost)
   return { window = state.window, count = count, granted = state.granted }, ttl
 end
 
--- The window now falls in, as decide keeps it (a later one already counted, by period only).
-local function currentWindow(state, now, p)
+-- The window now falls in, as decide keeps it (a later one already counted, by period only),
+-- with what it has counted and been granted so far: window, finish, count, granted.
+local function current(state, now, p)
   local window, finish = windowAt(now, p)
   if state and not p.calendar and state.window > window then
     window = state.window
     finish = (window + 1) * p.period
   end
-  return window, finish
+  if not state or state.window ~= window then
+    return window, finish, 0, 0
+  end
+  return window, finish, state.count, state.granted
 end
 
 -- Adds amount credits (negative: a debit) to the window now falls in, its count kept; a window
 -- not yet counted starts with them. They end with the window.
 function fixedWindow.grant(state, now, p, amount)
-  local window, finish = currentWindow(state, now, p)
-  local count, granted = 0, 0
-  if state and state.window == window then
-    count, granted = state.count, state.granted
-  end
+  local window, finish, count, granted = current(state, now, p)
   return { window = window, count = count, granted = granted + amount }, math.max(1, finish - now)
 end
 
@@ -106,21 +106,14 @@ end
 -- limit if need be: a charge settled after the response (docs/algorithms.md, "Charges settled
 -- after the response").
 function fixedWindow.settle(state, now, p, amount)
-  local window, finish = currentWindow(state, now, p)
-  local count, granted = 0, 0
-  if state and state.window == window then
-    count, granted = state.count, state.granted
-  end
+  local window, finish, count, granted = current(state, now, p)
   return { window = window, count = math.max(0, count + amount), granted = granted }, math.max(1, finish - now)
 end
 
 -- What a quota holds now: units counted and credits granted in the window now falls in.
 function fixedWindow.usage(state, now, p)
-  local window = currentWindow(state, now, p)
-  if not state or state.window ~= window then
-    return 0, 0
-  end
-  return state.count, state.granted
+  local _, _, count, granted = current(state, now, p)
+  return count, granted
 end
 
 function fixedWindow.write(key, state, ttl)

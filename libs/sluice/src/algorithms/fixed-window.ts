@@ -87,15 +87,35 @@ export function refund(
   return { state: refunded, ttl: count === 0 && granted === 0 ? 0 : ends - now };
 }
 
-/** The window `now` falls in, as decide keeps it (a later one already counted, by period only). */
-function currentWindow(
+/**
+ * The window `now` falls in, as decide keeps it (a later one already counted, by period only),
+ * with what it has counted and been granted so far.
+ */
+function current(
   state: FixedWindowState | undefined,
   now: number,
   p: RateParams,
-): { window: number; finish: number } {
-  const at = windowAt(now, p);
-  if (state === undefined || p.calendar !== undefined || state.window <= at.window) return at;
-  return { window: state.window, finish: (state.window + 1) * p.period };
+): { window: number; finish: number; count: number; granted: number } {
+  let { window, finish } = windowAt(now, p);
+  if (state !== undefined && p.calendar === undefined && state.window > window) {
+    window = state.window;
+    finish = (window + 1) * p.period;
+  }
+  if (state === undefined || state.window !== window)
+    return { window, finish, count: 0, granted: 0 };
+  return { window, finish, count: state.count, granted: state.granted ?? 0 };
+}
+
+/** The window's state as stored, credits left out while there are none, until its end. */
+function kept(
+  window: number,
+  count: number,
+  granted: number,
+  ttl: number,
+): { state: FixedWindowState; ttl: number } {
+  const state: FixedWindowState = { window, count };
+  if (granted !== 0) state.granted = granted;
+  return { state, ttl: Math.max(1, ttl) };
 }
 
 /**
@@ -108,12 +128,8 @@ export function grant(
   p: RateParams,
   amount: number,
 ): { state: FixedWindowState; ttl: number } {
-  const { window, finish } = currentWindow(state, now, p);
-  const current = state !== undefined && state.window === window ? state : undefined;
-  const granted = (current?.granted ?? 0) + amount;
-  const next: FixedWindowState = { window, count: current?.count ?? 0 };
-  if (granted !== 0) next.granted = granted;
-  return { state: next, ttl: Math.max(1, finish - now) };
+  const { window, finish, count, granted } = current(state, now, p);
+  return kept(window, count, granted + amount, finish - now);
 }
 
 /**
@@ -127,12 +143,8 @@ export function settle(
   p: RateParams,
   amount: number,
 ): { state: FixedWindowState; ttl: number } {
-  const { window, finish } = currentWindow(state, now, p);
-  const current = state !== undefined && state.window === window ? state : undefined;
-  const next: FixedWindowState = { window, count: Math.max(0, (current?.count ?? 0) + amount) };
-  const granted = current?.granted ?? 0;
-  if (granted !== 0) next.granted = granted;
-  return { state: next, ttl: Math.max(1, finish - now) };
+  const { window, finish, count, granted } = current(state, now, p);
+  return kept(window, Math.max(0, count + amount), granted, finish - now);
 }
 
 /** What a quota holds now: units counted and credits granted in the window `now` falls in. */
@@ -141,7 +153,6 @@ export function usage(
   now: number,
   p: RateParams,
 ): { used: number; granted: number } {
-  const { window } = currentWindow(state, now, p);
-  if (state === undefined || state.window !== window) return { used: 0, granted: 0 };
-  return { used: state.count, granted: state.granted ?? 0 };
+  const { count, granted } = current(state, now, p);
+  return { used: count, granted };
 }

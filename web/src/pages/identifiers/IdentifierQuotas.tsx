@@ -7,6 +7,7 @@ import { Field } from '../../shared/Field';
 import { formatTime } from '../../shared/format';
 import { useCan } from '../../shared/session.hooks';
 import { useGrantQuota, useIdentifierQuotas } from './identifiers.hooks';
+import { DialogActions } from '../../shared/DialogActions';
 
 interface IdentifierQuotasProps {
   identifier: string;
@@ -150,16 +151,7 @@ function GrantDialog({
               <TextField.Root value={note} onChange={(event) => setNote(event.target.value)} />
             </Field>
             <ErrorCallout error={grant.error} />
-            <Flex gap="3" justify="end">
-              <Dialog.Close>
-                <Button type="button" variant="soft" color="gray">
-                  Cancel
-                </Button>
-              </Dialog.Close>
-              <Button type="submit" loading={grant.isPending}>
-                Grant
-              </Button>
-            </Flex>
+            <DialogActions label="Grant" pending={grant.isPending} />
           </Flex>
         </form>
       </Dialog.Content>

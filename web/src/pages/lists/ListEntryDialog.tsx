@@ -8,6 +8,7 @@ import { ErrorCallout } from '../../shared/ErrorCallout';
 import { Field } from '../../shared/Field';
 import { useAddListEntry } from './lists.hooks';
 import { PolicyScopeField } from './PolicyScopeField';
+import { DialogActions } from '../../shared/DialogActions';
 
 type Kind = ListEntryRequest['kind'];
 
@@ -189,16 +190,7 @@ export function ListEntryDialog({ onDone }: { onDone: (notice: string) => void }
             <Text size="1" color="gray">
               Recorded in the audit with your name.
             </Text>
-            <Flex gap="3" justify="end">
-              <Dialog.Close>
-                <Button type="button" variant="soft" color="gray">
-                  Cancel
-                </Button>
-              </Dialog.Close>
-              <Button type="submit" loading={add.isPending}>
-                Add
-              </Button>
-            </Flex>
+            <DialogActions label="Add" pending={add.isPending} />
           </Flex>
         </form>
       </Dialog.Content>
