@@ -20,7 +20,14 @@ export {
 export { SluiceGuard, type RequestResponse } from './nest/sluice.guard.js';
 export { RouteRegistry, type ThrottledRoute } from './nest/route.registry.js';
 export type { Tracked } from './trackers/tracker.resolver.js';
-export { SluiceService, type LiftOptions, type ManualBlockOptions } from './nest/sluice.service.js';
+export {
+  SluiceService,
+  type GrantAudit,
+  type GrantOptions,
+  type GrantRecord,
+  type LiftOptions,
+  type ManualBlockOptions,
+} from './nest/sluice.service.js';
 export type {
   Charged,
   ConsumeOptions,

@@ -7,7 +7,7 @@ import type {
   PolicyList,
   RouteList,
 } from '@sluice/admin/api';
-import { PolicyBus } from '@sluice/nest/internals';
+import { PolicyBus, SluiceService } from '@sluice/nest/internals';
 import { describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../support/nest-app.js';
 import { eventually, query } from './admin.client.js';
@@ -34,6 +34,42 @@ describe.each(ADAPTERS)('admin operations API on %s', (adapter) => {
     (await admin.api<AuditPage>('GET', `/audit?${search}`)).body;
   const remaining = async (identifier: string) =>
     (await admin.api<InspectResult>('GET', `/inspect/reply/${identifier}`)).body.remaining;
+
+  it("audits every grant: an operator's through the API and the app's own through SluiceService", async () => {
+    const byOperator = await admin.api('POST', '/quotas/browse/203.0.113.5/grant', {
+      as: 'operator',
+      body: { amount: 40, note: 'ticket 881' },
+    });
+    expect(byOperator.status).toBe(200);
+    expect(byOperator.body).toMatchObject({ used: 0, granted: 40, remaining: 140, limit: 100 });
+    const sluice = admin.app.app.get(SluiceService);
+    const quota = await sluice.grant('browse', '203.0.113.5', -15, {
+      keyKind: 'ip',
+      actor: 'billing-job',
+      note: 'refund reversed',
+    });
+    expect(quota).toMatchObject({ granted: 25, remaining: 125 });
+    // Refused before anything is written: no credit, no entry.
+    await expect(sluice.grant('browse', '203.0.113.5', 0, { keyKind: 'ip' })).rejects.toThrow(
+      /amount/,
+    );
+    const refused = await admin.api('POST', '/quotas/reply/203.0.113.5/grant', {
+      as: 'operator',
+      body: { amount: 5 },
+    });
+    expect(refused.status).toBe(400);
+    expect(fieldsOf((refused.body as { issues?: Array<{ field: string }> }).issues)).toEqual([
+      'policy',
+    ]);
+    const grants = (await audit('limit=50')).entries.filter(
+      (entry) => entry.target === 'browse/203.0.113.5',
+    );
+    expect(grants.map((entry) => [entry.action, entry.actor, entry.comment])).toEqual([
+      ['quota.debit', 'billing-job', 'refund reversed'],
+      ['quota.grant', 'olga', 'ticket 881'],
+    ]);
+    expect(grants[1]).toMatchObject({ ip: expect.any(String) as string });
+  });
 
   it('switches enforcement off and on (admin only), audited and versioned', async () => {
     const before = await admin.api<EnforcementState>('GET', '/enforcement', { as: 'viewer' });

@@ -1,6 +1,14 @@
-import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { Inject, Injectable, NotFoundException, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { SluiceEngine, SluiceService, toIdentifier, type Identifier } from '@sluice/nest/internals';
+import {
+  SluiceEngine,
+  SluiceService,
+  toIdentifier,
+  type GrantAudit,
+  type GrantRecord,
+  type Identifier,
+  type Quota,
+} from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
 import type { QuotaGrantRequest, QuotaQuery, QuotaState } from '../common/admin-api.types.js';
 import type { Actor } from '../common/actor.js';
@@ -12,9 +20,12 @@ import { recordAudit } from '../database/audit.recorder.js';
 import { inTransaction } from '../database/transaction.js';
 import { identifier as identifierSchema } from '../penalties/penalty-requests.schema.js';
 
-/** An identifier's quota under a fixed-window policy: read, credited, debited (docs/guide.md, "Credits"). */
+/**
+ * An identifier's quota under a fixed-window policy: read, credited, debited (docs/guide.md,
+ * "Credits"); every grant, the app's own through SluiceService included, in the audit.
+ */
 @Injectable()
-export class QuotasService {
+export class QuotasService implements GrantAudit, OnModuleInit {
   constructor(
     @Inject(SluiceEngine) private readonly engine: SluiceEngine,
     @Inject(SluiceService) private readonly sluice: SluiceService,
@@ -31,10 +42,11 @@ export class QuotasService {
     }
   }
 
-  /**
-   * Credits (or debits) the current period. The audit entry is written first and committed only
-   * once Redis has the credits, so the audit never records a grant that failed.
-   */
+  onModuleInit(): void {
+    this.sluice.recordGrantsWith(this);
+  }
+
+  /** Credits (or debits) the current period, as `actor`, audited by `record` below. */
   async grant(
     policy: string,
     identifier: string,
@@ -42,32 +54,50 @@ export class QuotasService {
     actor: Actor,
   ): Promise<QuotaState> {
     this.assertQuota(policy);
-    const { display } = checkedIdentifier(identifier);
-    const tier = request.tier === undefined ? {} : { tier: request.tier };
+    checkedIdentifier(identifier);
+    const options = {
+      actor: actor.name,
+      note: request.note ?? null,
+      context: actor,
+      ...(request.tier === undefined ? {} : { tier: request.tier }),
+    };
+    return this.sluice.grant(policy, identifier, request.amount, options);
+  }
+
+  /**
+   * Records a grant around `apply`: the audit entry is written first and committed only once
+   * Redis has the credits, so the audit never records a grant that failed, nor misses one made.
+   */
+  record(grant: GrantRecord, apply: () => Promise<Quota>): Promise<Quota> {
+    const display = toIdentifier(grant.identifier).display;
+    const actor = isActor(grant.context)
+      ? grant.context
+      : { name: grant.actor, role: 'admin' as const, ip: null, userAgent: null };
     return inTransaction(this.dataSource, async (manager) => {
       const { version } = await readSetting(manager);
-      let quota: QuotaState;
+      let quota: Quota;
       try {
-        quota = await this.sluice.grant(policy, identifier, request.amount, tier);
+        quota = await apply();
       } catch (error) {
+        if (error instanceof RangeError) throw error;
         throw new RedisUnavailableException('nothing was granted', error);
       }
       await recordAudit(manager, {
         actor,
-        action: request.amount > 0 ? 'quota.grant' : 'quota.debit',
-        target: `${policy}/${display}`,
-        before: { granted: quota.granted - request.amount },
+        action: grant.amount > 0 ? 'quota.grant' : 'quota.debit',
+        target: `${grant.policy}/${display}`,
+        before: { granted: quota.granted - grant.amount },
         after: {
-          policy,
+          policy: grant.policy,
           identifier: display,
-          amount: request.amount,
+          amount: grant.amount,
           granted: quota.granted,
           used: quota.used,
           remaining: quota.remaining,
           resetAt: quota.resetAt,
           tier: quota.tier,
         },
-        comment: request.note ?? null,
+        comment: grant.note,
         version,
       });
       return quota;
@@ -104,4 +134,10 @@ function checkedIdentifier(identifier: string): Identifier {
     ]);
   }
   return toIdentifier(checked.data);
+}
+
+/** The admin's own request actor, handed through SluiceService.grant's `context`. */
+function isActor(value: unknown): value is Actor {
+  const actor = value as Partial<Actor> | undefined;
+  return typeof actor?.name === 'string' && typeof actor.role === 'string' && 'ip' in actor;
 }

@@ -54,6 +54,41 @@ export interface LiftOptions extends ManualBlockOptions {
 
 const NOTHING_CHARGED: readonly Policy[] = [];
 
+/** A grant as the audit records it: who credited whom, by how much, and why. */
+export interface GrantRecord {
+  /** The quota's policy. */
+  policy: string;
+  /** Whose quota, as given. */
+  identifier: string;
+  /** Credits added; negative: taken away. */
+  amount: number;
+  /** Who granted; 'app' for application code that names no one. */
+  actor: string;
+  /** Why, or null. */
+  note: string | null;
+  /** What the caller gave the audit beyond the name (the admin: its request's actor). */
+  context?: object;
+}
+
+/**
+ * Where grants are recorded: the admin registers one (`SluiceService.recordGrantsWith`), which
+ * writes the audit entry around `apply`, so a grant that fails is not recorded.
+ */
+export interface GrantAudit {
+  /** Records `grant` once `apply` has made it, and answers what `apply` did. */
+  record(grant: GrantRecord, apply: () => Promise<Quota>): Promise<Quota>;
+}
+
+/** Who grants and why, for the audit. */
+export interface GrantOptions extends QuotaOptions {
+  /** Who granted, as the audit records it. Default 'app'. */
+  actor?: string;
+  /** Why, as the audit records it. */
+  note?: string | null;
+  /** Handed to the audit as it is: the admin passes who made the request, address included. */
+  context?: object;
+}
+
 /**
  * The policies `service` decides by, for a guard subclass built without the PolicyRegistry
  * provider (the nest folder's own accessor; not exported further).
@@ -89,6 +124,7 @@ export class SluiceService {
   @Optional() @Inject(SluiceMetrics) private readonly metrics?: SluiceMetrics;
   @Optional() @Inject(SLUICE_OPTIONS) private readonly options?: SluiceModuleOptions;
   private ownTiers?: TierResolver;
+  private grantAudit?: GrantAudit;
 
   /**
    * Decides and charges: by names, or by policies resolved from `engine.policies` (the guard
@@ -220,14 +256,24 @@ export class SluiceService {
     policy: string,
     identifier: string,
     amount: number,
-    options: QuotaOptions = {},
+    options: GrantOptions = {},
   ): Promise<Quota> {
-    return this.engine.grant(
-      policy,
-      identifier,
-      amount,
-      await this.quotaOptions(policy, identifier, options),
-    );
+    const { actor = 'app', note = null, context, ...quota } = options;
+    const resolved = await this.quotaOptions(policy, identifier, quota);
+    const apply = () => this.engine.grant(policy, identifier, amount, resolved);
+    const audit = this.grantAudit;
+    if (audit === undefined) return apply();
+    const record: GrantRecord = { policy, identifier, amount, actor, note };
+    if (context !== undefined) record.context = context;
+    return audit.record(record, apply);
+  }
+
+  /**
+   * Has every grant recorded by `audit` (the admin's, when it runs in this app); without one,
+   * grants are made unrecorded.
+   */
+  recordGrantsWith(audit: GrantAudit): void {
+    this.grantAudit = audit;
   }
 
   /**
