@@ -65,42 +65,46 @@ export class QuotasService implements GrantAudit, OnModuleInit {
   }
 
   /**
-   * Records a grant around `apply`: the audit entry is written first and committed only once
-   * Redis has the credits, so the audit never records a grant that failed, nor misses one made.
+   * Records a grant around `apply`: the audit entry is written first, from the quota just before,
+   * and committed only once Redis has the credits, so the audit never records a grant that
+   * failed, as for a reset of the counters.
    */
-  record(grant: GrantRecord, apply: () => Promise<Quota>): Promise<Quota> {
+  async record(grant: GrantRecord, apply: () => Promise<Quota>): Promise<Quota> {
     const display = toIdentifier(grant.identifier).display;
     const actor = isActor(grant.context)
       ? grant.context
       : { name: grant.actor, role: 'admin' as const, ip: null, userAgent: null };
+    let before: Quota;
+    try {
+      before = await grant.current();
+    } catch (error) {
+      if (error instanceof RangeError) throw error;
+      throw new RedisUnavailableException('nothing was granted', error);
+    }
     return inTransaction(this.dataSource, async (manager) => {
       const { version } = await readSetting(manager);
-      let quota: Quota;
-      try {
-        quota = await apply();
-      } catch (error) {
-        if (error instanceof RangeError) throw error;
-        throw new RedisUnavailableException('nothing was granted', error);
-      }
       await recordAudit(manager, {
         actor,
         action: grant.amount > 0 ? 'quota.grant' : 'quota.debit',
         target: `${grant.policy}/${display}`,
-        before: { granted: quota.granted - grant.amount },
+        before: { granted: before.granted, used: before.used, remaining: before.remaining },
         after: {
           policy: grant.policy,
           identifier: display,
           amount: grant.amount,
-          granted: quota.granted,
-          used: quota.used,
-          remaining: quota.remaining,
-          resetAt: quota.resetAt,
-          tier: quota.tier,
+          granted: before.granted + grant.amount,
+          resetAt: before.resetAt,
+          tier: before.tier,
         },
         comment: grant.note,
         version,
       });
-      return quota;
+      try {
+        return await apply();
+      } catch (error) {
+        if (error instanceof RangeError) throw error;
+        throw new RedisUnavailableException('nothing was granted', error);
+      }
     });
   }
 

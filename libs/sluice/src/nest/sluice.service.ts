@@ -68,6 +68,8 @@ export interface GrantRecord {
   note: string | null;
   /** What the caller gave the audit beyond the name (the admin: its request's actor). */
   context?: object;
+  /** Reads the quota as it is before the grant: the audit entry is written from it. */
+  current: () => Promise<Quota>;
 }
 
 /**
@@ -75,7 +77,10 @@ export interface GrantRecord {
  * writes the audit entry around `apply`, so a grant that fails is not recorded.
  */
 export interface GrantAudit {
-  /** Records `grant` once `apply` has made it, and answers what `apply` did. */
+  /**
+   * Writes the entry for `grant`, then `apply`s it, keeping the entry only when it succeeds;
+   * answers what `apply` did.
+   */
   record(grant: GrantRecord, apply: () => Promise<Quota>): Promise<Quota>;
 }
 
@@ -263,7 +268,8 @@ export class SluiceService {
     const apply = () => this.engine.grant(policy, identifier, amount, resolved);
     const audit = this.grantAudit;
     if (audit === undefined) return apply();
-    const record: GrantRecord = { policy, identifier, amount, actor, note };
+    const current = () => this.engine.quota(policy, identifier, resolved);
+    const record: GrantRecord = { policy, identifier, amount, actor, note, current };
     if (context !== undefined) record.context = context;
     return audit.record(record, apply);
   }
