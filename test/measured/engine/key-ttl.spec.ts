@@ -141,7 +141,10 @@ async function inspect(prefix: string, policies: Map<string, Policy>): Promise<K
   const multi = redis.multi();
   for (const { key, policy, part } of parsed) {
     multi.pttl(key).call('PEXPIRETIME', key).type(key);
-    if (part === 's' && policy.algorithm === 'sliding-log') {
+    if (
+      part === 's' &&
+      (policy.algorithm === 'sliding-log' || policy.algorithm === 'concurrency')
+    ) {
       multi.zrange(key, -1, -1, 'WITHSCORES');
     } else {
       multi.get(key);
@@ -176,8 +179,8 @@ async function inspect(prefix: string, policies: Map<string, Policy>): Promise<K
       if (v > 0) freshAt = Math.max(freshAt, f + period);
     } else if (policy.algorithm === 'fixed-window') {
       expect(type, key).toBe('string');
-      const [window, count] = numbers as [number, number];
-      if (count > 0) freshAt = (window + 1) * period;
+      const [window, count, granted = 0] = numbers as [number, number, number?];
+      if (count > 0 || granted !== 0) freshAt = (window + 1) * period;
     } else if (policy.algorithm === 'sliding-window') {
       expect(type, key).toBe('string');
       const segments = policy.segments as number;
@@ -192,6 +195,10 @@ async function inspect(prefix: string, policies: Map<string, Policy>): Promise<K
     } else if (policy.algorithm === 'sliding-log') {
       expect(type, key).toBe('zset');
       freshAt = Number((content as [string, string])[1]) + period;
+    } else if (policy.algorithm === 'concurrency') {
+      // The set lives until its newest lease lapses.
+      expect(type, key).toBe('zset');
+      freshAt = Number((content as [string, string])[1]);
     } else if (policy.algorithm === 'token-bucket') {
       expect(type, key).toBe('string');
       const [tokens, stamp] = numbers as [number, number];
