@@ -38,7 +38,14 @@ export function InstancesTable({ list }: { list: InstanceList | null }) {
                       {!instance.upToDate && <Badge color="amber">out of date</Badge>}
                       {!instance.stale && instance.upToDate && <Badge color="green">current</Badge>}
                       {instance.lastError !== null && (
-                        <Badge color="red">sync failed: {instance.lastError}</Badge>
+                        <>
+                          <Badge color="red">sync failed</Badge>
+                          {/* As text, not in the badge: a long error wraps instead of widening
+                              the table past its scroll area. */}
+                          <Text size="1" color="red" data-testid="instance-error">
+                            {instance.lastError}
+                          </Text>
+                        </>
                       )}
                     </Flex>
                   </Table.Cell>

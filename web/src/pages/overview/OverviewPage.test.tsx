@@ -55,6 +55,19 @@ describe('the Overview screen', () => {
     expect(screen.getByText(/^stale/)).toBeTruthy();
   });
 
+  it("shows an instance's failed sync whole, as text that wraps rather than a badge", () => {
+    const error = `policy "api-daily": Invalid policy "api-daily": ${'a long reason '.repeat(20)}`;
+    render(
+      <InstancesTable
+        list={{ version: 7, instances: [instance('a', 6, { upToDate: false, lastError: error })] }}
+      />,
+    );
+    expect(screen.getByText('sync failed')).toBeTruthy();
+    const shown = screen.getByTestId('instance-error');
+    expect(shown.textContent).toBe(error);
+    expect(shown.closest('.rt-Badge')).toBeNull();
+  });
+
   it('totals rejections and blocks of each policy over the shown seconds', () => {
     const points: StatsPoint[] = [
       { at: '2026-11-24T12:00:00.000Z', policies: { reply: counts(2, 1), like: counts(0) } },
