@@ -228,7 +228,7 @@ export function runOperation(access: StateAccess, call: StoreCall, now: number):
       const released = release(access.get(key), now, call.lease ?? '', entry.spec.cost);
       if (released !== undefined) access.set(key, released.state, released.ttl);
     }
-    return { admitted: true, outcomes: entries.map(() => quiet(0)) };
+    return { admitted: true, outcomes: entries.map(() => quiet()) };
   }
 
   const lifted = new Map<Entry, number>();
@@ -275,8 +275,8 @@ export function runOperation(access: StateAccess, call: StoreCall, now: number):
   };
 }
 
-/** An outcome that admits and says nothing else: what release answers. */
-function quiet(offence: number): PolicyOutcome {
+/** An outcome that admits and says nothing else: what release answers, and grant fills in. */
+function quiet(): PolicyOutcome {
   return {
     allowed: true,
     reason: 'ok',
@@ -285,7 +285,7 @@ function quiet(offence: number): PolicyOutcome {
     retry: 0,
     delay: 0,
     blockedUntil: 0,
-    offence,
+    offence: 0,
     blockStarted: false,
   };
 }
@@ -314,7 +314,7 @@ function adjustQuota(
       state = adjusted.state;
     }
     const verdict = entry.twin.decide(state, now, entry.rate, 0);
-    const result = quiet(0);
+    const result = quiet();
     result.remaining = verdict.remaining;
     result.reset = verdict.reset;
     result.quota = usage(state, now, entry.rate);
