@@ -20,6 +20,7 @@ import {
   readQuota,
 } from '@sluice/nest/src/store/spec.codec.js';
 import { RedisStore } from '@sluice/nest/src/store/redis.store.js';
+import { scriptCall } from '@sluice/nest/src/store/batched.call.js';
 import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
 
 /**
@@ -566,9 +567,8 @@ async function batchConforms(
 
 /**
  * A Cluster's RedisStore sends each call alone (its keys have their own slot), so the batch of one
- * identifier's calls is sent to the library's many-calls function directly, in the argument
- * layout RedisStore uses on a single server: the keys, then per call its spec count, op, now,
- * durationMs and specs.
+ * identifier's calls is sent to the library's many-calls function directly, encoded as RedisStore
+ * encodes a batch on a single server (scriptCall).
  */
 let libraryLoaded: Promise<unknown> | undefined;
 let luaLibrary: ReturnType<typeof loadLuaLibrary> | undefined;
@@ -586,12 +586,13 @@ async function operateManyOnOneSlot(
       .map((master) => master.function('LOAD', 'REPLACE', library.functionSource)),
   );
   await libraryLoaded;
-  const keysAndArgs = calls.map((call) => call.key);
-  for (const call of calls) {
-    keysAndArgs.push(String(call.specs.length), call.op, String(now), callArgument(call));
-    for (const spec of call.specs) keysAndArgs.push(encodeSpec(spec));
-  }
-  const replies = (await client.fcall(library.manyName, calls.length, ...keysAndArgs)) as unknown[];
+  const { keys, keysAndArgs } = scriptCall(
+    calls.map((call) => ({
+      key: call.key,
+      args: [call.op, String(now), callArgument(call), ...call.specs.map(encodeSpec)],
+    })),
+  );
+  const replies = (await client.fcall(library.manyName, keys, ...keysAndArgs)) as unknown[];
   return replies.map((reply, i) => decodeReply(reply, calls[i]!.specs.length));
 }
 

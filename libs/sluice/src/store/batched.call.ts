@@ -11,7 +11,11 @@ export interface BatchedCall {
 /** op, now and the operation's argument come before the specs in a call's arguments. */
 const ARGS_BEFORE_SPECS = 3;
 
-/** One call as `operate`; more, whose keys share a slot, as `operateMany`. */
+/**
+ * One call as `operate`; more, whose keys share a slot, as `operateMany`: each distinct spec once,
+ * then one word per call, "op now argument" ('-' for none) and the 1-based indexes of its specs,
+ * so a turn's calls of one policy send and decode its spec once (operations.lua, operateMany).
+ */
 export function scriptCall(calls: readonly BatchedCall[]): {
   script: ScriptName;
   keys: number;
@@ -19,11 +23,27 @@ export function scriptCall(calls: readonly BatchedCall[]): {
 } {
   const only = calls.length === 1 ? calls[0] : undefined;
   if (only !== undefined) return { script: 'one', keys: 1, keysAndArgs: [only.key, ...only.args] };
-  const keysAndArgs = calls.map((call) => call.key);
+  const specIndex = new Map<string, number>();
+  const specs: string[] = [];
+  const words: string[] = [];
   for (const call of calls) {
-    keysAndArgs.push(String(call.args.length - ARGS_BEFORE_SPECS));
-    for (const arg of call.args) keysAndArgs.push(arg);
+    const args = call.args;
+    let word = `${args[0]} ${args[1] || '-'} ${args[2] || '-'}`;
+    for (let at = ARGS_BEFORE_SPECS; at < args.length; at++) {
+      const spec = args[at] as string;
+      let index = specIndex.get(spec);
+      if (index === undefined) {
+        index = specs.push(spec);
+        specIndex.set(spec, index);
+      }
+      word += ` ${index}`;
+    }
+    words.push(word);
   }
+  const keysAndArgs = calls.map((call) => call.key);
+  keysAndArgs.push(String(specs.length));
+  for (const spec of specs) keysAndArgs.push(spec);
+  for (const word of words) keysAndArgs.push(word);
   return { script: 'many', keys: calls.length, keysAndArgs };
 }
 

@@ -8,15 +8,15 @@
 --  [afterViolations blockMs escalation maxBlockMs forgetAfterMs]" ('-' = not set). A calendar
 -- fixed-window (which has no burst, segments or delay) carries its boundaries, epoch ms, in
 -- those three places instead: the period's start, its end and the next period's end.
+-- The spec's text is decoded once and kept (specOf).
 -- mode: e (enforce), s (shadow) or c (candidate: a proposed revision of the policy named
 -- `<name>~c` without its suffix, decided beside it on state of its own, never refusing the
 -- request; docs/architecture.md, "Shadow candidates").
--- Reply: one string of integers separated by spaces (cheaper to build and to send than an
--- array): admitted, then per policy: allowed, reason, remaining, reset, retry, delay,
--- blockedUntil, offence, blockStarted. A grant's or a settlement's reply carries the units used and the credits
--- granted in the places of retry and delay.
+-- Reply: an array of integers (a table constructor costs this Lua less than formatting a
+-- string; docs/benchmarks.md): admitted, then per policy: allowed, reason, remaining, reset,
+-- retry, delay, blockedUntil, offence, blockStarted. A grant's or a settlement's reply carries
+-- the units used and the credits granted in the places of retry and delay.
 -- operateMany() runs several calls, one after the other, in one FCALL (see its comment).
-local OUTCOME = ' %d %d %d %d %d %d %d %d %d'
 local BY_CODE = {
   fw = fixedWindow,
   sl = slidingLog,
@@ -128,12 +128,12 @@ local function readState(base, spec)
   return spec.algorithm.decode((readStrings(stateKey(base, spec))))
 end
 
--- A policy's penalty and state, in one command when the state is a string.
-local function readBoth(base, spec)
+-- A policy's penalty and state, in one command when the state is a string; key is its state's.
+local function readBoth(base, spec, key)
   if spec.algorithm.inPlace then
-    return readPenalty(base, spec), stateKey(base, spec)
+    return readPenalty(base, spec), key
   end
-  local penaltyValue, stateValue = readStrings(penaltyKey(base, spec), stateKey(base, spec))
+  local penaltyValue, stateValue = readStrings(penaltyKey(base, spec), key)
   return penalty.decode(penaltyValue), spec.algorithm.decode(stateValue)
 end
 
@@ -143,8 +143,19 @@ local function evaluate(base, specs, now, lease)
   local entries = {}
   local admitted = true
   for i, spec in ipairs(specs) do
-    local entry = { spec = spec, started = false }
-    entry.penalty, entry.state = readBoth(base, spec)
+    local key = stateKey(base, spec)
+    local penaltyState, state = readBoth(base, spec, key)
+    -- Every field in the constructor: a table grown field by field is rebuilt as it grows.
+    local entry = {
+      spec = spec,
+      key = key,
+      penalty = penaltyState,
+      state = state,
+      verdict = false,
+      reason = false,
+      charged = false,
+      started = false,
+    }
     -- Decided even while blocked: a refusal must also wait for the rate state to admit it.
     entry.verdict = spec.algorithm.decide(entry.state, now, spec.rate, spec.cost, lease)
     if penalty.isBlocked(entry.penalty, now) then
@@ -181,49 +192,62 @@ local function candidatePasses(entries, candidate)
   return true
 end
 
--- charged: whether the live policies were; a candidate says for itself (entry.charged).
-local function reply(entries, admitted, charged, now)
-  local out = { admitted and '1' or '0' }
-  for _, entry in ipairs(entries) do
-    local allowed = (entry.reason == 'ok' or entry.reason == 'shadow') and 1 or 0
-    local entryCharged = charged
-    if entry.spec.candidateOf then
-      entryCharged = entry.charged
-    end
-    local blockedUntil = 0
-    local remaining, reset, retry, delay = 0, 0, 0, 0
-    local verdict = entry.verdict
-    if penalty.isBlocked(entry.penalty, now) then
-      blockedUntil = entry.penalty.blockedUntil
-      reset = blockedUntil - now
-      retry = reset
-      if verdict and not verdict.allowed then
-        retry = math.max(retry, verdict.retry)
-        reset = math.max(reset, verdict.reset)
-      end
-    elseif verdict then
-      if verdict.allowed and not entryCharged then
-        local unchanged = entry.spec.algorithm.decide(entry.state, now, entry.spec.rate, 0)
-        remaining, reset, delay = unchanged.remaining, unchanged.reset, verdict.delay
-      else
-        remaining, reset, delay = verdict.remaining, verdict.reset, verdict.delay
-        retry = math.max(retry, verdict.retry)
-      end
-    end
-    out[#out + 1] = string.format(
-      OUTCOME,
-      allowed,
-      REASON[entry.reason],
-      remaining,
-      reset,
-      retry,
-      delay,
-      blockedUntil,
-      entry.penalty.offence,
-      entry.started and 1 or 0
-    )
+-- One policy's outcome, the nine integers of the reply. charged: whether the live policies were;
+-- a candidate says for itself (entry.charged).
+local function outcomeOf(entry, charged, now)
+  local allowed = (entry.reason == 'ok' or entry.reason == 'shadow') and 1 or 0
+  if entry.spec.candidateOf then
+    charged = entry.charged
   end
-  return table.concat(out)
+  local blockedUntil = 0
+  local remaining, reset, retry, delay = 0, 0, 0, 0
+  local verdict = entry.verdict
+  if penalty.isBlocked(entry.penalty, now) then
+    blockedUntil = entry.penalty.blockedUntil
+    reset = blockedUntil - now
+    retry = reset
+    if verdict and not verdict.allowed then
+      retry = math.max(retry, verdict.retry)
+      reset = math.max(reset, verdict.reset)
+    end
+  elseif verdict then
+    if verdict.allowed and not charged then
+      local unchanged = entry.spec.algorithm.decide(entry.state, now, entry.spec.rate, 0)
+      remaining, reset, delay = unchanged.remaining, unchanged.reset, verdict.delay
+    else
+      remaining, reset, delay = verdict.remaining, verdict.reset, verdict.delay
+      retry = math.max(retry, verdict.retry)
+    end
+  end
+  return allowed,
+    REASON[entry.reason],
+    remaining,
+    reset,
+    retry,
+    delay,
+    blockedUntil,
+    entry.penalty.offence,
+    entry.started and 1 or 0
+end
+
+-- Puts nine integers after out[n]; returns the new end.
+local function put(out, n, a, b, c, d, e, f, g, h, i)
+  out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = a, b, c, d, e
+  out[n + 6], out[n + 7], out[n + 8], out[n + 9] = f, g, h, i
+  return n + 9
+end
+
+-- The reply: admitted, then each entry's outcome. One entry, the usual call, is one table
+-- constructor, the cheapest way for this Lua to build it.
+local function reply(entries, admitted, charged, now)
+  if #entries == 1 then
+    return { admitted and 1 or 0, outcomeOf(entries[1], charged, now) }
+  end
+  local out, n = { admitted and 1 or 0 }, 1
+  for _, entry in ipairs(entries) do
+    n = put(out, n, outcomeOf(entry, charged, now))
+  end
+  return out
 end
 
 -- The specs in ARGV[first..last], or the error reply of the first that does not parse.
@@ -262,13 +286,13 @@ local function perform(base, op, now, argument, specs)
         -- have passed, its penalty counted (and its block kept) but never applied.
         entry.charged = candidatePasses(entries, entry)
         if entry.charged then
-          spec.algorithm.write(stateKey(base, spec), entry.verdict.state, entry.verdict.ttl)
+          spec.algorithm.write(entry.key, entry.verdict.state, entry.verdict.ttl)
         elseif entry.reason == 'limit' and spec.rule then
           entry.penalty, entry.started = penalty.violate(entry.penalty, now, spec.rate.period, spec.rule)
           writePenalty(base, spec, entry.penalty, now)
         end
       elseif admitted and entry.reason == 'ok' then
-        spec.algorithm.write(stateKey(base, spec), entry.verdict.state, entry.verdict.ttl)
+        spec.algorithm.write(entry.key, entry.verdict.state, entry.verdict.ttl)
       elseif not admitted and entry.reason == 'limit' and spec.rule then
         entry.penalty, entry.started = penalty.violate(entry.penalty, now, spec.rate.period, spec.rule)
         writePenalty(base, spec, entry.penalty, now)
@@ -286,7 +310,7 @@ local function perform(base, op, now, argument, specs)
     -- grant: credits for the period now falls in (docs/algorithms.md, "Credits"); 0 only reads.
     -- settle: units charged (or given back) after the response, past the limit if need be.
     local amount = tonumber(argument)
-    local out = { '1' }
+    local out, n = { 1 }, 1
     for _, spec in ipairs(specs) do
       local algorithm = spec.algorithm
       if not algorithm.grant then
@@ -300,21 +324,21 @@ local function perform(base, op, now, argument, specs)
       end
       local used, granted = algorithm.usage(state, now, spec.rate)
       local verdict = algorithm.decide(state, now, spec.rate, 0)
-      out[#out + 1] = string.format(OUTCOME, 1, 0, verdict.remaining, verdict.reset, used, granted, 0, 0, 0)
+      n = put(out, n, 1, 0, verdict.remaining, verdict.reset, used, granted, 0, 0, 0)
     end
-    return table.concat(out)
+    return out
   end
 
   if op == 'release' then
     -- The lease's slots end with its request; a policy without leases has nothing to give back.
-    local out = { '1' }
+    local out, n = { 1 }, 1
     for _, spec in ipairs(specs) do
       if spec.algorithm.release then
         spec.algorithm.release(stateKey(base, spec), argument, spec.cost, now)
       end
-      out[#out + 1] = string.format(OUTCOME, 1, 0, 0, 0, 0, 0, 0, 0, 0)
+      n = put(out, n, 1, 0, 0, 0, 0, 0, 0, 0, 0)
     end
-    return table.concat(out)
+    return out
   end
 
   if op == 'sync' then
@@ -322,8 +346,17 @@ local function perform(base, op, now, argument, specs)
     -- charged as far as the state has room, never as a violation, then the state as it now is.
     local entries = {}
     for i, spec in ipairs(specs) do
-      local entry = { spec = spec, started = false }
-      entry.penalty, entry.state = readBoth(base, spec)
+      local key = stateKey(base, spec)
+      local penaltyState, state = readBoth(base, spec, key)
+      local entry = {
+        spec = spec,
+        key = key,
+        penalty = penaltyState,
+        state = state,
+        verdict = false,
+        reason = false,
+        started = false,
+      }
       local room = spec.algorithm.decide(entry.state, now, spec.rate, 0).remaining
       local units = math.min(spec.cost, room)
       if units > 0 then
@@ -340,7 +373,7 @@ local function perform(base, op, now, argument, specs)
     return reply(entries, true, true, now)
   end
 
-  local out = { '1' }
+  local out, n = { 1 }, 1
   for _, spec in ipairs(specs) do
     local state = readPenalty(base, spec)
     local lifted = 0
@@ -378,9 +411,9 @@ local function perform(base, op, now, argument, specs)
     if op == 'unblock' or op == 'forget' then
       blockedUntil = lifted
     end
-    out[#out + 1] = string.format(OUTCOME, 1, 0, 0, 0, 0, 0, blockedUntil, state.offence, 0)
+    n = put(out, n, 1, 0, 0, 0, 0, 0, blockedUntil, state.offence, 0)
   end
-  return table.concat(out)
+  return out
 end
 
 -- One call: KEYS and ARGV as described at the top of this file.
@@ -397,29 +430,60 @@ local function operate(KEYS, ARGV)
   return reply
 end
 
--- Several calls, decided in turn as if made one after the other: KEYS[i] is call i's key, and
--- ARGV holds each call's arguments after their count of specs: "specs op now argument spec…".
--- Redis TIME is read once, for every call without a time of its own. Reply: one reply per call,
--- as operate() gives it, or '!' and the error of that call alone.
+-- A call of operateMany as its ARGV word gives it: "op now argument i…", '-' for a time or an
+-- argument not given, then the 1-based index of each of its specs among the FCALL's.
+local function callOf(text, specs)
+  local words = {}
+  for w in string.gmatch(text, '%S+') do
+    words[#words + 1] = w
+  end
+  local call = { op = words[1], given = tonumber(words[2]), argument = words[3], specs = {} }
+  if call.argument == '-' then
+    call.argument = ''
+  end
+  for i = 4, #words do
+    local spec = specs[tonumber(words[i])]
+    if not spec or spec.err then
+      call.failure = spec or redis.error_reply('ERR sluice: no spec ' .. tostring(words[i]))
+      return call
+    end
+    call.specs[i - 3] = spec
+  end
+  return call
+end
+
+-- Several calls, decided in turn as if made one after the other: KEYS[i] is call i's key.
+-- ARGV: the count of distinct specs, those specs, then one word per call (callOf), so a turn's
+-- calls of one policy send its spec once and decode it once. Redis TIME is read once, for every
+-- call without a time of its own. Reply: one reply per call, as operate() gives it, or '!' and
+-- the error of that call alone.
 local function operateMany(KEYS, ARGV)
   beginStrings()
-  local replies, at, redisNow = {}, 1, nil
+  local specCount = tonumber(ARGV[1])
+  local specs = {}
+  for i = 1, specCount do
+    specs[i] = specOf(ARGV[i + 1])
+  end
+  local replies, calls, redisNow = {}, {}, nil
   for i = 1, #KEYS do
-    local count = tonumber(ARGV[at])
-    local given = tonumber(ARGV[at + 2])
-    if not given and not redisNow then
-      redisNow = redisTime()
+    local text = ARGV[specCount + 1 + i]
+    local call = calls[text]
+    if not call then
+      call = callOf(text, specs)
+      calls[text] = call
     end
-    local now = setCallTime(given, redisNow)
-    local specs, reply = specsIn(ARGV, at + 4, at + 3 + count)
-    if specs then
-      reply = perform(KEYS[i], ARGV[at + 1], now, ARGV[at + 3], specs)
+    local reply = call.failure
+    if not reply then
+      if not call.given and not redisNow then
+        redisNow = redisTime()
+      end
+      local now = setCallTime(call.given, redisNow)
+      reply = perform(KEYS[i], call.op, now, call.argument, call.specs)
     end
-    if type(reply) == 'table' then
+    if reply.err then
       reply = '!' .. tostring(reply.err)
     end
     replies[i] = reply
-    at = at + 4 + count
   end
   flushStrings()
   return replies

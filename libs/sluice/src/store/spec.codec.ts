@@ -56,14 +56,11 @@ export function encodeSpec(spec: PolicySpec): string {
   return words.join(' ');
 }
 
+/** operations.lua's reply: an array of integers, admitted then nine per policy. */
 export function decodeReply(reply: unknown, policies: number): StoreResult {
-  const words = typeof reply === 'string' ? reply.split(' ') : [];
-  const numbers = new Array<number>(words.length);
-  let valid = words.length === 1 + policies * FIELDS_PER_OUTCOME;
-  for (let at = 0; valid && at < words.length; at++) {
-    numbers[at] = Number(words[at]);
-    valid = !Number.isNaN(numbers[at]);
-  }
+  const numbers = (Array.isArray(reply) ? reply : []) as number[];
+  let valid = numbers.length === 1 + policies * FIELDS_PER_OUTCOME;
+  for (let at = 0; valid && at < numbers.length; at++) valid = typeof numbers[at] === 'number';
   if (!valid) throw new Error(`sluice: unexpected reply from Redis: ${JSON.stringify(reply)}`);
   const outcomes: PolicyOutcome[] = [];
   for (let at = 1; at < numbers.length; at += FIELDS_PER_OUTCOME) {

@@ -16,9 +16,9 @@ local function expireIn(key, ttl)
   if ttl <= 0 then
     redis.call('DEL', key)
   elseif callTime.fromRedis then
-    redis.call('PEXPIREAT', key, ceilDiv(callTime.now + ttl, 1000))
+    redis.call('PEXPIREAT', key, int(ceilDiv(callTime.now + ttl, 1000)))
   else
-    redis.call('PEXPIRE', key, ceilDiv(ttl, 1000))
+    redis.call('PEXPIRE', key, int(ceilDiv(ttl, 1000)))
   end
 end
 
@@ -26,11 +26,12 @@ end
 -- at most once and written at most once: the calls of an FCALL on the same identifier (one busy
 -- address) see each other's writes here, and flushStrings() writes what the last of them left.
 -- Redis does not expire keys while a script runs, so this reads what Redis would. `strings`
--- maps a key to its value, or to false when it has none; `unwritten` to the SET arguments.
-local strings, unwritten = {}, {}
+-- maps a key to its value, or to false when it has none; `unwritten` to its expiry, ms, which
+-- `relative` says is a PX (a test clock's) rather than a PXAT.
+local strings, unwritten, relative = {}, {}, {}
 
 local function beginStrings()
-  strings, unwritten = {}, {}
+  strings, unwritten, relative = {}, {}, {}
 end
 
 -- The values of the keys (nil for none), read from Redis only for keys not seen yet.
@@ -60,15 +61,16 @@ local function store(key, value, ttl)
   if ttl <= 0 then
     remove(key)
   elseif callTime.fromRedis then
-    strings[key], unwritten[key] = value, { 'PXAT', ceilDiv(callTime.now + ttl, 1000) }
+    strings[key], unwritten[key], relative[key] = value, ceilDiv(callTime.now + ttl, 1000), nil
   else
-    strings[key], unwritten[key] = value, { 'PX', ceilDiv(ttl, 1000) }
+    strings[key], unwritten[key], relative[key] = value, ceilDiv(ttl, 1000), true
   end
 end
 
 -- The next FCALL starts afresh with beginStrings(), also after one that failed part-way.
 local function flushStrings()
   for key, expiry in pairs(unwritten) do
-    redis.call('SET', key, strings[key], expiry[1], expiry[2])
+    -- int(): Redis would format a Lua number with %.17g, a slower path than Lua's %d.
+    redis.call('SET', key, strings[key], relative[key] and 'PX' or 'PXAT', int(expiry))
   end
 end
