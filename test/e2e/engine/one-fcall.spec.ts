@@ -132,12 +132,16 @@ describe('calls on one identifier sent in one FCALL', () => {
     expect(refusedByCandidate).toHaveLength(5);
     const key = `${prefix}:{user:shadowed}`;
     // One FCALL carries the turn; inside it the live state and the candidate's own, each on its
-    // own key, are read and written once.
+    // own key, are read once (one MGET of both penalties and both states) and written once.
     const commands = await commandsOn(key, (seen) => named(seen, 'SET').length >= 2);
     expect(named(commands, 'FCALL')).toHaveLength(1);
     const written = named(commands, 'SET').map((args) => args[1]);
     expect(new Set(written).size).toBe(2);
-    expect(named(commands, 'MGET')).toHaveLength(2);
+    const reads = named(commands, 'MGET');
+    expect(reads).toHaveLength(1);
+    expect(new Set(reads[0]?.slice(1))).toEqual(
+      new Set([...written, `${key}:api:p`, `${key}:api~c:p`]),
+    );
   });
 
   it('an FCALL that fails part-way writes none of its calls’ states', async () => {

@@ -430,6 +430,9 @@ local function operate(KEYS, ARGV)
   return reply
 end
 
+-- Operations that read each policy's penalty and state (readBoth) before anything is written.
+local READS_BOTH = { consume = true, peek = true, sync = true }
+
 -- A call of operateMany as its ARGV word gives it: "op now argument i…", '-' for a time or an
 -- argument not given, then the 1-based index of each of its specs among the FCALL's.
 local function callOf(text, specs)
@@ -465,6 +468,7 @@ local function operateMany(KEYS, ARGV)
     specs[i] = specOf(ARGV[i + 1])
   end
   local replies, calls, redisNow = {}, {}, nil
+  local byCall, reads = {}, {}
   for i = 1, #KEYS do
     local text = ARGV[specCount + 1 + i]
     local call = calls[text]
@@ -472,6 +476,19 @@ local function operateMany(KEYS, ARGV)
       call = callOf(text, specs)
       calls[text] = call
     end
+    byCall[i] = call
+    if READS_BOTH[call.op] and not call.failure then
+      for _, spec in ipairs(call.specs) do
+        reads[#reads + 1] = penaltyKey(KEYS[i], spec)
+        if not spec.algorithm.inPlace then
+          reads[#reads + 1] = stateKey(KEYS[i], spec)
+        end
+      end
+    end
+  end
+  prefetchStrings(reads)
+  for i = 1, #KEYS do
+    local call = byCall[i]
     local reply = call.failure
     if not reply then
       if not call.given and not redisNow then
