@@ -275,9 +275,42 @@ local function setCallTime(given, redisNow)
   return callTime.now
 end
 
+-- The usual consume, one live policy with a string state and no penalty state, without the
+-- general path's tables: the same reply perform() would give, or nil when the call needs that
+-- path (a penalty or a block on record, a candidate, a refusal that counts towards a penalty).
+local function consumeOne(base, spec, now, lease)
+  local algorithm = spec.algorithm
+  if spec.candidateOf or algorithm.inPlace then
+    return nil
+  end
+  local key = base .. spec.stateSuffix
+  local penaltyValue, stateValue = readStrings(base .. spec.penaltySuffix, key)
+  if penaltyValue then
+    return nil
+  end
+  local verdict = algorithm.decide(algorithm.decode(stateValue), now, spec.rate, spec.cost, lease)
+  if verdict.allowed then
+    algorithm.write(key, verdict.state, verdict.ttl)
+    return { 1, 1, 0, verdict.remaining, verdict.reset, math.max(0, verdict.retry), verdict.delay, 0, 0, 0 }
+  end
+  if spec.rule then
+    return nil
+  end
+  if spec.shadow then
+    return { 1, 1, 3, verdict.remaining, verdict.reset, math.max(0, verdict.retry), verdict.delay, 0, 0, 0 }
+  end
+  return { 0, 0, 1, verdict.remaining, verdict.reset, math.max(0, verdict.retry), verdict.delay, 0, 0, 0 }
+end
+
 -- One call on the identifier's key base, its time already set.
 local function perform(base, op, now, argument, specs)
   if op == 'consume' then
+    if #specs == 1 then
+      local reply = consumeOne(base, specs[1], now, argument)
+      if reply then
+        return reply
+      end
+    end
     local entries, admitted = evaluate(base, specs, now, argument)
     for _, entry in ipairs(entries) do
       local spec = entry.spec
