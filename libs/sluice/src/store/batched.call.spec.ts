@@ -55,8 +55,14 @@ describe('repliesOf', () => {
   });
 
   it('refuses a reply that does not hold one answer per call', () => {
-    expect(() => repliesOf([{ key: 'k1', args: [] }, { key: 'k2', args: [] }], [[1]])).toThrow(
-      /unexpected reply/,
-    );
+    expect(() =>
+      repliesOf(
+        [
+          { key: 'k1', args: [] },
+          { key: 'k2', args: [] },
+        ],
+        [[1]],
+      ),
+    ).toThrow(/unexpected reply/);
   });
 });
