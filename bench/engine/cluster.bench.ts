@@ -154,7 +154,7 @@ async function main(): Promise<void> {
       'fcall-each': (mode) => (i) =>
         client
           .fcall(name, 1, `sluice:{ip:${identifier(mode, i)}}`, ...args)
-          .then((reply) => String(reply).startsWith('1 ')),
+          .then((reply) => Array.isArray(reply) && reply[0] === 1),
       plain: (mode) => (i) =>
         client
           .evalsha(plainSha, 1, `sluice:{ip:${identifier(mode, i)}}:plain`, '60000')

@@ -1,7 +1,8 @@
 /**
  * `npm run bench:engine`: what one decision costs in Redis and in Node, for each algorithm, against
- * a plain INCR + PEXPIRE script. Starts its own redis-server, prints the figures and writes the
- * "Engine" section of docs/benchmarks.md from them.
+ * a plain INCR + PEXPIRE script, rate-limiter-flexible's RateLimiterRedis and a GET + SET floor,
+ * on one identifier and on many, with eventual mode beside exact. Starts its own redis-server,
+ * prints the figures and writes the "Engine" section of docs/benchmarks.md from them.
  *
  * Knobs (environment): BENCH_ROUNDS (default 5), BENCH_RUN_MS (500), BENCH_HOT_RUN_MS (400),
  * BENCH_VARIANT_MS (120), BENCH_STUB_MS (150), BENCH_IDLE_WAIT_S (10).
@@ -11,6 +12,7 @@ import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
 import {
   ALGORITHMS,
   RedisStore,
@@ -19,6 +21,7 @@ import {
 } from '../../libs/sluice/src/engine/index.js';
 import { loadLuaLibrary } from '../../libs/sluice/src/store/script.source.js';
 import {
+  FLOOR_SCRIPT,
   PLAIN_SCRIPT,
   algorithmVariants,
   commonVariants,
@@ -27,7 +30,7 @@ import {
 } from './lua-variants.js';
 import { info, measure, respBytes, waitForQuiet, type Call, type Run } from './measure.js';
 import { startRedisServer } from '../../test/support/redis-servers.js';
-import { writeReport, type Results } from './report.js';
+import { EVENTUAL_ALGORITHMS, writeReport, type Results } from './report.js';
 
 const envInt = (name: string, fallback: number): number => {
   const value = Number(process.env[name]);
@@ -50,7 +53,7 @@ export const SETTINGS = {
   identifiers: 10_000,
   memoryIdentifiers: 1000,
   /** The whole run is aborted past this. */
-  hardLimitMs: 240_000,
+  hardLimitMs: 480_000,
 };
 
 /** Throughput policies: nothing may be rejected, so limits are far above what a run sends. */
@@ -69,6 +72,9 @@ const MEMORY_POLICIES = ALGORITHMS.map((algorithm) => ({
   key: 'ip',
 }));
 const PLAIN_TTL_MS = '60000';
+const EVENTUAL_POLICIES = THROUGHPUT_POLICIES.filter((p) =>
+  EVENTUAL_ALGORITHMS.includes(p.algorithm),
+).map((p) => ({ ...p, consistency: 'eventual' as const }));
 
 const ipv4 = (prefix: string, i: number) => `${prefix}.${(i >> 8) & 255}.${i & 255}`;
 const ids = Array.from({ length: SETTINGS.identifiers }, (_, i) =>
@@ -165,6 +171,7 @@ async function main(): Promise<void> {
     const lib = loadLuaLibrary();
     results.functions = (lib.definitions.match(/\bfunction\b/g) ?? []).length;
     const plainSha = (await admin.script('LOAD', PLAIN_SCRIPT)) as string;
+    const floorSha = (await admin.script('LOAD', FLOOR_SCRIPT)) as string;
     const common = commonVariants(lib.definitions);
     const perAlgorithm = algorithmVariants(lib.definitions);
     const lean = leanVariants();
@@ -238,10 +245,22 @@ async function main(): Promise<void> {
       store: new RedisStore(client),
       policies: THROUGHPUT_POLICIES,
     });
+    const eventualEngine = new SluiceEngine({
+      store: new RedisStore(client),
+      policies: EVENTUAL_POLICIES,
+    });
+    // The peer: its Redis limiter as its guard calls it, one EVALSHA per request, on the same
+    // connection; the floor: a GET and a SET with expiry in one script per decision.
+    const flexible = new RateLimiterRedis({
+      storeClient: client,
+      keyPrefix: 'rlf',
+      points: 1_000_000_000,
+      duration: 3600,
+    });
     const keys = ids.map(baseKey);
     const plainKeys = ids.map((id) => `${baseKey(id)}:plain`);
     const n = ids.length;
-    const admittedReply = (r: unknown) => typeof r === 'string' && r.startsWith('1 ');
+    const admittedReply = (r: unknown) => Array.isArray(r) && r[0] === 1;
     const args = (algorithm: AlgorithmName) => argsFor.get(algorithm) as string[];
     /** The engine's own Lua, called straight from ioredis with the store's arguments. */
     const sameScript = (key: string, algorithm: AlgorithmName) =>
@@ -263,6 +282,29 @@ async function main(): Promise<void> {
             PLAIN_TTL_MS,
           )
           .then((r) => typeof r === 'number');
+    const eventualCall =
+      (algorithm: AlgorithmName, hot = false): Call =>
+      (i) =>
+        eventualEngine
+          .consume(algorithm, hot ? HOT_ID : (ids[i % n] as string))
+          .then((d) => d.allowed);
+    const flexibleCall =
+      (hot = false): Call =>
+      (i) =>
+        flexible.consume(hot ? HOT_ID : (ids[i % n] as string)).then((r) => r.remainingPoints > 0);
+    const floorKeys = ids.map((id) => `${baseKey(id)}:floor`);
+    const floorCall =
+      (hot = false): Call =>
+      (i) =>
+        client
+          .evalsha(
+            floorSha,
+            1,
+            hot ? `${baseKey(HOT_ID)}:floor` : (floorKeys[i % n] as string),
+            '1763790000123456',
+            PLAIN_TTL_MS,
+          )
+          .then((r) => r === 1);
     const rawCall =
       (algorithm: AlgorithmName): Call =>
       (i) =>
@@ -290,6 +332,7 @@ async function main(): Promise<void> {
       push(`${prefix}:perSec`, run.perSec);
       push(`${prefix}:usec`, run.usecPerCall);
       push(`${prefix}:redisCpu`, run.redisCpuUs);
+      push(`${prefix}:scriptCalls`, run.scriptCallsPerCall);
       push(`${prefix}:nodeCpu`, run.nodeCpuUs);
       push(`${prefix}:netIn`, run.netInBytes);
       push(`${prefix}:netOut`, run.netOutBytes);
@@ -342,6 +385,11 @@ async function main(): Promise<void> {
     for (const algorithm of ALGORITHMS) await stubRun(algorithm, false);
     const warm = { inFlight: SETTINGS.inFlight, calls: 1500 };
     await measure(admin, 'evalsha', plainCall(), warm);
+    await measure(admin, 'evalsha', flexibleCall(), warm);
+    await measure(admin, 'evalsha', floorCall(), warm);
+    for (const algorithm of EVENTUAL_ALGORITHMS) {
+      await measure(admin, engineCommand, eventualCall(algorithm), warm);
+    }
     for (const algorithm of ALGORITHMS) {
       await measure(admin, engineCommand, engineCall(algorithm), warm);
       await measure(admin, engineCommand, rawCall(algorithm), warm);
@@ -352,18 +400,35 @@ async function main(): Promise<void> {
     for (let round = 0; round < SETTINGS.rounds; round++) {
       const flip = <T>(list: T[]) => (round % 2 === 1 ? list.reverse() : list);
       for (const algorithm of ALGORITHMS) {
+        const eventual = EVENTUAL_ALGORITHMS.includes(algorithm);
         const block: Array<[string, () => Promise<Run>]> = flip([
           [`engine:${algorithm}`, () => measure(admin, engineCommand, engineCall(algorithm), tput)],
           [`plain@${algorithm}`, () => measure(admin, 'evalsha', plainCall(), tput)],
+          [`flexible@${algorithm}`, () => measure(admin, 'evalsha', flexibleCall(), tput)],
+          [`floor@${algorithm}`, () => measure(admin, 'evalsha', floorCall(), tput)],
           [`raw:${algorithm}`, () => measure(admin, engineCommand, rawCall(algorithm), tput)],
+          ...(eventual
+            ? ([
+                [
+                  `eventual:${algorithm}`,
+                  () => measure(admin, engineCommand, eventualCall(algorithm), tput),
+                ],
+              ] as Array<[string, () => Promise<Run>]>)
+            : []),
         ]);
         const runs = new Map<string, Run>();
         for (const [name, run] of block) runs.set(name, await run());
         for (const [name, run] of runs) record(name, run);
         const engineRun = runs.get(`engine:${algorithm}`) as Run;
         const plainRun = runs.get(`plain@${algorithm}`) as Run;
+        const flexibleRun = runs.get(`flexible@${algorithm}`) as Run;
         push(`ratio:${algorithm}`, engineRun.perSec / plainRun.perSec);
         push(`usecRatio:${algorithm}`, engineRun.usecPerCall / plainRun.usecPerCall);
+        push(`overFlexible:${algorithm}`, engineRun.redisCpuUs / flexibleRun.redisCpuUs);
+        if (eventual) {
+          const eventualRun = runs.get(`eventual:${algorithm}`) as Run;
+          push(`eventualOverExact:${algorithm}`, eventualRun.redisCpuUs / engineRun.redisCpuUs);
+        }
       }
       for (const algorithm of ALGORITHMS) {
         const block: Array<[string, () => Promise<Run>]> = flip([
@@ -372,10 +437,20 @@ async function main(): Promise<void> {
             () => measure(admin, engineCommand, engineCall(algorithm, true), hotShape),
           ],
           [`hot-plain@${algorithm}`, () => measure(admin, 'evalsha', plainCall(true), hotShape)],
+          [
+            `hot-flexible@${algorithm}`,
+            () => measure(admin, 'evalsha', flexibleCall(true), hotShape),
+          ],
+          [`hot-floor@${algorithm}`, () => measure(admin, 'evalsha', floorCall(true), hotShape)],
         ]);
         const runs = new Map<string, Run>();
         for (const [name, run] of block) runs.set(name, await run());
         for (const [name, run] of runs) record(name, run);
+        push(
+          `hot-overFlexible:${algorithm}`,
+          (runs.get(`hot-engine:${algorithm}`) as Run).redisCpuUs /
+            (runs.get(`hot-flexible@${algorithm}`) as Run).redisCpuUs,
+        );
         push(
           `hot-ratio:${algorithm}`,
           (runs.get(`hot-engine:${algorithm}`) as Run).perSec /

@@ -8,6 +8,13 @@
 export const PLAIN_SCRIPT =
   "redis.call('INCR', KEYS[1])\nredis.call('PEXPIRE', KEYS[1], ARGV[1])\nreturn 1";
 
+/**
+ * The reference floor of issue 38: what any limiter keeping one string state per identifier must
+ * do, a GET and a SET with expiry, in one script per decision. ARGV[1] = the value, ARGV[2] = TTL ms.
+ */
+export const FLOOR_SCRIPT =
+  "redis.call('GET', KEYS[1])\nredis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])\nreturn 1";
+
 export interface Variant {
   name: string;
   /** What the figure measures. */
@@ -65,9 +72,11 @@ function libraryCut(
 }
 
 const CONSUME = "\n  if op == 'consume' then\n";
-const CONSUME_EVALUATED = 'local entries, admitted = evaluate(base, specs, now)\n    for _, entry';
-const CONSUME_REPLY = 'return reply(entries, admitted, admitted, now)';
-const PENALTY_READ = 'readStrings(penaltyKey(base, spec), stateKey(base, spec))';
+const CONSUME_EVALUATED =
+  'local verdict = algorithm.decide(algorithm.decode(stateValue), now, spec.rate, spec.cost, lease)\n';
+const CONSUME_REPLY =
+  'return { 1, 1, 0, verdict.remaining, verdict.reset, math.max(0, verdict.retry), verdict.delay, 0, 0, 0 }';
+const PENALTY_READ = 'readStrings(base .. spec.penaltySuffix, key)';
 const SPEC_CACHE = 'local spec = specOf(ARGV[i])';
 
 /** Variants that do not depend on the algorithm (called with gcra's arguments). */
@@ -120,27 +129,23 @@ export function algorithmVariants(definitions: string): Variant[] {
     libraryCut(
       definitions,
       'evaluated',
-      "… and `evaluate()`: the penalty and state read (one MGET) and the algorithm's decide, then 1",
+      "… and the decision of the usual consume (`consumeOne`): the penalty and state read (one MGET) and the algorithm's decide, then 1",
       CONSUME_EVALUATED,
-      (anchor) =>
-        anchor.replace(
-          'evaluate(base, specs, now)\n',
-          'evaluate(base, specs, now)\n    do return 1 end\n',
-        ),
+      (anchor) => `${anchor}  do return 1 end\n`,
     ),
     libraryCut(
       definitions,
       'written',
       '… and the state write (and TTL), then 1 instead of the reply',
       CONSUME_REPLY,
-      () => 'do return 1 end',
+      () => 'return 1',
     ),
     libraryCut(
       definitions,
       'no-penalty-read',
       'the whole library reading only the state (GET) instead of penalty and state (MGET): what skipping the penalty for a policy without one would save',
       PENALTY_READ,
-      () => 'nil, readStrings(stateKey(base, spec))',
+      () => 'nil, readStrings(key)',
     ),
     libraryCut(
       definitions,

@@ -49,6 +49,8 @@ export interface Run {
   rejected: number;
   /** The script command's own figure from INFO commandstats (evalsha, or fcall). */
   usecPerCall: number;
+  /** Script commands (the one measured) per call of `call`. */
+  scriptCallsPerCall: number;
   /** Commands the script ran, per script call: name → calls and µs per script call. */
   inner: Map<string, { perCall: number; usecPerCall: number }>;
   /** Redis main-thread CPU (user + sys) per call, µs: unlike usec_per_call, not inflated when the server is descheduled. */
@@ -140,6 +142,7 @@ export async function measure(
   return {
     ...loop,
     usecPerCall: script.usec / perCall,
+    scriptCallsPerCall: script.calls / perCall,
     inner,
     redisCpuUs: (redisCpu * 1e6) / loop.calls,
     nodeCpuUs: (nodeCpu.user + nodeCpu.system) / loop.calls,

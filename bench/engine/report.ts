@@ -73,6 +73,21 @@ export interface Results {
   elapsedS: number;
 }
 
+/** Redis CPU per decision against the rate-limiter-flexible guard's per request, either key mode. */
+const OVER_FLEXIBLE: Record<AlgorithmName, number | undefined> = {
+  gcra: 0.5,
+  'fixed-window': 0.5,
+  'token-bucket': 0.5,
+  'leaky-bucket': 0.5,
+  'sliding-window': 0.7,
+  'sliding-log': 1.0,
+  concurrency: undefined,
+};
+/** Eventual mode is measured for these, against the same algorithm in exact mode. */
+export const EVENTUAL_ALGORITHMS: AlgorithmName[] = ['gcra', 'fixed-window'];
+/** Eventual mode's Redis CPU per decision against exact mode's, on many identifiers. */
+const EVENTUAL_OVER_EXACT = 0.5;
+
 const TARGETS = {
   throughputRatio: 0.9,
   fixedWindowVsPlain: 1.2,
@@ -138,6 +153,7 @@ function render(r: Results): string {
 
   // Redis CPU per call of a variant, and the stages of one algorithm's decision.
   const cpu = (name: string) => med(`${name}:redisCpu`);
+  const scriptCalls = (name: string) => med(`${name}:scriptCalls`);
   const both = (name: string) => `${f1(med(`${name}:usec`))} / ${f1(cpu(name))}`;
   const perCall = (cpu('v:ten-calls') - cpu('v:return-1')) / 10;
   const trivialInside = med('v:ten-calls:inner:exists:usec') / 10;
@@ -248,11 +264,51 @@ function render(r: Results): string {
   targetRows.push(
     `| Bytes sent to Redis per single-policy consume ≤ 200 B | ${f0(worstComputed)} B computed, ${f0(worstNetIn)} B measured (largest over the algorithms; KEYS[1] of ${r.bytes[0]?.keyLength ?? '?'} chars) | ${verdict(bytesOk)} |`,
   );
+  // Redis CPU per decision against the peer, both key modes (docs/benchmarks.md explains why
+  // this measure, which the co-located client cannot distort).
+  const flexibleRows: string[] = [];
+  for (const a of ALGORITHMS) {
+    const target = OVER_FLEXIBLE[a];
+    for (const [mode, prefix] of [
+      ['one identifier', 'hot-'],
+      [`${cfg.identifiers.toLocaleString('en-US')} identifiers`, ''],
+    ] as const) {
+      const ratio = s(`${prefix}overFlexible:${a}`);
+      const ok = target === undefined || ratio.median <= target;
+      if (!ok) misses.push(`flexible:${a}:${prefix}`);
+      const sluice = med(`${prefix}engine:${a}:redisCpu`);
+      const flexible = med(`${prefix}flexible@${a}:redisCpu`);
+      const floor = med(`${prefix}floor@${a}:redisCpu`);
+      flexibleRows.push(
+        `| ${a} | ${mode} | ${f1(sluice)} (${f1(med(`${prefix}engine:${a}:usec`))} in ${CMD}) | ${f1(flexible)} | ${range(ratio, f2)}× | ${target === undefined ? 'reported' : `≤ ${target}×`} | ${f1(floor)} | ${f0(1e6 / sluice)} | ${f0(1e6 / flexible)} | ${target === undefined ? '' : verdict(ok)} |`,
+      );
+    }
+  }
+  for (const a of EVENTUAL_ALGORITHMS) {
+    const ratio = s(`eventualOverExact:${a}`);
+    const ok = ratio.median <= EVENTUAL_OVER_EXACT;
+    if (!ok) misses.push(`eventual:${a}`);
+    targetRows.push(
+      `| ${a} with consistency eventual, ${cfg.identifiers.toLocaleString('en-US')} identifiers: Redis CPU per decision ≤ ${EVENTUAL_OVER_EXACT}× exact mode's | ${range(ratio, f2)}× (${f1(med(`eventual:${a}:redisCpu`))} vs ${f1(med(`engine:${a}:redisCpu`))} µs; script calls per decision ${f2(scriptCalls(`eventual:${a}`))}) | ${verdict(ok)} |`,
+    );
+  }
   line('### Targets');
   line();
   line('| Target | Measured: median (min–max) | Verdict |');
   line('|---|---|---|');
   for (const row of targetRows) line(row);
+  line();
+  line('### Redis CPU per decision against rate-limiter-flexible');
+  line();
+  line(
+    `Redis's main-thread CPU (INFO) per decision, the one resource every instance shares: 10⁶ ÷ it is how many decisions one Redis core (or one Cluster shard) can take. Sluice is the engine over RedisStore; rate-limiter-flexible is \`RateLimiterRedis#consume\` on the same ioredis connection (one EVALSHA per request, as its guard calls it); the floor is a script doing only a GET and a SET with expiry per decision (\`FLOOR_SCRIPT\`, bench/engine/lua-variants.ts), what any limiter keeping one string per identifier must do. The three run side by side in every round with ${cfg.inFlight} calls in flight; "×" is Sluice ÷ rate-limiter-flexible per round, median (min–max) over the rounds.`,
+  );
+  line();
+  line(
+    '| Algorithm | Identifiers | Sluice, Redis CPU µs/decision | rate-limiter-flexible, µs/request | × rate-limiter-flexible | Target | Floor (GET + SET script), µs | Sluice decisions/s per Redis core | rate-limiter-flexible requests/s per Redis core | Verdict |',
+  );
+  line('|---|---|---|---|---|---|---|---|---|---|');
+  for (const row of flexibleRows) line(row);
   line();
 
   // --- throughput and server time --------------------------------------------------------------
@@ -383,6 +439,10 @@ function render(r: Results): string {
     `Common to all algorithms (gcra's arguments): plain script (EVALSHA) ${both('v:plain')} µs; the same as a function (FCALL) ${both('v:plain-fcall')} µs; \`return 1\` function ${both('v:return-1')} µs; \`parsed\` ${both('v:parsed')} µs; \`time\` ${both('v:time')} µs; \`floor-gcra\` ${both('v:floor-gcra')} µs. One redis.call() of a trivial keyed command (EXISTS), from \`ten-calls\`: ${f2((med('v:ten-calls:usec') - med('v:return-1:usec')) / 10)} / ${f2(perCall)} µs, of which the command itself ${f2(trivialInside)} µs by commandstats; the rest is the Lua-to-Redis bridge (argument conversion, ACL/OOM/cluster checks, reply conversion).`,
   );
   line();
+  line(
+    'The `evaluated`, `written` and `no-penalty-read` cuts are made in `consumeOne`, the path of a single-policy consume with a string state; sliding-log and concurrency keep their state in a sorted set and take the general path, which those cuts do not stop, so their columns there equal `full`.',
+  );
+  line();
   line('Cumulative, usec_per_call / Redis CPU µs per call (medians):');
   line();
   line(
@@ -421,7 +481,7 @@ function render(r: Results): string {
     const st = stages(a);
     const calls = st.calls * perCall + Math.max(0, st.inside - st.calls * trivialInside);
     const lua = st.full - st.dispatch - calls;
-    return `In Redis CPU per decision (medians of the cut-down copies) it costs ${f1(st.full)} µs: dispatch, argument passing and socket I/O ${f1(st.dispatch)} µs (what a \`return 1\` function costs with the same arguments), TIME and the spec lookup ${f1(st.parse)} µs, the penalty and state read (one MGET) and the decision ${f1(st.evaluate)} µs (reading the penalty with the state rather than the state alone: ${f1(st.penaltyRead)} µs), the write and its TTL ${f1(st.write)} µs, building the reply string ${f1(st.reply)} µs. It makes ${f1(st.calls)} redis.call()s per decision (${st.names.join(', ')}; ${f1(st.inside)} µs inside the commands by commandstats): at ${f2(perCall)} µs per trivial redis.call() they come to about ${f1(calls)} µs, which leaves about ${f1(lua)} µs of Lua work (locals, tables and closures per call, arithmetic, the reply)`;
+    return `In Redis CPU per decision (medians of the cut-down copies) it costs ${f1(st.full)} µs: dispatch, argument passing and socket I/O ${f1(st.dispatch)} µs (what a \`return 1\` function costs with the same arguments), TIME and the spec lookup ${f1(st.parse)} µs, the penalty and state read (one MGET) and the decision ${f1(st.evaluate)} µs (reading the penalty with the state rather than the state alone: ${f1(st.penaltyRead)} µs), the write and its TTL ${f1(st.write)} µs, building the reply ${f1(st.reply)} µs. It makes ${f1(st.calls)} redis.call()s per decision (${st.names.join(', ')}; ${f1(st.inside)} µs inside the commands by commandstats): at ${f2(perCall)} µs per trivial redis.call() they come to about ${f1(calls)} µs, which leaves about ${f1(lua)} µs of Lua work (locals, tables and closures per call, arithmetic, the reply)`;
   };
   if (misses.includes('fixed-window-usec')) {
     line(
