@@ -12,6 +12,7 @@ import { buildContenders } from './contender.build.js';
 import { runExactness } from './exactness.scenario.js';
 import { runEventual } from './eventual.scenario.js';
 import { runFlood } from './flood.scenario.js';
+import { runPaced } from './paced.scenario.js';
 import { describeMachine, waitForQuiet } from './machine.js';
 import { writeAppReport, type AppResults } from './app.report.js';
 import { runThroughput, type Sample } from './throughput.scenario.js';
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
     flood: [],
     exactness: [],
     eventual: [],
+    paced: [],
     elapsedS: 0,
   };
   try {
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
         console.log(describe(sample));
       });
     }
+    if (settings.scenarios.includes('paced')) results.paced = await runPaced(context);
     if (settings.scenarios.includes('exactness')) results.exactness = await runExactness(context);
     if (settings.scenarios.includes('flood')) results.flood = await runFlood(context);
     if (settings.scenarios.includes('eventual')) results.eventual = await runEventual(context);

@@ -17,6 +17,8 @@ import type { MachineReport } from './machine.js';
 import { SampleSet, type Cell } from './sample.set.js';
 import { range, targetRows } from './app.targets.js';
 import type { Sample } from './throughput.scenario.js';
+import { pacedSection, pacedTargetRows } from './paced.report.js';
+import type { PacedSample } from './paced.scenario.js';
 
 export interface AppResults {
   settings: BenchSettings;
@@ -25,6 +27,7 @@ export interface AppResults {
   flood: FloodRun[];
   exactness: ExactnessResult[];
   eventual: EventualResult[];
+  paced: PacedSample[];
   elapsedS: number;
 }
 
@@ -112,16 +115,15 @@ function render(r: AppResults): string {
     '',
     table(
       ['Target', 'Measured: median (min–max) over the rounds', 'Verdict'],
-      targetRows(set, r.flood, r.exactness, r.eventual).map((t) => [
-        t.target,
-        t.measured,
-        verdict(t.pass),
-      ]),
+      [...targetRows(set, r.flood, r.exactness, r.eventual), ...pacedTargetRows(r.paced)].map(
+        (t) => [t.target, t.measured, verdict(t.pass)],
+      ),
     ),
     '',
     ...ADAPTERS.flatMap((adapter) =>
       KEY_MODES.flatMap((mode) => throughputTable(set, { adapter, mode })),
     ),
+    ...pacedSection(r.paced, s.rounds),
     ...floodSection(r.flood),
     ...exactnessSection(r.exactness),
     ...eventualSection(r.eventual),
@@ -240,7 +242,7 @@ function exactnessSection(results: readonly ExactnessResult[]): string[] {
   return [
     '### Exactness',
     '',
-    `Two instances of the Sluice app (Fastify) share the Redis; one identifier, a limit of ${EXACT_LIMIT} per hour; each instance gets 2 500 requests at once from its own load process (25 connections each). leaky-bucket shapes rather than counts and is left to test/measured/engine.`,
+    `Two instances of the Sluice app (Fastify) share the Redis; one identifier, a limit of ${EXACT_LIMIT} per hour; each instance gets 2 500 requests at once from its own load process (25 connections each). leaky-bucket shapes rather than counts, and concurrency bounds the requests in flight (each ends here in milliseconds): both are left to test/measured/engine.`,
     '',
     table(
       ['Algorithm', 'Admitted', 'Refused (429)', 'Other', 'Admitted per instance'],

@@ -14,18 +14,17 @@ export interface TargetRow {
   pass: boolean | undefined | 'reported';
 }
 
+/**
+ * What the run judges. Throughput at saturation is reported, not judged: on a host whose cores
+ * the app, Redis and the load generator share, the CPU sums bound the ratios (docs/benchmarks.md,
+ * "Saturation throughput is reported, not judged").
+ */
 export const TARGET = {
-  overFlexible: 1.3,
-  blockedOverBare: 0.85,
-  expressOverBare: 0.95,
   bytesPerDecision: 200,
   floodRedisShare: 0.01,
   floodP99: 1.2,
   candidateRedisCpu: 1.1,
-  eventualOverBare: 0.85,
-  tierAppCpuUs: 1,
   tierRedisCpu: 1.1,
-  deniedOverBare: 0.9,
 };
 
 const MODE_NAMES: Record<KeyMode, string> = { ip: 'IP', users: '10 000 users' };
@@ -53,7 +52,7 @@ function perAlgorithm(
   set: SampleSet,
   adapter: Cell['adapter'],
   target: (algorithm: string) => string,
-  judge: (id: string, cell: Cell) => { text: string; pass: boolean } | undefined,
+  judge: (id: string, cell: Cell) => { text: string; pass: boolean | 'reported' } | undefined,
 ): TargetRow[] {
   return SLUICE_ALLOWED.flatMap((contender) => {
     const parts = KEY_MODES.flatMap((mode) => {
@@ -65,7 +64,9 @@ function perAlgorithm(
       {
         target: target(contender.algorithm ?? contender.id),
         measured: parts.map((part) => `${MODE_NAMES[part.mode]}: ${part.text}`).join('; '),
-        pass: parts.every((part) => part.pass),
+        pass: parts.every((part) => part.pass === 'reported')
+          ? ('reported' as const)
+          : parts.every((part) => part.pass === true),
       },
     ];
   });
@@ -83,7 +84,7 @@ export function targetRows(
       set,
       'fastify',
       (algorithm) =>
-        `Fastify, allowed: Sluice ${algorithm} ≥ ${TARGET.overFlexible}× the rate-limiter-flexible guard's throughput, p99 no worse`,
+        `Fastify, allowed, at saturation: Sluice ${algorithm}'s throughput against the rate-limiter-flexible guard's (reported: see "Saturation throughput is reported, not judged")`,
       (id, cell) => {
         if (!set.has(id, cell) || !set.has('rlf-redis', cell)) return undefined;
         const ratio = set.ratio(id, 'rlf-redis', cell);
@@ -93,7 +94,7 @@ export function targetRows(
         const theirCpu = set.machineCpu('rlf-redis', cell).median;
         return {
           text: `${range(ratio, x)}, p99 ${p99} vs ${theirs} ms; CPU bound ${x(theirCpu / cpu)} (${cpu.toFixed(0)} vs ${theirCpu.toFixed(0)} µs)`,
-          pass: ratio.median >= TARGET.overFlexible && p99 <= theirs,
+          pass: 'reported',
         };
       },
     ),
@@ -104,20 +105,21 @@ export function targetRows(
     const ratio = set.ratio('sluice-blocked', 'bare', cell);
     const decisions = set.spread('sluice-blocked', cell, (s) => s.redis.scriptCalls).max;
     rows.push({
-      target: `Fastify, cached blocked path (${MODE_NAMES[mode]}): ≥ ${TARGET.blockedOverBare}× bare, 0 Redis commands`,
-      measured: `${range(ratio, x)} of bare; at most ${decisions.toFixed(4)} FCALL per request`,
-      pass: ratio.median >= TARGET.blockedOverBare && decisions === 0,
+      target: `Fastify, cached blocked path (${MODE_NAMES[mode]}): 0 Redis commands (throughput at saturation against bare reported)`,
+      measured: `at most ${decisions.toFixed(4)} FCALL per request; ${range(ratio, x)} of bare`,
+      pass: decisions === 0,
     });
   }
   rows.push(
     ...perAlgorithm(
       set,
       'express',
-      (algorithm) => `Express: Sluice ${algorithm} ≥ ${TARGET.expressOverBare}× bare Express`,
+      (algorithm) =>
+        `Express, at saturation: Sluice ${algorithm}'s throughput against bare Express (reported)`,
       (id, cell) => {
         if (!set.has(id, cell) || !set.has('bare', cell)) return undefined;
         const ratio = set.ratio(id, 'bare', cell);
-        return { text: range(ratio, x), pass: ratio.median >= TARGET.expressOverBare };
+        return { text: range(ratio, x), pass: 'reported' };
       },
     ),
   );
@@ -228,9 +230,9 @@ function tierRows(set: SampleSet): TargetRow[] {
     const us = (figure: number) => `${figure >= 0 ? '+' : ''}${figure.toFixed(2)} µs`;
     return [
       {
-        target: `Fastify, tiers from a synchronous resolver (${MODE_NAMES[mode]}): app CPU per request ≤ +${TARGET.tierAppCpuUs} µs, Redis time per decision ≤ ${TARGET.tierRedisCpu}× the same policy without tiers`,
-        measured: `app ${range(app, us)} per request; Redis ${range(redis, x)} in FCALL`,
-        pass: app.median <= TARGET.tierAppCpuUs && redis.median <= TARGET.tierRedisCpu,
+        target: `Fastify, tiers from a synchronous resolver (${MODE_NAMES[mode]}): Redis time per decision ≤ ${TARGET.tierRedisCpu}× the same policy without tiers (app CPU at saturation reported; npm run bench:tiers judges it in-process)`,
+        measured: `Redis ${range(redis, x)} in FCALL; app ${range(app, us)} per request`,
+        pass: redis.median <= TARGET.tierRedisCpu,
       },
     ];
   });
@@ -245,9 +247,9 @@ function deniedRows(set: SampleSet): TargetRow[] {
     const calls = set.spread('sluice-denied', cell, (s) => s.redis.scriptCalls).max;
     return [
       {
-        target: `Fastify, denied by a deny list entry (${MODE_NAMES[mode]}): ≥ ${TARGET.deniedOverBare}× bare, 0 Redis commands`,
-        measured: `${range(ratio, x)} of bare; at most ${calls.toFixed(4)} FCALL per request`,
-        pass: ratio.median >= TARGET.deniedOverBare && calls === 0,
+        target: `Fastify, denied by a deny list entry (${MODE_NAMES[mode]}): 0 Redis commands (throughput at saturation against bare reported)`,
+        measured: `at most ${calls.toFixed(4)} FCALL per request; ${range(ratio, x)} of bare`,
+        pass: calls === 0,
       },
     ];
   });
@@ -265,15 +267,14 @@ function eventualRows(set: SampleSet, eventual: readonly EventualResult[]): Targ
       return [
         {
           text: `${MODE_NAMES[mode]}: ${range(ratio, x)} of bare, ${trips.toFixed(4)} script calls per request`,
-          pass: ratio.median >= TARGET.eventualOverBare,
         },
       ];
     });
     if (parts.length === 0) continue;
     rows.push({
-      target: `Fastify, allowed, ${contender.algorithm ?? ''} with consistency eventual: ≥ ${TARGET.eventualOverBare}× bare`,
+      target: `Fastify, allowed, at saturation: ${contender.algorithm ?? ''} with consistency eventual against bare (reported)`,
       measured: parts.map((part) => part.text).join('; '),
-      pass: parts.every((part) => part.pass),
+      pass: 'reported',
     });
   }
   if (eventual.length > 0) {

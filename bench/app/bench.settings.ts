@@ -3,7 +3,7 @@ import { KEY_MODES, type KeyMode } from './bench.constants.js';
 import { ADAPTERS, type AdapterName } from './contender.env.js';
 import { CONTENDERS, TUNING_CONTENDERS, contenderById, type Contender } from './contenders.js';
 
-export const SCENARIOS = ['throughput', 'flood', 'exactness', 'eventual'] as const;
+export const SCENARIOS = ['throughput', 'paced', 'flood', 'exactness', 'eventual'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface BenchSettings {
@@ -15,6 +15,8 @@ export interface BenchSettings {
   adapters: AdapterName[];
   modes: KeyMode[];
   scenarios: Scenario[];
+  /** The paced scenario: every contender at this many requests a second, windows of durationS. */
+  paced: { rate: number; durationS: number };
   /** attackerRate: a second flood at this fixed rate (null: only the unbounded one). */
   flood: { attackerRate: number | null; durationS: number };
   /** Write V8 CPU profiles of the contender processes here. */
@@ -24,6 +26,11 @@ export interface BenchSettings {
   quick: boolean;
 }
 
+/**
+ * The paced scenario's rate: about half of what bare Fastify serves on this two-core host at
+ * saturation (docs/benchmarks.md, "At a fixed load"), so no contender saturates.
+ */
+const DEFAULT_PACED_RATE = 5000;
 /** The second flood's attackers, requests per second (BENCH_FLOOD_ATTACKER_RATE=0: none). */
 const DEFAULT_ATTACKER_RATE = 2000;
 
@@ -47,6 +54,7 @@ const envSchema = z.object({
   BENCH_MODES: list(KEY_MODES).optional(),
   BENCH_SCENARIOS: list(SCENARIOS).optional(),
   BENCH_FLOOD_ATTACKER_RATE: count(0, 1_000_000).optional(),
+  BENCH_PACED_RATE: count(100, 100_000).optional(),
   BENCH_CPU_PROF: z.string().min(1).optional(),
   BENCH_WRITE: z.enum(['0', '1']).optional(),
 });
@@ -78,6 +86,7 @@ export function readSettings(env: NodeJS.ProcessEnv): BenchSettings {
     adapters: e.BENCH_ADAPTERS ?? [...ADAPTERS],
     modes: e.BENCH_MODES ?? [...KEY_MODES],
     scenarios: e.BENCH_SCENARIOS ?? [...SCENARIOS],
+    paced: { rate: e.BENCH_PACED_RATE ?? DEFAULT_PACED_RATE, durationS: quick ? 2 : 3 },
     flood: {
       attackerRate:
         e.BENCH_FLOOD_ATTACKER_RATE === 0

@@ -83,7 +83,8 @@ export async function runThroughput(
   }
 }
 
-async function warmUp(
+/** Warms a contender up in a key mode; a blocked contender's identifiers are blocked first. */
+export async function warmUp(
   context: BenchContext,
   app: ContenderProcess,
   contender: Contender,
