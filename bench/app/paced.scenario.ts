@@ -5,7 +5,7 @@ import { ContenderProcess } from './contender.process.js';
 import { contenderById, inMeasuringOrder, type Contender } from './contenders.js';
 import { OtherLoad } from './process.cpu.js';
 import { redisSnapshot, redisUsage, type RedisUsage } from './redis.stats.js';
-import { loadOf, warmUp } from './throughput.scenario.js';
+import { loadOf, startContenders, warmUp } from './throughput.scenario.js';
 
 /**
  * Who runs at the fixed rate: bare, the peer's guard, Sluice's exact and eventual paths, and the
@@ -52,19 +52,7 @@ export async function runPaced(context: BenchContext): Promise<PacedSample[]> {
   await redis.admin.flushall();
   const apps = new Map<Contender, ContenderProcess>();
   try {
-    for (const contender of contenders) {
-      apps.set(
-        contender,
-        await ContenderProcess.start({
-          contender: contender.id,
-          adapter: 'fastify',
-          redisUrl: redis.url,
-          ...(settings.cpuProfileDir !== undefined
-            ? { cpuProfileDir: settings.cpuProfileDir }
-            : {}),
-        }),
-      );
-    }
+    await startContenders(context, contenders, 'fastify', apps);
     for (const mode of settings.modes) {
       for (const [contender, app] of apps) await warmUp(context, app, contender, mode);
       for (let round = 1; round <= settings.rounds; round++) {

@@ -54,19 +54,7 @@ export async function runThroughput(
     await redis.admin.flushall();
     const apps = new Map<Contender, ContenderProcess>();
     try {
-      for (const contender of inMeasuringOrder(settings.contenders)) {
-        apps.set(
-          contender,
-          await ContenderProcess.start({
-            contender: contender.id,
-            adapter,
-            redisUrl: redis.url,
-            ...(settings.cpuProfileDir !== undefined
-              ? { cpuProfileDir: settings.cpuProfileDir }
-              : {}),
-          }),
-        );
-      }
+      await startContenders(context, inMeasuringOrder(settings.contenders), adapter, apps);
       for (const mode of settings.modes) {
         for (const [contender, app] of apps) await warmUp(context, app, contender, mode);
         for (let round = 1; round <= settings.rounds; round++) {
@@ -80,6 +68,30 @@ export async function runThroughput(
     } finally {
       await Promise.all([...apps.values()].map((app) => app.stop()));
     }
+  }
+}
+
+/**
+ * Starts each contender's process in turn into `apps`, so that a failure leaves the caller the
+ * ones already started to stop.
+ */
+export async function startContenders(
+  context: BenchContext,
+  contenders: readonly Contender[],
+  adapter: AdapterName,
+  apps: Map<Contender, ContenderProcess>,
+): Promise<void> {
+  const { settings, redis } = context;
+  for (const contender of contenders) {
+    apps.set(
+      contender,
+      await ContenderProcess.start({
+        contender: contender.id,
+        adapter,
+        redisUrl: redis.url,
+        ...(settings.cpuProfileDir !== undefined ? { cpuProfileDir: settings.cpuProfileDir } : {}),
+      }),
+    );
   }
 }
 

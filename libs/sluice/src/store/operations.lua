@@ -137,25 +137,30 @@ local function readBoth(base, spec, key)
   return penalty.decode(penaltyValue), spec.algorithm.decode(stateValue)
 end
 
+-- One policy's entry of a call: its state key, penalty and state as read. Every field is in the
+-- constructor: a table grown field by field is rebuilt as it grows.
+local function entryOf(base, spec)
+  local key = stateKey(base, spec)
+  local penaltyState, state = readBoth(base, spec, key)
+  return {
+    spec = spec,
+    key = key,
+    penalty = penaltyState,
+    state = state,
+    verdict = false,
+    reason = false,
+    charged = false,
+    started = false,
+  }
+end
+
 -- Every policy decided on the state as it is; nothing written yet. A candidate never refuses
 -- the request: `admitted` is the live policies' answer alone.
 local function evaluate(base, specs, now, lease)
   local entries = {}
   local admitted = true
   for i, spec in ipairs(specs) do
-    local key = stateKey(base, spec)
-    local penaltyState, state = readBoth(base, spec, key)
-    -- Every field in the constructor: a table grown field by field is rebuilt as it grows.
-    local entry = {
-      spec = spec,
-      key = key,
-      penalty = penaltyState,
-      state = state,
-      verdict = false,
-      reason = false,
-      charged = false,
-      started = false,
-    }
+    local entry = entryOf(base, spec)
     -- Decided even while blocked: a refusal must also wait for the rate state to admit it.
     entry.verdict = spec.algorithm.decide(entry.state, now, spec.rate, spec.cost, lease)
     if penalty.isBlocked(entry.penalty, now) then
@@ -379,17 +384,7 @@ local function perform(base, op, now, argument, specs)
     -- charged as far as the state has room, never as a violation, then the state as it now is.
     local entries = {}
     for i, spec in ipairs(specs) do
-      local key = stateKey(base, spec)
-      local penaltyState, state = readBoth(base, spec, key)
-      local entry = {
-        spec = spec,
-        key = key,
-        penalty = penaltyState,
-        state = state,
-        verdict = false,
-        reason = false,
-        started = false,
-      }
+      local entry = entryOf(base, spec)
       local room = spec.algorithm.decide(entry.state, now, spec.rate, 0).remaining
       local units = math.min(spec.cost, room)
       if units > 0 then
