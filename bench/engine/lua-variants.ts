@@ -75,8 +75,9 @@ const CONSUME = "\n  if op == 'consume' then\n";
 const CONSUME_EVALUATED =
   'local verdict = algorithm.decide(algorithm.decode(stateValue), now, spec.rate, spec.cost, lease)\n';
 const CONSUME_REPLY =
-  'return { 1, 1, 0, verdict.remaining, verdict.reset, math.max(0, verdict.retry), verdict.delay, 0, 0, 0 }';
-const PENALTY_READ = 'readStrings(base .. spec.penaltySuffix, key)';
+  'return { admitted, allowed, reason, verdict.remaining, verdict.reset, retry, verdict.delay, 0, 0, 0 }';
+/** consumeOne's read (readBoth makes the same call, followed by other lines). */
+const PENALTY_READ = 'readStrings(penaltyKey(base, spec), key)\n  if penaltyValue then';
 const SPEC_CACHE = 'local spec = specOf(ARGV[i])';
 
 /** Variants that do not depend on the algorithm (called with gcra's arguments). */
@@ -145,7 +146,7 @@ export function algorithmVariants(definitions: string): Variant[] {
       'no-penalty-read',
       'the whole library reading only the state (GET) instead of penalty and state (MGET): what skipping the penalty for a policy without one would save',
       PENALTY_READ,
-      () => 'nil, readStrings(key)',
+      () => 'nil, readStrings(key)\n  if penaltyValue then',
     ),
     libraryCut(
       definitions,

@@ -288,23 +288,24 @@ local function consumeOne(base, spec, now, lease)
   if spec.candidateOf or algorithm.inPlace then
     return nil
   end
-  local key = base .. spec.stateSuffix
-  local penaltyValue, stateValue = readStrings(base .. spec.penaltySuffix, key)
+  local key = stateKey(base, spec)
+  local penaltyValue, stateValue = readStrings(penaltyKey(base, spec), key)
   if penaltyValue then
     return nil
   end
   local verdict = algorithm.decide(algorithm.decode(stateValue), now, spec.rate, spec.cost, lease)
+  local admitted, allowed, reason = 1, 1, REASON.ok
   if verdict.allowed then
     algorithm.write(key, verdict.state, verdict.ttl)
-    return { 1, 1, 0, verdict.remaining, verdict.reset, math.max(0, verdict.retry), verdict.delay, 0, 0, 0 }
-  end
-  if spec.rule then
+  elseif spec.rule then
     return nil
+  elseif spec.shadow then
+    reason = REASON.shadow
+  else
+    admitted, allowed, reason = 0, 0, REASON.limit
   end
-  if spec.shadow then
-    return { 1, 1, 3, verdict.remaining, verdict.reset, math.max(0, verdict.retry), verdict.delay, 0, 0, 0 }
-  end
-  return { 0, 0, 1, verdict.remaining, verdict.reset, math.max(0, verdict.retry), verdict.delay, 0, 0, 0 }
+  local retry = math.max(0, verdict.retry)
+  return { admitted, allowed, reason, verdict.remaining, verdict.reset, retry, verdict.delay, 0, 0, 0 }
 end
 
 -- One call on the identifier's key base, its time already set.
