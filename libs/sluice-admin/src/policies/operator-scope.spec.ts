@@ -34,6 +34,15 @@ describe('what an operator may change', () => {
     expect(beyondOperatorScope(edited({ mode: 'off' }), base)).toEqual(['mode']);
   });
 
+  it("names tiers: raising a plan's limit is an admin's call, like the policy's own limit", () => {
+    const tiered = edited({ tiers: { pro: { limit: 50, burst: null, maxDelayMs: null } } });
+    const raised = edited({ tiers: { pro: { limit: 500, burst: null, maxDelayMs: null } } });
+    expect(beyondOperatorScope(tiered, raised)).toEqual(['tiers']);
+    expect(() => assertMayChange(operator, tiered, raised)).toThrow(
+      /changing tiers needs the admin role/,
+    );
+  });
+
   it('ignores bookkeeping: version, source and who wrote it last', () => {
     const rewritten = edited({ version: 9, source: 'admin', updatedBy: 'alice', updatedAt: 'now' });
     expect(beyondOperatorScope(base, rewritten)).toEqual([]);

@@ -22,6 +22,7 @@ export const RULE_FIELDS = [
   'consistency',
   'syncMs',
   'overrides',
+  'tiers',
   'description',
 ] as const satisfies ReadonlyArray<keyof Policy>;
 
