@@ -18,8 +18,9 @@ export const LIBRARY_LAYERS = {
     ['keys', 'peers', 'clock', 'collections', 'logging', 'net'],
   ],
   'libs/sluice-admin/src': [
+    ['cli'],
     ['live', 'docs', 'serving'],
-    ['instances', 'identifiers', 'lists', 'quotas'],
+    ['instances', 'identifiers', 'lists', 'quotas', 'policy-file'],
     ['audit', 'penalties', 'policies'],
     ['auth'],
     ['database'],

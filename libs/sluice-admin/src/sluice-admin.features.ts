@@ -7,6 +7,7 @@ import { ListsModule } from './lists/lists.module.js';
 import { LiveModule } from './live/live.module.js';
 import { PenaltiesModule } from './penalties/penalties.module.js';
 import { PoliciesModule } from './policies/policies.module.js';
+import { PolicyFileModule } from './policy-file/policy-file.module.js';
 import { QuotasModule } from './quotas/quotas.module.js';
 
 /**
@@ -20,6 +21,7 @@ export const ADMIN_FEATURES = [
   AuditModule,
   PenaltiesModule,
   ListsModule,
+  PolicyFileModule,
   IdentifiersModule,
   QuotasModule,
   LiveModule,

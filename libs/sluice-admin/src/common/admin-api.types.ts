@@ -10,6 +10,7 @@ import type {
 } from '@sluice/nest/internals';
 import type { AdminRole } from './admin-role.js';
 import type { FieldIssue } from './invalid-request.exception.js';
+import type { AppliedPolicyFile, PolicyDrift } from './policy-file.types.js';
 
 export type { AdminRole, FieldIssue };
 
@@ -52,6 +53,8 @@ export interface PolicyView extends Omit<Policy, 'candidate'> {
   codeDefault: Policy | null;
   /** Its shadow candidate in brief, or null. */
   candidate: CandidateSummary | null;
+  /** Whether it differs from its code default and from the policy file last applied. */
+  drift: PolicyDrift;
 }
 
 /** Who proposed a policy's candidate, when, until when it runs, and against which version. */
@@ -76,6 +79,8 @@ export interface PolicyList {
   enforcement: boolean;
   /** Every stored policy, by name. */
   policies: PolicyView[];
+  /** The policy file last applied (`npx sluice apply`), or null when none was. */
+  file: AppliedPolicyFile | null;
 }
 
 /** PUT /policies/:name: a policy, the version it was read at (0 creates), and a note. */

@@ -40,6 +40,14 @@ import type {
   UnblockQuery,
   UnblockResult,
 } from './admin-api.types.js';
+import type {
+  PolicyFileApplyRequest,
+  PolicyFileApplyResult,
+  PolicyFileDiffRequest,
+  PolicyFileExport,
+  PolicyFilePlan,
+  PolicyFileQuery,
+} from './policy-file.types.js';
 
 /**
  * Every JSON route of the admin API under `/<path>/api`: what it takes (path parameters in the
@@ -110,6 +118,12 @@ export interface AdminRoutes {
   'POST /lists': { body: ListEntryRequest; response: ListEntryView };
   /** Removes a list entry. */
   'DELETE /lists/:id': { body: ChangeNoteRequest; response: ListEntryRemoval };
+  /** Every policy and list entry as one policy file (`npx sluice export`). */
+  'GET /policy-file': { query: PolicyFileQuery; response: PolicyFileExport };
+  /** What applying a policy file would change (`npx sluice diff`). */
+  'POST /policy-file/diff': { body: PolicyFileDiffRequest; response: PolicyFilePlan };
+  /** Applies a policy file in one versioned step (`npx sluice apply`). */
+  'POST /policy-file/apply': { body: PolicyFileApplyRequest; response: PolicyFileApplyResult };
   /** The identifiers seen over the last day, the most rejected first. */
   'GET /identifiers': { query: IdentifiersQuery; response: IdentifierList };
   /** An identifier's quota in the current period: used, remaining, credits, when it resets. */
@@ -154,6 +168,9 @@ export const ADMIN_ROUTES = [
   'GET /lists',
   'POST /lists',
   'DELETE /lists/:id',
+  'GET /policy-file',
+  'POST /policy-file/diff',
+  'POST /policy-file/apply',
   'GET /identifiers',
   'GET /quotas/:policy/:identifier',
   'POST /quotas/:policy/:identifier/grant',

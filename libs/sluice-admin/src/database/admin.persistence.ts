@@ -4,6 +4,8 @@ import { PolicyCandidates1795428000000 } from './migrations/1795428000000-policy
 import { CandidateSample1795500000000 } from './migrations/1795500000000-candidate-sample.migration.js';
 import { PenaltyIdentifierKey1795900000000 } from './migrations/1795900000000-penalty-identifier-key.migration.js';
 import { ListEntries1796000000000 } from './migrations/1796000000000-list-entries.migration.js';
+import { PolicyFiles1796100000000 } from './migrations/1796100000000-policy-files.migration.js';
+import { AppliedPolicyFileEntity } from './applied-policy-file.entity.js';
 import { ListEntryEntity } from './list-entry.entity.js';
 import { PenaltyEntity } from './penalty.entity.js';
 import { PolicyCandidateEntity } from './policy-candidate.entity.js';
@@ -22,6 +24,7 @@ export const ADMIN_ENTITIES = [
   PenaltyEntity,
   PolicyCandidateEntity,
   ListEntryEntity,
+  AppliedPolicyFileEntity,
 ];
 
 export const ADMIN_MIGRATIONS = [
@@ -30,4 +33,5 @@ export const ADMIN_MIGRATIONS = [
   CandidateSample1795500000000,
   PenaltyIdentifierKey1795900000000,
   ListEntries1796000000000,
+  PolicyFiles1796100000000,
 ];

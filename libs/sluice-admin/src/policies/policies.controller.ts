@@ -45,7 +45,11 @@ export class PoliciesController {
     @Res() response: unknown,
   ): Promise<void> {
     const { created, policy } = await this.writer.put(name, body, actor);
-    this.adapterHost.httpAdapter.reply(response, this.reader.view(policy), created ? 201 : 200);
+    this.adapterHost.httpAdapter.reply(
+      response,
+      await this.reader.view(policy),
+      created ? 201 : 200,
+    );
   }
 
   @Delete(':name')
@@ -56,6 +60,6 @@ export class PoliciesController {
     @CurrentActor() actor: Actor,
   ): Promise<PolicyRemovalResult> {
     const { version, policy } = await this.writer.remove(name, body, actor);
-    return { version, policy: policy === null ? null : this.reader.view(policy) };
+    return { version, policy: policy === null ? null : await this.reader.view(policy) };
   }
 }

@@ -50,6 +50,7 @@ const NOT_RULES = new Set([
   'routes',
   'codeDefault',
   'candidate',
+  'drift',
 ]);
 
 export interface PolicyWrite {

@@ -6,7 +6,9 @@ import {
   type Policy,
   type PolicyCandidateInput,
 } from '@sluice/nest/internals';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { AppliedPolicyFile } from '../common/policy-file.types.js';
+import { AppliedPolicyFileEntity } from '../database/applied-policy-file.entity.js';
 import type { PolicyList, PolicyRevisionList, PolicyView } from '../common/admin-api.types.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { PolicyRevisionEntity } from '../database/policy-revision.entity.js';
@@ -32,14 +34,23 @@ export class PolicyReader {
   ) {}
 
   async list(): Promise<PolicyList> {
-    const snapshot = await inTransaction(this.dataSource, readSnapshot, 'REPEATABLE READ');
+    const { snapshot, file } = await inTransaction(
+      this.dataSource,
+      async (manager) => ({
+        snapshot: await readSnapshot(manager),
+        file: await latestAppliedFile(manager),
+      }),
+      'REPEATABLE READ',
+    );
+    const applied = appliedPolicies(file);
     return {
       version: snapshot.version,
       enforcement: snapshot.enforcement,
       // The snapshot carries each policy's candidate as instances read it.
       policies: (snapshot.policies as Array<Policy | WithCandidateInput>).map((policy) =>
-        this.view(policy as Policy, (policy as WithCandidateInput).candidate ?? null),
+        this.viewWith(policy as Policy, (policy as WithCandidateInput).candidate ?? null, applied),
       ),
+      file: file === null ? null : appliedFileView(file),
     };
   }
 
@@ -86,8 +97,39 @@ export class PolicyReader {
   }
 
   /** `candidate`: what is known of the policy's candidate; none after a write replaced it. */
-  view(policy: Policy, candidate: PolicyCandidateInput | null = null): PolicyView {
-    const codeDefault = this.bus.codeDefaults().find((each) => each.name === policy.name);
-    return policyView(policy, this.routes.usedBy(policy.name), codeDefault, candidate);
+  async view(policy: Policy, candidate: PolicyCandidateInput | null = null): Promise<PolicyView> {
+    const file = await latestAppliedFile(this.dataSource.manager);
+    return this.viewWith(policy, candidate, appliedPolicies(file));
   }
+
+  private viewWith(
+    policy: Policy,
+    candidate: PolicyCandidateInput | null,
+    applied: ReadonlyMap<string, Policy> | null,
+  ): PolicyView {
+    const codeDefault = this.bus.codeDefaults().find((each) => each.name === policy.name);
+    return policyView(policy, this.routes.usedBy(policy.name), codeDefault, candidate, applied);
+  }
+}
+
+/** The policy file applied last, or null when none was. */
+async function latestAppliedFile(manager: EntityManager): Promise<AppliedPolicyFileEntity | null> {
+  const [latest] = await manager.find(AppliedPolicyFileEntity, {
+    order: { version: 'DESC' },
+    take: 1,
+  });
+  return latest ?? null;
+}
+
+function appliedPolicies(file: AppliedPolicyFileEntity | null): ReadonlyMap<string, Policy> | null {
+  return file === null ? null : new Map(Object.entries(file.policies));
+}
+
+function appliedFileView(file: AppliedPolicyFileEntity): AppliedPolicyFile {
+  return {
+    version: file.version,
+    appliedBy: file.appliedBy,
+    appliedAt: file.appliedAt.toISOString(),
+    comment: file.comment,
+  };
 }

@@ -1,5 +1,7 @@
 import type { Policy, PolicyCandidateInput, ThrottledRoute } from '@sluice/nest/internals';
 import type { PolicyRoute, PolicyView } from '../common/admin-api.types.js';
+import type { PolicyDrift } from '../common/policy-file.types.js';
+import { changedRuleFields } from './policy-rules.js';
 
 export function policyRoute(route: ThrottledRoute): PolicyRoute {
   return {
@@ -25,16 +27,41 @@ type CandidateFacts = Pick<
   'proposedBy' | 'proposedAt' | 'expiresAt' | 'baseVersion' | 'samplePercent'
 >;
 
+/**
+ * How a policy stands against its code default and the file last applied (`applied`: that file's
+ * policies by name, null when none was applied).
+ */
+export function policyDrift(
+  policy: Policy,
+  codeDefault: Policy | undefined,
+  applied: ReadonlyMap<string, Policy> | null,
+): PolicyDrift {
+  const inFile = applied?.get(policy.name);
+  return {
+    fromCode: codeDefault === undefined ? null : changedRuleFields(policy, codeDefault).length > 0,
+    fromFile:
+      applied === null
+        ? null
+        : inFile === undefined
+          ? 'missing'
+          : changedRuleFields(policy, inFile).length > 0
+            ? 'differs'
+            : 'same',
+  };
+}
+
 export function policyView(
   policy: Policy,
   routes: readonly ThrottledRoute[],
   codeDefault: Policy | undefined,
   candidate: CandidateFacts | null,
+  applied: ReadonlyMap<string, Policy> | null,
 ): PolicyView {
   return {
     ...policy,
     routes: routes.map(policyRoute),
     codeDefault: codeDefault ?? null,
+    drift: policyDrift(policy, codeDefault, applied),
     candidate:
       candidate === null
         ? null
