@@ -248,6 +248,25 @@ describe.each(FIXTURE_LIST.filter((fixture) => fixture.packages.includes('admin'
       expect(development).toEqual([]);
     });
 
+    it('exports and diffs the policies with the installed sluice command', async () => {
+      const directory = join(work, fixture.name);
+      const env = {
+        SLUICE_ADMIN_URL: `${appOf(fixture).url}${adminOf(fixture)}`,
+        SLUICE_ADMIN_TOKEN: token,
+      };
+      const options = { cwd: directory, timeoutMs: 60_000, env };
+      await run('npx', ['--no-install', 'sluice', 'export', '--out', 'policies.json'], options);
+      const file = JSON.parse(readFileSync(join(directory, 'policies.json'), 'utf8')) as {
+        $schema: string;
+        policies: Record<string, unknown>;
+      };
+      expect(file.$schema).toBe('./node_modules/@sluice/admin/policy-file.schema.json');
+      expect(readFileSync(join(directory, file.$schema), 'utf8')).toContain('Sluice policy file');
+      expect(Object.keys(file.policies).length).toBeGreaterThan(0);
+      const diff = await run('npx', ['--no-install', 'sluice', 'diff', 'policies.json'], options);
+      expect(diff).toContain('No changes');
+    });
+
     it('refuses a bad query or body with a 400 naming the field, on Nest 11 and 12 alike', async () => {
       const url = `${appOf(fixture).url}${adminOf(fixture)}`;
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };

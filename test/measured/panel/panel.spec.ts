@@ -1,9 +1,14 @@
 // The panel in a real browser (Debian's Chromium through playwright-core) against two demo
 // instances sharing one Redis and one PostgreSQL: the flows of an operator's day, a viewer who
 // may only look, a screenshot of every screen, axe, and every control reached by keyboard.
-import { readFile } from 'node:fs/promises';
+import type { PolicyFileDocument } from '@sluice/admin/api';
+import { runSluiceCli } from '@sluice/admin/src/cli/cli.command.js';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import { recordDocsFile } from '../../support/measured-figures.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 import {
@@ -540,6 +545,53 @@ describe('the admin panel in Chromium', () => {
     await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
     await page.waitForURL(/\/sluice\/policies$/);
     expect((await adminCall(demos[0]!.url, 'alice', 'GET', '/policies/temp')).status).toBe(404);
+  });
+
+  it('applies a policy file with npx sluice, then marks the policy edited in the panel since', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'sluice-panel-'));
+    const sluice = async (args: string[]) => {
+      const run = { code: 0, out: '', err: '' };
+      run.code = await runSluiceCli(args, {
+        env: { SLUICE_ADMIN_URL: panel(), SLUICE_ADMIN_TOKEN: ADMINS.alice.token },
+        cwd: folder,
+        out: (text) => (run.out += text),
+        err: (text) => (run.err += text),
+      });
+      return run;
+    };
+    try {
+      const exported = await sluice(['export', '--out', 'policies.yaml']);
+      expect(exported.code, exported.err).toBe(0);
+      const file = join(folder, 'policies.yaml');
+      const document = parse(await readFile(file, 'utf8')) as PolicyFileDocument;
+      document.policies.reply = { ...document.policies.reply!, description: 'Kept in git' };
+      await writeFile(file, stringify(document));
+      const applied = await sluice(['apply', 'policies.yaml', '-m', 'from the repository']);
+      expect(applied.code, applied.err).toBe(0);
+      expect(applied.out).toContain('~ policy reply\n    description:');
+
+      await page.goto(panel('policies'));
+      await page.getByText(/policy file applied as version \d+ by alice/).waitFor();
+      const row = (name: string) =>
+        page.getByRole('row').filter({ has: page.getByRole('link', { name, exact: true }) });
+      expect(await row('reply').getByText('differs from file').count()).toBe(0);
+      await row('reply').getByRole('link', { name: 'reply', exact: true }).click();
+      const limit = page.getByLabel('Limit', { exact: true });
+      await expect.poll(() => limit.inputValue()).not.toBe('');
+      await limit.fill(String(Number(await limit.inputValue()) + 1));
+      await page.getByLabel('Change note').fill('one more, in the panel');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText(/Saved as version/).waitFor();
+
+      await page.goto(panel('policies'));
+      await row('reply').getByText('differs from file').waitFor();
+      expect(await row('api-burst').getByText('differs from file').count()).toBe(0);
+      const diff = await sluice(['diff', 'policies.yaml']);
+      expect(diff.code).toBe(1);
+      expect(diff.out).toContain('~ policy reply\n    limit:');
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it.each([

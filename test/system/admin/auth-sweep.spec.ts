@@ -54,6 +54,10 @@ const GRANTS: Record<string, Grant> = {
   'GET /lists': 'viewer',
   'POST /lists': 'operator',
   'DELETE /lists/:id': 'operator',
+  'GET /policy-file': 'viewer',
+  'POST /policy-file/diff': 'viewer',
+  // An apply may delete policies and replace every rule: the admin's call.
+  'POST /policy-file/apply': 'admin',
   'GET /penalties': 'viewer',
   'GET /identifiers': 'viewer',
   'GET /quotas/:policy/:identifier': 'viewer',

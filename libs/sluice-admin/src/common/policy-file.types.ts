@@ -54,7 +54,9 @@ export interface PolicyFileNotes {
 
 /** GET /policy-file: the live policies as a document, and notes for its comments. */
 export interface PolicyFileExport {
+  /** The file's content. */
   document: PolicyFileDocument;
+  /** What the CLI writes as comments in a YAML file. */
   notes: PolicyFileNotes;
 }
 
@@ -66,8 +68,11 @@ export type PolicyFileQuery = {
 
 /** One field a change sets: its value now and after applying (null for none). */
 export interface PolicyFileFieldChange {
+  /** The field, dotted inside a candidate (`rules.limit`). */
   field: string;
+  /** Its value now, or null. */
   before: unknown;
+  /** Its value once applied, or null. */
   after: unknown;
 }
 
@@ -91,6 +96,7 @@ export interface PolicyFileConflict {
   action: string;
   /** The policy's name or the list entry. */
   target: string;
+  /** Who made it. */
   actor: string;
   /** The global version it made. */
   version: number;
@@ -102,6 +108,7 @@ export interface PolicyFileConflict {
 export interface PolicyFilePlan {
   /** The global version now. */
   version: number;
+  /** What applying would change, policies first, then list entries, then candidates. */
   changes: PolicyFileChange[];
   /** Changes since the file's version that applying would overwrite; apply refuses unless forced. */
   conflicts: PolicyFileConflict[];
@@ -114,11 +121,13 @@ export interface PolicyFilePlan {
 
 /** POST /policy-file/diff's body. */
 export interface PolicyFileDiffRequest {
+  /** The file's content, parsed. */
   document: PolicyFileDocument;
 }
 
 /** POST /policy-file/apply's body. */
 export interface PolicyFileApplyRequest {
+  /** The file's content, parsed. */
   document: PolicyFileDocument;
   /** Why, recorded in the audit of every change it makes. */
   comment?: string | null;
@@ -130,6 +139,7 @@ export interface PolicyFileApplyRequest {
 export interface PolicyFileApplyResult {
   /** The global version after applying; unchanged when there was nothing to change. */
   version: number;
+  /** What it changed; empty when the admin already held what the file says. */
   changes: PolicyFileChange[];
   /** The conflicts overwritten (only with force). */
   overwritten: PolicyFileConflict[];
@@ -139,9 +149,11 @@ export interface PolicyFileApplyResult {
 export interface AppliedPolicyFile {
   /** The global version its apply made. */
   version: number;
+  /** Who applied it. */
   appliedBy: string;
-  /** ISO 8601. */
+  /** When, ISO 8601. */
   appliedAt: string;
+  /** The note it was applied with, or null. */
   comment: string | null;
 }
 

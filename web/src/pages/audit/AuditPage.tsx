@@ -30,7 +30,9 @@ const ACTIONS = [
   'quota.grant',
   'quota.debit',
   'list.add',
+  'list.replace',
   'list.remove',
+  'policy-file.apply',
   'session.sign-in',
   'session.sign-out',
 ];

@@ -42,6 +42,7 @@ const REPLY: PolicyView = {
     },
   ],
   codeDefault: null,
+  drift: { fromCode: null, fromFile: null },
 };
 
 /** The page lists the allow and deny list entries that apply to the policy: none here. */

@@ -1,8 +1,8 @@
-import type { PolicyView } from '@sluice/admin/api';
+import type { PolicyDrift, PolicyView } from '@sluice/admin/api';
 import { Badge, Button, Flex, Heading, Table, Text } from '@radix-ui/themes';
 import { Link } from 'react-router';
 import { useCan } from '../../shared/session.hooks';
-import { formatDuration } from '../../shared/format';
+import { formatDuration, formatTime } from '../../shared/format';
 import { QueryState } from '../../shared/QueryState';
 import { ALGORITHM_LABELS } from './policy-form';
 import { usePolicies } from './policies.hooks';
@@ -13,6 +13,32 @@ function rate(policy: PolicyView): string {
   }
   const burst = policy.burst === null ? '' : `, burst ${policy.burst}`;
   return `${policy.limit} per ${formatDuration(policy.periodMs)}${burst}`;
+}
+
+/** The marks of a policy that drifted from its code default or from the policy file applied. */
+function DriftMarks({ drift }: { drift: PolicyDrift }) {
+  return (
+    <>
+      {drift.fromFile === 'differs' && (
+        <Badge
+          color="amber"
+          title="Changed since the policy file was applied: the next apply undoes it"
+        >
+          differs from file
+        </Badge>
+      )}
+      {drift.fromFile === 'missing' && (
+        <Badge color="amber" title="Not in the policy file applied: the next apply removes it">
+          not in file
+        </Badge>
+      )}
+      {drift.fromCode === true && (
+        <Badge color="gray" title="Its rules differ from the default the app's code gives it">
+          edited from code
+        </Badge>
+      )}
+    </>
+  );
 }
 
 export function PolicyListPage() {
@@ -35,6 +61,9 @@ export function PolicyListPage() {
           <>
             <Text size="2" color="gray">
               Version {list.version} · enforcement {list.enforcement ? 'on' : 'off'}
+              {list.file === null
+                ? ' · no policy file applied'
+                : ` · policy file applied as version ${list.file.version} by ${list.file.appliedBy}, ${formatTime(list.file.appliedAt)}`}
             </Text>
             <Table.Root variant="surface">
               <Table.Header>
@@ -52,7 +81,10 @@ export function PolicyListPage() {
                 {list.policies.map((policy) => (
                   <Table.Row key={policy.name}>
                     <Table.RowHeaderCell>
-                      <Link to={encodeURIComponent(policy.name)}>{policy.name}</Link>
+                      <Flex gap="2" align="center" wrap="wrap">
+                        <Link to={encodeURIComponent(policy.name)}>{policy.name}</Link>
+                        <DriftMarks drift={policy.drift} />
+                      </Flex>
                       {policy.description !== null && (
                         <Text as="p" size="1" color="gray">
                           {policy.description}
