@@ -84,6 +84,7 @@ describe.each(ADAPTERS)('SluiceModule set-up on %s', (adapter) => {
     ['ipv6Prefix', { ipv6Prefix: 20 }],
     ['tiers.resolve', { tiers: { resolve: 'plan' } as never }],
     ['tiers.timeoutMs', { tiers: { resolve: () => 'pro', timeoutMs: 0 } }],
+    ['openTelemetry', { openTelemetry: 'yes' as unknown as boolean }],
     [
       'policies',
       {

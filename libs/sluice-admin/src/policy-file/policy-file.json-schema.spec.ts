@@ -15,11 +15,15 @@ describe('the published JSON Schema of a policy file', () => {
   it("names a policy's rules, so an editor flags a misspelt field", () => {
     const schema = JSON.parse(policyFileJsonSchema()) as {
       required: string[];
-      properties: { policies: { additionalProperties: { properties: object; additionalProperties: boolean } } };
+      properties: {
+        policies: { additionalProperties: { properties: object; additionalProperties: boolean } };
+      };
     };
     expect(schema.required).toEqual(['sluice', 'version', 'policies']);
     const rules = schema.properties.policies.additionalProperties;
-    expect(Object.keys(rules.properties)).toEqual(expect.arrayContaining(['algorithm', 'limit', 'tiers', 'overrides']));
+    expect(Object.keys(rules.properties)).toEqual(
+      expect.arrayContaining(['algorithm', 'limit', 'tiers', 'overrides']),
+    );
     expect(rules.additionalProperties).toBe(false);
   });
 });

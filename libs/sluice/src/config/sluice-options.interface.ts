@@ -40,6 +40,12 @@ export interface SluiceModuleOptions {
    */
   tiers?: TierOptions;
   /**
+   * Report decisions to OpenTelemetry: metrics on the global meter provider and an event on the
+   * request's active span (docs/operations.md, "OpenTelemetry"). Default: when the optional peer
+   * @opentelemetry/api is installed; `false` turns it off, `true` fails the start without it.
+   */
+  openTelemetry?: boolean;
+  /**
    * The units a response used, for policies with `usage` whose handler reported none: a function
    * of the response (its body's token count, a header of your own). Undefined: the policy's
    * `usage.header`, else the reservation stands (docs/guide.md, "Charges settled after the

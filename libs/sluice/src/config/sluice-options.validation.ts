@@ -55,6 +55,9 @@ export function assertOptions(options: SluiceModuleOptions): void {
       }
     }
   }
+  if (options.openTelemetry !== undefined && typeof options.openTelemetry !== 'boolean') {
+    fail('openTelemetry', `must be true or false, got ${String(options.openTelemetry)}`);
+  }
   if (options.costOf !== undefined && typeof options.costOf !== 'function') {
     fail('costOf', 'must be a function of the request and the execution context');
   }

@@ -10,7 +10,8 @@ import { outcomeOf, type DecisionOutcome } from '../stats/decision-outcome.js';
 
 type PromClient = typeof import('prom-client');
 
-const BREAKER_STATES = { none: -1, closed: 0, 'half-open': 1, open: 2 } as const;
+/** The breaker's state as a number, in Prometheus and OpenTelemetry alike. */
+export const BREAKER_STATES = { none: -1, closed: 0, 'half-open': 1, open: 2 } as const;
 
 function loadPromClient(): Promise<PromClient> {
   return loadOptionalPeer('prom-client', 'SluiceModule metrics', () => import('prom-client'));

@@ -36,6 +36,7 @@ import type {
 } from '../config/sluice-options.interface.js';
 import { assertOptions } from '../config/sluice-options.validation.js';
 import { SluiceService } from './sluice.service.js';
+import { SluiceTelemetry } from '../metrics/sluice.telemetry.js';
 import {
   DECISION_STATS,
   GLOBAL_GUARD,
@@ -176,6 +177,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     StoreOutageDecider,
     RouteRegistry,
     RouteExplorer,
+    SluiceTelemetry,
     SluiceService,
     BlockGate,
     PeerAddressesInstaller,

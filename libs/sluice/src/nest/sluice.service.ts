@@ -24,6 +24,7 @@ import type { AccessLists } from '../lists/access-lists.js';
 import { PolicyBus } from '../bus/policy.bus.js';
 import { PenaltyEventPublisher } from '../events/penalty-event.publisher.js';
 import { SluiceMetrics } from '../metrics/sluice.metrics.js';
+import { SluiceTelemetry } from '../metrics/sluice.telemetry.js';
 import { DecisionTally } from '../stats/decision.tally.js';
 import { IdentifierTally } from '../stats/identifier.tally.js';
 import { BlockCache } from '../penalty/block.cache.js';
@@ -127,6 +128,7 @@ export class SluiceService {
   @Inject(IdentifierTally) private readonly tally!: IdentifierTally;
   @Inject(DecisionTally) private readonly decisions!: DecisionTally;
   @Optional() @Inject(SluiceMetrics) private readonly metrics?: SluiceMetrics;
+  @Inject(SluiceTelemetry) private readonly telemetry!: SluiceTelemetry;
   @Optional() @Inject(SLUICE_OPTIONS) private readonly options?: SluiceModuleOptions;
   private ownTiers?: TierResolver;
   private grantAudit?: GrantAudit;
@@ -153,7 +155,7 @@ export class SluiceService {
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<Charged> {
-    const started = this.metrics === undefined ? 0 : performance.now();
+    const started = this.metrics === undefined && !this.telemetry.active ? 0 : performance.now();
     const target = this.engine.target(policies, identifier, options);
     const charged = await this.decide(target, options);
     const cached = charged.decision.reason === 'cache-block';
@@ -435,9 +437,10 @@ export class SluiceService {
    * keyKind is the one every policy of the decision counted under.
    */
   private record(decision: Decision, identifier: string, keyKind: string, started?: number): void {
-    if (this.metrics !== undefined) {
+    if (this.metrics !== undefined || this.telemetry.active) {
       const seconds = started === undefined ? undefined : (performance.now() - started) / 1000;
-      this.metrics.decided(decision, seconds);
+      this.metrics?.decided(decision, seconds);
+      if (this.telemetry.active) this.telemetry.decided(decision, seconds);
     }
     this.tally.count(decision, keyKind, identifier);
     this.decisions.count(decision);

@@ -11,6 +11,7 @@ export const SUPPORTED_PEERS: Record<string, { majors: number[]; minimum: string
   '@nestjs/core': { majors: [11, 12], minimum: '11.0.0' },
   '@nestjs/common': { majors: [11, 12], minimum: '11.0.0' },
   ioredis: { majors: [5, 6], minimum: '5.9.0' },
+  '@opentelemetry/api': { majors: [1], minimum: '1.9.0' },
 };
 
 const requireHere = createRequire(import.meta.url);
