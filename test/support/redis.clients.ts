@@ -1,10 +1,32 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { createClient, createCluster } from 'redis';
 import { inject } from 'vitest';
 import { parseNodeAddresses, type RedisNodeAddress } from './redis-servers.js';
 
 const openClients = new Set<Redis | Cluster>();
+const openNodeRedis = new Set<{ close(): Promise<unknown> }>();
+
+/** A connected node-redis (5) client of the standalone Redis, or of `url`. Close with closeAll(). */
+export async function connectNodeRedis(url: string = inject('redisUrl')) {
+  const client = createClient({ url, disableOfflineQueue: true });
+  client.on('error', () => undefined);
+  openNodeRedis.add(client);
+  await client.connect();
+  return client;
+}
+
+/** A connected node-redis (5) client of the Redis Cluster, or of `nodes`. Close with closeAll(). */
+export async function connectNodeRedisCluster(nodes: readonly RedisNodeAddress[] = clusterNodes()) {
+  const cluster = createCluster({
+    rootNodes: nodes.map((node) => ({ url: `redis://${node.host}:${node.port}` })),
+  });
+  cluster.on('error', () => undefined);
+  openNodeRedis.add(cluster);
+  await cluster.connect();
+  return cluster;
+}
 
 /** The cluster nodes provided by the global setup. */
 export function clusterNodes(): RedisNodeAddress[] {
@@ -32,6 +54,9 @@ export function connectCluster(
 export async function closeAll(): Promise<void> {
   const clients = [...openClients];
   openClients.clear();
+  const nodeRedis = [...openNodeRedis];
+  openNodeRedis.clear();
+  await Promise.all(nodeRedis.map((client) => client.close().catch(() => undefined)));
   await Promise.all(
     clients.map(async (client) => {
       if (client.status === 'end') return;

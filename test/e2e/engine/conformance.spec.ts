@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { Cluster, Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ceilDiv } from '@sluice/nest/src/algorithms/integer-math.js';
 import { ALGORITHMS, parsePolicy, type AlgorithmName, type Policy } from '@sluice/nest/internals';
 import {
@@ -21,7 +21,14 @@ import {
 } from '@sluice/nest/src/store/spec.codec.js';
 import { RedisStore } from '@sluice/nest/src/store/redis.store.js';
 import { scriptCall } from '@sluice/nest/src/store/batched.call.js';
-import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
+import {
+  closeAll,
+  connectCluster,
+  connectNodeRedis,
+  connectNodeRedisCluster,
+  connectRedis,
+} from '../../support/redis.clients.js';
+import { fromNodeRedis } from '@sluice/nest/src/store/node-redis.client.js';
 
 /**
  * The Lua scripts and their TypeScript twins are one function of (state, now, request): random
@@ -378,11 +385,29 @@ const calendarPolicy = fc
 
 afterAll(closeAll);
 
+/** node-redis's client as the store sees it (RedisStore adapts the one it is given the same way). */
+const throughNodeRedis = async () => fromNodeRedis(await connectNodeRedis());
+const throughNodeRedisCluster = async () => fromNodeRedis(await connectNodeRedisCluster());
+
 describe.each([
-  { target: 'a single Redis server', connect: () => connectRedis(), runs: 120 },
-  { target: 'a 3-master Redis Cluster', connect: () => connectCluster(), runs: 40 },
+  { target: 'a single Redis server', connect: () => Promise.resolve(connectRedis()), runs: 120 },
+  {
+    target: 'a 3-master Redis Cluster',
+    connect: () => Promise.resolve(connectCluster()),
+    runs: 40,
+  },
+  // The same Lua, its replies read through node-redis: fewer runs, the property is the same.
+  { target: 'a single Redis server through node-redis', connect: throughNodeRedis, runs: 30 },
+  {
+    target: 'a 3-master Redis Cluster through node-redis',
+    connect: throughNodeRedisCluster,
+    runs: 15,
+  },
 ])('Lua and TypeScript twins on $target', ({ connect, runs }) => {
-  const client = connect();
+  let client: Redis | Cluster;
+  beforeAll(async () => {
+    client = await connect();
+  });
 
   it.each(ALGORITHMS)('%s: identical decisions and figures', async (algorithm) => {
     await fc.assert(
@@ -642,6 +667,38 @@ describe('the batched path (operateMany) against the twins one call at a time', 
         batchConforms(client, policies, batches, false, 'eval'),
       ),
       { numRuns: 60 },
+    );
+  });
+
+  it('node-redis on a single Redis: mixed identifiers, policies and operations in one FCALL', async () => {
+    const client = await throughNodeRedis();
+    await client.function('LOAD', 'REPLACE', loadLuaLibrary().functionSource);
+    await fc.assert(
+      fc.asyncProperty(batchedCase, ({ policies, batches }) =>
+        batchConforms(client, policies, batches, false),
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('node-redis on a single Redis through EVALSHA: mixed calls in one call', async () => {
+    const client = await throughNodeRedis();
+    await new RedisStore(client, { scripting: 'eval' }).prepare();
+    await fc.assert(
+      fc.asyncProperty(batchedCase, ({ policies, batches }) =>
+        batchConforms(client, policies, batches, false, 'eval'),
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  it('node-redis on a 3-master Redis Cluster: one identifier’s calls in one FCALL', async () => {
+    const client = await throughNodeRedisCluster();
+    await fc.assert(
+      fc.asyncProperty(batchedCase, ({ policies, batches }) =>
+        batchConforms(client, policies, batches, true),
+      ),
+      { numRuns: 30 },
     );
   });
 

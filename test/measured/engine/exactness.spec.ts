@@ -408,13 +408,46 @@ describe('exactness through EVALSHA, single Redis', () => {
   );
 });
 
+describe('exactness on node-redis, single Redis: the same callers through the redis package', () => {
+  const target = (): HammerTarget => ({
+    kind: 'single',
+    url: inject('redisUrl'),
+    client: 'node-redis',
+  });
+
+  it.each(BUCKETS.slice(0, 4).map((c) => [c.label, c.expected, c] as const))(
+    '%s admits exactly %i',
+    async (_label, expected, testCase) => {
+      const policy = named(testCase.algorithm, testCase.policy, `nr-${testCase.algorithm}`);
+      const totals = await hammer(single, {
+        target: target(),
+        prefix: `exact-nr-${testCase.algorithm}-${Date.now()}`,
+        policy,
+        durationMs: EVAL_RUN_MS,
+      });
+      expectExactly(totals, expected);
+    },
+    RUN_TIMEOUT_MS,
+  );
+});
+
 describe.each([
   { scripting: 'function' as const, via: 'FCALL', durationMs: CLUSTER_RUN_MS },
   { scripting: 'eval' as const, via: 'EVALSHA', durationMs: EVAL_RUN_MS },
+  {
+    scripting: 'function' as const,
+    via: 'FCALL on node-redis',
+    durationMs: EVAL_RUN_MS,
+    client: 'node-redis' as const,
+  },
 ])(
   'exactness on a 3-master Redis Cluster through $via: every algorithm, an identifier on each master',
-  ({ scripting, durationMs }) => {
-    const target = (): HammerTarget => ({ kind: 'cluster', nodes: inject('clusterNodes') });
+  ({ scripting, durationMs, client }) => {
+    const target = (): HammerTarget => ({
+      kind: 'cluster',
+      nodes: inject('clusterNodes'),
+      ...(client === undefined ? {} : { client }),
+    });
 
     it.each(CLUSTER_CASES.map((c) => [c.label, c.expected, c] as const))(
       '%s admits exactly %i for each identifier, no CROSSSLOT',
@@ -422,9 +455,9 @@ describe.each([
         const policy = named(
           testCase.algorithm,
           testCase.policy,
-          `cluster-${scripting}-${testCase.algorithm}`,
+          `cluster-${client ?? 'io'}-${scripting}-${testCase.algorithm}`,
         );
-        const prefix = `exact-cluster-${scripting}-${testCase.algorithm}-${Date.now()}`;
+        const prefix = `exact-cluster-${client ?? 'io'}-${scripting}-${testCase.algorithm}-${Date.now()}`;
         const identifiers = await identifiersOnEveryMaster(prefix, policy);
         const totals = await hammer(cluster, {
           target: target(),

@@ -3,10 +3,14 @@
 // async callers loop `consume` until durationMs pass → 'result'. Caller i calls on identifier
 // i mod n of the run's identifiers, and the result counts each identifier apart.
 import { Cluster, Redis } from 'ioredis';
+import { createClient, createCluster } from 'redis';
 import { SluiceEngine, type PolicyInput } from '@sluice/nest/internals';
 import { RedisStore } from '@sluice/nest/engine';
 
-export type HammerTarget = { kind: 'single'; url: string } | { kind: 'cluster'; nodes: string };
+/** Where to call, and through which client library (ioredis unless told). */
+export type HammerTarget = (
+  { kind: 'single'; url: string } | { kind: 'cluster'; nodes: string }
+) & { client?: 'ioredis' | 'node-redis' };
 
 export interface HammerRun {
   target: HammerTarget;
@@ -54,7 +58,29 @@ const send = (message: object): void => {
   process.send?.(message);
 };
 
-let prepared: { run: HammerRun; client: Redis | Cluster; engine: SluiceEngine } | undefined;
+let prepared: { run: HammerRun; engine: SluiceEngine; close: () => Promise<unknown> } | undefined;
+
+function addressesOf(nodes: string): Array<{ host: string; port: number }> {
+  return nodes.split(',').map((entry) => {
+    const at = entry.lastIndexOf(':');
+    return { host: entry.slice(0, at), port: Number(entry.slice(at + 1)) };
+  });
+}
+
+/** node-redis's client, connected as an app connects it before handing it to Sluice. */
+async function connectNodeRedis(target: HammerTarget) {
+  const client =
+    target.kind === 'single'
+      ? createClient({ url: target.url })
+      : createCluster({
+          rootNodes: addressesOf(target.nodes).map(({ host, port }) => ({
+            url: `redis://${host}:${port}`,
+          })),
+        });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}
 
 async function connect(target: HammerTarget): Promise<Redis | Cluster> {
   const client =
@@ -77,19 +103,26 @@ async function connect(target: HammerTarget): Promise<Redis | Cluster> {
 }
 
 async function prepare(run: HammerRun): Promise<void> {
-  const client = await connect(run.target);
+  const client =
+    run.target.client === 'node-redis'
+      ? await connectNodeRedis(run.target)
+      : await connect(run.target);
   const engine = new SluiceEngine({
     store: new RedisStore(client, run.scripting ? { scripting: run.scripting } : {}),
     prefix: run.prefix,
     policies: [run.policy],
   });
-  prepared = { run, client, engine };
+  const close =
+    'status' in client
+      ? () => client.quit().catch(() => client.disconnect())
+      : () => client.close().catch(() => undefined);
+  prepared = { run, engine, close };
   send({ type: 'prepared' });
 }
 
 async function go(): Promise<void> {
   if (!prepared) throw new Error("'go' before 'prepare'");
-  const { run, client, engine } = prepared;
+  const { run, engine, close } = prepared;
   prepared = undefined;
   const result: HammerResult = {
     type: 'result',
@@ -145,7 +178,7 @@ async function go(): Promise<void> {
   };
   await Promise.all(Array.from({ length: run.concurrency }, (_, index) => caller(index)));
   result.elapsedMs = performance.now() - started;
-  await client.quit().catch(() => client.disconnect());
+  await close();
   send(result);
 }
 

@@ -1,6 +1,7 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { TierOptions } from '../trackers/tier.resolver.js';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import type { NodeRedisClient, NodeRedisCluster } from '../store/node-redis.client.js';
 import type { PolicyInput } from '../policy/policy.types.js';
 import type { TrustProxy } from '../trackers/client-address.js';
 import type { Tracker } from '../trackers/tracker.interface.js';
@@ -10,8 +11,11 @@ export type HeaderStyle = 'draft' | 'legacy' | 'both' | false;
 
 /** What SluiceModule.forRoot takes (docs/guide.md, configuration). */
 export interface SluiceModuleOptions {
-  /** A redis:// URL, ioredis options, or a connected `Redis` / `Cluster`. Absent: in-memory. */
-  redis?: string | RedisOptions | Redis | Cluster;
+  /**
+   * A redis:// URL, ioredis options, a connected ioredis `Redis` / `Cluster`, or a connected
+   * node-redis (the `redis` package, 4 or 5) client or cluster. Absent: in-memory.
+   */
+  redis?: string | RedisOptions | Redis | Cluster | NodeRedisClient | NodeRedisCluster;
   /** Start of every Redis key. Default 'sluice'. */
   prefix?: string;
   /** Policies defined in code. */

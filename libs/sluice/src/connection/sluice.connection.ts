@@ -12,6 +12,7 @@ import type { SluiceModuleOptions } from '../config/sluice-options.interface.js'
 import { loadOptionalPeer } from '../peers/optional-peer.loader.js';
 import { assertPeerVersions } from '../peers/peer.versions.js';
 import { assertRedisServer } from '../peers/redis-server.check.js';
+import { fromNodeRedis, isNodeRedis } from '../store/node-redis.client.js';
 
 const DEFAULT_TIMEOUT_MS = 100;
 /** How long a read an operator waits on may take (readRedis). */
@@ -46,6 +47,13 @@ export class SluiceConnection implements OnApplicationShutdown {
         'No redis configured: using the in-memory store, so limits hold per process only',
       );
       return new SluiceConnection(new MemoryStore(), undefined, undefined, false);
+    }
+    if (isNodeRedis(redis)) {
+      // The app's node-redis client: decisions, the bus, the stream and the stats all go through
+      // it and the connections it duplicates (docs/guide.md, "The Redis connection").
+      const client = fromNodeRedis(redis);
+      await assertRedisServer(client);
+      return SluiceConnection.over(client, client, false, options, clock);
     }
     if (isClient(redis)) {
       assertPeerVersions(['ioredis']);

@@ -2,6 +2,12 @@ import type { Cluster, Redis } from 'ioredis';
 import type { Clock } from '../clock/clock.js';
 import { repliesOf, scriptCall, type BatchedCall } from './batched.call.js';
 import { ClusterDispatch } from './cluster.dispatch.js';
+import {
+  fromNodeRedis,
+  isNodeRedis,
+  type NodeRedisClient,
+  type NodeRedisCluster,
+} from './node-redis.client.js';
 import { ScriptRunner, type ScriptingMode } from './script.runner.js';
 import { callArgument, decodeReply, encodeSpec, readQuota } from './spec.codec.js';
 import type { PolicySpec, SluiceStore, StoreCall, StoreResult } from './store.types.js';
@@ -79,11 +85,13 @@ export class RedisStore implements SluiceStore {
   private readonly batch: TurnBatch<BatchedCall, unknown> | undefined;
   private readonly cluster: ClusterDispatch | undefined;
 
+  /** `given`: an ioredis client or cluster, or a connected node-redis (4 or 5) one. */
   constructor(
-    client: Redis | Cluster,
+    given: Redis | Cluster | NodeRedisClient | NodeRedisCluster,
     private readonly options: RedisStoreOptions = {},
   ) {
     assertBatchLimits(options.batch, 'RedisStore options.batch');
+    const client = isNodeRedis(given) ? fromNodeRedis(given) : given;
     this.runner = new ScriptRunner(client, options.scripting ?? 'auto');
     const newBatch = (send: (calls: BatchedCall[]) => Promise<unknown[]>) =>
       new TurnBatch(send, {

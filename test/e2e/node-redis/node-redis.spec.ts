@@ -1,0 +1,189 @@
+// Sluice on node-redis (the `redis` package), 5 and 4, passed to SluiceModule and RedisStore as
+// an app would: decisions on the standalone Redis and the Cluster, penalties through the stream,
+// the policy bus with its notices, the per-second stats (docs/guide.md, "The Redis connection").
+// The twins' conformance through node-redis is in ../engine/conformance.spec.ts.
+import type { PenaltyEvent } from '@sluice/nest/internals';
+import { RedisStore, SluiceEngine } from '@sluice/nest/engine';
+import { RedisPenaltyStream } from '@sluice/nest/src/penalty/redis-penalty.stream.js';
+import { heartbeat } from '@sluice/nest/src/bus/instance.heartbeat.js';
+import { RedisPolicyChannel } from '@sluice/nest/src/bus/redis.channel.js';
+import type { ChangeNotice } from '@sluice/nest/src/bus/policy-snapshot.js';
+import { fromNodeRedis } from '@sluice/nest/src/store/node-redis.client.js';
+import { createClient as createClient5, createCluster as createCluster5 } from 'redis';
+import { createClient as createClient4, createCluster as createCluster4 } from 'redis4';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { closeAppsAfterEach } from '../../support/nest-app.js';
+import { closeAll, clusterNodes, connectRedis, filePrefixes } from '../../support/redis.clients.js';
+import { LIMIT, penaltiesApp } from '../penalties/app.module.js';
+
+const prefixes = filePrefixes('nredis');
+const opened: Array<{ quit(): Promise<unknown> }> = [];
+
+afterAll(async () => {
+  await prefixes.removeAll(connectRedis());
+  await Promise.all(opened.map((client) => client.quit().catch(() => undefined)));
+  await closeAll();
+});
+
+/** Each major's client factories, connected as an app connects them before passing them in. */
+const VERSIONS = [
+  {
+    major: 5,
+    single: async () => {
+      const client = createClient5({ url: inject('redisUrl') });
+      client.on('error', () => undefined);
+      opened.push(client);
+      await client.connect();
+      return client;
+    },
+    cluster: async () => {
+      const cluster = createCluster5({
+        rootNodes: clusterNodes().map((node) => ({ url: `redis://${node.host}:${node.port}` })),
+      });
+      cluster.on('error', () => undefined);
+      opened.push(cluster);
+      await cluster.connect();
+      return cluster;
+    },
+  },
+  {
+    major: 4,
+    single: async () => {
+      const client = createClient4({ url: inject('redisUrl') });
+      client.on('error', () => undefined);
+      opened.push(client);
+      await client.connect();
+      return client;
+    },
+    cluster: async () => {
+      const cluster = createCluster4({
+        rootNodes: clusterNodes().map((node) => ({ url: `redis://${node.host}:${node.port}` })),
+      });
+      cluster.on('error', () => undefined);
+      opened.push(cluster);
+      await cluster.connect();
+      return cluster;
+    },
+  },
+];
+
+const startApp = closeAppsAfterEach();
+
+async function until<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.each(VERSIONS)('Sluice on a node-redis $major client', ({ single, cluster }) => {
+  it('decides exactly, sends the block through the penalty stream, and counts the second', async () => {
+    const client = await single();
+    const name = prefixes.next();
+    const { url } = await startApp('express', penaltiesApp({ redis: client, prefix: name }));
+    const statuses: number[] = [];
+    for (let i = 0; i < LIMIT + 3; i++) {
+      const response = await fetch(`${url}/login`, { headers: { 'x-user': 'mallory' } });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([200, 200, 429, 429, 429]);
+
+    const stream = new RedisPenaltyStream(fromNodeRedis(client), name);
+    await stream.ensureGroup('admins');
+    const events = await until('the block in the stream', async () => {
+      const read = await stream.readNew('admins', 'first', 10, 200);
+      return read.length === 0 ? undefined : read.map((entry) => entry.event);
+    });
+    expect(events).toContainEqual(
+      expect.objectContaining<Partial<PenaltyEvent>>({
+        type: 'block.started',
+        policy: 'login',
+        identifier: 'mallory',
+      }),
+    );
+    const pending = await stream.readPending('admins', 'first', 10);
+    await stream.ack(
+      'admins',
+      pending.map((entry) => entry.entryId),
+    );
+    expect(await stream.readPending('admins', 'first', 10)).toEqual([]);
+    await stream.close();
+
+    // The instance's per-second counts reach Redis (a pipeline of HINCRBY and PEXPIRE).
+    const reader = connectRedis();
+    const counted = await until('the second counted in Redis', async () => {
+      const [, keys] = await reader.scan('0', 'MATCH', `${name}:{stats:login}:s:*`, 'COUNT', 1000);
+      return keys.length === 0 ? undefined : keys;
+    });
+    const totals = await reader.hgetall(counted[0]!);
+    expect(Number(totals.allowed ?? 0) + Number(totals.rejected ?? 0)).toBeGreaterThan(0);
+  });
+
+  it('writes a snapshot, tells the other instances, and keeps their heartbeats', async () => {
+    const name = prefixes.next();
+    const writer = new RedisPolicyChannel(fromNodeRedis(await single()), name);
+    const reader = new RedisPolicyChannel(fromNodeRedis(await single()), name);
+    const notices: ChangeNotice[] = [];
+    let subscribed = false;
+    await reader.subscribe({
+      notice: (notice) => notices.push(notice),
+      resubscribed: () => (subscribed = true),
+      unblocked: () => undefined,
+    });
+    await until('the subscription', () => Promise.resolve(subscribed ? true : undefined));
+    const policies = [{ name: 'p', algorithm: 'gcra', limit: 3, periodMs: 1_000 }];
+    expect(await writer.write({ version: 7, enforcement: true, policies })).toBe(true);
+    await until('the notice', async () => {
+      await writer.announce({ version: 7, name: 'p' });
+      return notices.length > 0 ? true : undefined;
+    });
+    expect(notices[0]).toMatchObject({ version: 7 });
+    expect(await reader.read()).toEqual({ version: 7, enforcement: true, policies });
+    expect(await reader.storedVersion()).toBe(7);
+    const startedAt = new Date();
+    await writer.beat(heartbeat('instance-a', startedAt, 7, null, startedAt));
+    expect((await reader.heartbeats()).map((beat) => beat.id)).toEqual(['instance-a']);
+    await reader.close();
+  });
+
+  it('decides exactly on a Cluster, identifiers spread over its masters, batched per master', async () => {
+    const client = await cluster();
+    const engine = new SluiceEngine({ store: new RedisStore(client), prefix: prefixes.next() });
+    engine.policies.set({
+      name: 'spread',
+      algorithm: 'sliding-window',
+      limit: 2,
+      periodMs: 60_000,
+    });
+    const identifiers = Array.from({ length: 30 }, (_, i) => `user-${i}`);
+    const admitted = new Map<string, number>();
+    await Promise.all(
+      identifiers.flatMap((identifier) =>
+        Array.from({ length: 4 }, async () => {
+          const decision = await engine.consume('spread', identifier);
+          if (decision.allowed) admitted.set(identifier, (admitted.get(identifier) ?? 0) + 1);
+        }),
+      ),
+    );
+    expect(identifiers.map((identifier) => admitted.get(identifier))).toEqual(
+      identifiers.map(() => 2),
+    );
+  });
+
+  it('runs a Nest app on the Cluster through SluiceModule', async () => {
+    const client = await cluster();
+    const { url } = await startApp(
+      'fastify',
+      penaltiesApp({ redis: client, prefix: prefixes.next() }),
+    );
+    const statuses: number[] = [];
+    for (let i = 0; i < LIMIT + 2; i++) {
+      const response = await fetch(`${url}/login`, { headers: { 'x-user': 'draco' } });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([200, 200, 429, 429]);
+  });
+});
