@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import {
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -66,6 +67,12 @@ const FIXTURE_LIST: Fixture[] = [
     packages: ['nest', 'admin'],
     expect: { '@nestjs/core': /^12\./, typeorm: /^1\./, ioredis: /^5\./ },
     notes: true,
+  },
+  {
+    // The app's own node-redis client handed to SluiceModule, and no ioredis installed at all.
+    name: 'esm-nest12-node-redis',
+    packages: ['nest', 'admin'],
+    expect: { '@nestjs/core': /^12\./, redis: /^5\./ },
   },
   {
     name: 'cjs-nest11-throttler',
@@ -299,6 +306,14 @@ describe.each(FIXTURE_LIST.filter((fixture) => fixture.packages.includes('admin'
     });
   },
 );
+
+describe('esm-nest12-node-redis, on node-redis alone', () => {
+  it('has no ioredis installed: every decision, the bus and the stream went through node-redis', () => {
+    const directory = join(work, 'esm-nest12-node-redis');
+    expect(existsSync(join(directory, 'node_modules/redis'))).toBe(true);
+    expect(existsSync(join(directory, 'node_modules/ioredis'))).toBe(false);
+  });
+});
 
 describe.each(FIXTURE_LIST.filter((fixture) => fixture.notes === true))(
   '$name beside its own TypeORM entity',

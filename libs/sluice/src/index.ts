@@ -7,6 +7,11 @@ export type {
   SluiceModuleExtras,
   SluiceModuleOptions,
 } from './config/sluice-options.interface.js';
+export type {
+  NodeRedisClient,
+  NodeRedisCluster,
+  NodeRedisConnection,
+} from './store/node-redis.client.js';
 export type { TrackedClient, Tracker } from './trackers/tracker.interface.js';
 export type { TrustProxy } from './trackers/client-address.js';
 export type { PlanAnswer, TierOptions, TierSource } from './trackers/tier.resolver.js';

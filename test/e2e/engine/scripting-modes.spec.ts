@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SluiceEngine } from '@sluice/nest/internals';
 import { RedisStore } from '@sluice/nest/engine';
-import { closeAll, connectRedis } from '../../support/redis.clients.js';
+import { closeAll, connectNodeRedis, connectRedis } from '../../support/redis.clients.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-servers.js';
 
 /**
@@ -63,6 +63,17 @@ describe("scripting 'auto'", () => {
     const store = new RedisStore(as('nofunctions'));
     const evalshaBefore = await commandCalls('evalsha');
     // No prepare(): the first decision finds FCALL refused (nothing ran) and goes on by EVALSHA.
+    expect(await fiveReplies(engineOn(store))).toEqual(EXACT);
+    expect(store.scripting).toBe('eval');
+    expect((await commandCalls('evalsha')) - evalshaBefore).toBeGreaterThanOrEqual(5);
+  });
+
+  it('moves to EVALSHA on a node-redis client too, when the ACL forbids FCALL', async () => {
+    const url = new URL(server.url);
+    url.username = 'nofunctions';
+    url.password = 'secret';
+    const store = new RedisStore(await connectNodeRedis(url.toString()));
+    const evalshaBefore = await commandCalls('evalsha');
     expect(await fiveReplies(engineOn(store))).toEqual(EXACT);
     expect(store.scripting).toBe('eval');
     expect((await commandCalls('evalsha')) - evalshaBefore).toBeGreaterThanOrEqual(5);

@@ -12,6 +12,7 @@ import { heartbeat } from '@sluice/nest/src/bus/instance.heartbeat.js';
 import { RedisPolicyChannel } from '@sluice/nest/src/bus/redis.channel.js';
 import { penaltiesApp, LIMIT } from '../penalties/app.module.js';
 import { closeAll, clusterNodes, connectRedis, filePrefixes } from '../../support/redis.clients.js';
+import { admittedOfEach } from '../../support/engine/admitted-of-each.js';
 import { closeAppsAfterEach } from '../../support/nest-app.js';
 
 const clients: Array<Redis6 | Cluster6> = [];
@@ -130,19 +131,7 @@ describe('Sluice on an ioredis 6 client', () => {
       limit: 2,
       periodMs: 60_000,
     });
-    const identifiers = Array.from({ length: 30 }, (_, i) => `user-${i}`);
-    const admitted = new Map<string, number>();
-    await Promise.all(
-      identifiers.flatMap((identifier) =>
-        Array.from({ length: 4 }, async () => {
-          const decision = await engine.consume('spread', identifier);
-          if (decision.allowed) admitted.set(identifier, (admitted.get(identifier) ?? 0) + 1);
-        }),
-      ),
-    );
-    expect(identifiers.map((identifier) => admitted.get(identifier))).toEqual(
-      identifiers.map(() => 2),
-    );
+    expect(await admittedOfEach(engine, 'spread', 30, 4)).toEqual(Array(30).fill(2));
     // The identifiers' keys landed on every master, not on one.
     const keysPerMaster = await Promise.all(client.nodes('master').map((node) => node.dbsize()));
     expect(keysPerMaster.filter((keys) => keys > 0)).toHaveLength(3);

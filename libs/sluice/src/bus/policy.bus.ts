@@ -1,4 +1,5 @@
 import {
+  type BeforeApplicationShutdown,
   Inject,
   Injectable,
   Logger,
@@ -29,7 +30,9 @@ const DEFAULT_INTERVAL_MS = 5_000;
  * what it applied (InstancePresence) and passes lifted blocks on (UnblockFanout).
  */
 @Injectable()
-export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown {
+export class PolicyBus
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly logger = new Logger('Sluice');
   private readonly applier: SnapshotApplier;
   private readonly follower: SnapshotFollower;
@@ -111,8 +114,24 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
     await this.start();
   }
 
-  /** Stops the timers, removes the heartbeat, closes the channel. */
+  /**
+   * Stops the timers and removes the heartbeat before any module's onApplicationShutdown: an app
+   * that passed its own Redis client may close it there, and SluiceModule, being global, shuts
+   * down after the app's modules (docs/guide.md, "The Redis connection").
+   */
+  beforeApplicationShutdown(): Promise<void> {
+    return (this.leaving ??= this.leave());
+  }
+
+  /** Leaves (when beforeApplicationShutdown did not run), then closes the channel. */
   async onApplicationShutdown(): Promise<void> {
+    await (this.leaving ??= this.leave());
+    await this.channel.close();
+  }
+
+  private leaving: Promise<void> | undefined;
+
+  private async leave(): Promise<void> {
     // The timers stop at once; the heartbeat is removed before anything else is awaited, since
     // the connection's own shutdown runs beside this one. A beat under way was sent first on the
     // same connection, so it cannot land after the removal.
@@ -121,7 +140,6 @@ export class PolicyBus implements OnApplicationBootstrap, OnApplicationShutdown 
     this.follower.stop();
     await this.presence.leave();
     await Promise.all(stopping);
-    await this.channel.close();
   }
 
   /**

@@ -46,7 +46,7 @@ export interface SluiceModuleOptions {
   /**
    * Report decisions to OpenTelemetry: metrics on the global meter provider and an event on the
    * request's active span (docs/operations.md, "OpenTelemetry"). Default: when the optional peer
-   * @opentelemetry/api is installed; `false` turns it off, `true` fails the start without it.
+   * `@opentelemetry/api` is installed; `false` turns it off, `true` fails the start without it.
    */
   openTelemetry?: boolean;
   /**

@@ -30,6 +30,11 @@ export {
 } from '../store/eventual.store.js';
 export { RedisStore, type RedisStoreOptions, type ScriptingMode } from '../store/redis.store.js';
 export type {
+  NodeRedisClient,
+  NodeRedisCluster,
+  NodeRedisConnection,
+} from '../store/node-redis.client.js';
+export type {
   Operation,
   OutcomeReason,
   PolicyOutcome,

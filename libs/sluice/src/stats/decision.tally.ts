@@ -2,6 +2,7 @@ import {
   Inject,
   Injectable,
   Logger,
+  type BeforeApplicationShutdown,
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
@@ -36,7 +37,9 @@ const LOG_EVERY_MS = 60_000;
  * decision stats once a second: the store's work grows with the number of policies, not traffic.
  */
 @Injectable()
-export class DecisionTally implements OnModuleInit, OnApplicationShutdown {
+export class DecisionTally
+  implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly logger = new ThrottledLogger(new Logger('Sluice'), LOG_EVERY_MS, () =>
     this.clock(),
   );
@@ -55,6 +58,14 @@ export class DecisionTally implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     this.schedule();
+  }
+
+  /**
+   * Sends what was counted before any module's onApplicationShutdown, while an app's own Redis
+   * client is still open; onApplicationShutdown sends what comes after.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.flush();
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -2,6 +2,7 @@ import {
   Inject,
   Injectable,
   Logger,
+  type BeforeApplicationShutdown,
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
@@ -30,7 +31,9 @@ type Shown = Pick<IdentifierCount, 'identifier' | 'key'>;
  * the identifier stats once a second, for the admin's GET /identifiers.
  */
 @Injectable()
-export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
+export class IdentifierTally
+  implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly logger = new ThrottledLogger(new Logger('Sluice'), LOG_EVERY_MS, () =>
     this.clock(),
   );
@@ -46,6 +49,14 @@ export class IdentifierTally implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     this.flushes.start();
+  }
+
+  /**
+   * Sends what was counted before any module's onApplicationShutdown, while an app's own Redis
+   * client is still open; onApplicationShutdown sends what comes after.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.send();
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -2,6 +2,7 @@ import {
   Inject,
   Injectable,
   Logger,
+  type BeforeApplicationShutdown,
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
@@ -21,7 +22,9 @@ const LOG_EVERY_MS = 60_000;
  * panel shows how often an entry acted, or in shadow mode would have (docs/guide.md).
  */
 @Injectable()
-export class ListHitTally implements OnModuleInit, OnApplicationShutdown {
+export class ListHitTally
+  implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly logger = new ThrottledLogger(new Logger('Sluice'), LOG_EVERY_MS, () =>
     this.clock(),
   );
@@ -36,6 +39,14 @@ export class ListHitTally implements OnModuleInit, OnApplicationShutdown {
   /** Starts the flushes. */
   onModuleInit(): void {
     this.task.start();
+  }
+
+  /**
+   * Sends what was counted before any module's onApplicationShutdown, while an app's own Redis
+   * client is still open; onApplicationShutdown sends what comes after.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.flush();
   }
 
   /** Stops them, after sending what was counted since the last one. */

@@ -2,43 +2,55 @@ import { EventEmitter } from 'node:events';
 import type { Cluster, Redis } from 'ioredis';
 import { clusterSlot } from './cluster.slot.js';
 
-/**
- * The parts of a node-redis (the `redis` package, 4 and 5) client Sluice calls: the same in both
- * majors (docs/guide.md, "The Redis connection").
- */
-export interface NodeRedisClient {
-  sendCommand(args: string[]): Promise<unknown>;
-  duplicate(): NodeRedisClient;
+/** What a node-redis (the `redis` package, 4 and 5) client and cluster both have that Sluice uses. */
+export interface NodeRedisConnection {
+  /** Opens a duplicate's connection. */
   connect(): Promise<unknown>;
+  /** Whether the connection is open (or opening). */
   readonly isOpen: boolean;
-  readonly isReady: boolean;
+  /** Subscribes a duplicate to the policy bus's channel. */
   subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<void>;
+  /** Its connection events: ready, end, error, reconnecting. */
   on(event: string, listener: (...args: unknown[]) => void): unknown;
+  /** Closes it (node-redis 4). */
   quit?(): Promise<unknown>;
+  /** Closes it (node-redis 5). */
   close?(): Promise<unknown>;
+  /** Drops the connection (node-redis 4). */
   disconnect?(): Promise<unknown>;
+  /** Drops the connection (node-redis 5). */
   destroy?(): void;
 }
 
+/**
+ * The parts of a node-redis client Sluice calls: the same in both majors (docs/guide.md, "The
+ * Redis connection").
+ */
+export interface NodeRedisClient extends NodeRedisConnection {
+  /** Sends one command: every command Sluice sends goes through it. */
+  sendCommand(args: string[]): Promise<unknown>;
+  /** A new connection with the same options: for the bus's subscriber and blocking reads. */
+  duplicate(): NodeRedisClient;
+  /** Whether it answers commands. */
+  readonly isReady: boolean;
+}
+
 /** A node-redis cluster's parts Sluice calls. */
-export interface NodeRedisCluster {
+export interface NodeRedisCluster extends NodeRedisConnection {
+  /** Sends one command to the master of `firstKey` (any node when undefined). */
   sendCommand(
     firstKey: string | undefined,
     isReadonly: boolean | undefined,
     args: string[],
   ): Promise<unknown>;
+  /** A new cluster client with the same options. */
   duplicate(): NodeRedisCluster;
-  connect(): Promise<unknown>;
-  readonly isOpen: boolean;
+  /** The masters: the Lua library is loaded on each. */
   readonly masters: ReadonlyArray<{ host: string; port: number }>;
+  /** The master serving a slot: the store batches calls per master. */
   getSlotMaster(slot: number): { host: string; port: number };
+  /** A master's own client: a batch for one master goes to it in one round trip. */
   nodeClient(node: { host: string; port: number }): NodeRedisClient | Promise<NodeRedisClient>;
-  subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<void>;
-  on(event: string, listener: (...args: unknown[]) => void): unknown;
-  quit?(): Promise<unknown>;
-  close?(): Promise<unknown>;
-  disconnect?(): Promise<unknown>;
-  destroy?(): void;
 }
 
 /** A node-redis client or cluster, told apart from ioredis by `sendCommand` and `isOpen`. */

@@ -2,48 +2,9 @@ import type { PolicyView } from '@sluice/admin/api';
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { REPLY } from '../../testing/policy-view.fixture';
 import { answerFetch, renderScreen, TestEventSource } from '../../testing/render-screen';
 import { PolicyEditorPage } from './PolicyEditorPage';
-
-const REPLY: PolicyView = {
-  name: 'reply',
-  algorithm: 'sliding-log',
-  limit: 5,
-  periodMs: 60_000,
-  calendar: null,
-  burst: null,
-  segments: null,
-  maxDelayMs: null,
-  cost: 1,
-  usage: null,
-  key: 'user',
-  match: null,
-  count: 'all',
-  penalty: null,
-  mode: 'enforce',
-  onStoreError: 'allow',
-  consistency: 'exact',
-  syncMs: 50,
-  overrides: [],
-  tiers: null,
-  description: 'Harry may reply five times a minute',
-  version: 4,
-  source: 'code',
-  updatedAt: null,
-  updatedBy: null,
-  candidate: null,
-  routes: [
-    {
-      method: 'POST',
-      path: '/posts/:id/replies',
-      owner: 'PostsController',
-      handler: 'reply',
-      tier: null,
-    },
-  ],
-  codeDefault: null,
-  drift: { fromCode: null, fromFile: null },
-};
 
 /** The page lists the allow and deny list entries that apply to the policy: none here. */
 const NO_LIST_ENTRIES = { 'GET /lists': { body: { max: 1000, entries: [] } } };

@@ -1,48 +1,10 @@
 import type { PolicyList, PolicyView } from '@sluice/admin/api';
 import { cleanup, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { REPLY } from '../../testing/policy-view.fixture';
 import { answerFetch, renderScreen } from '../../testing/render-screen';
 import { PolicyListPage } from './PolicyListPage';
 
-const REPLY: PolicyView = {
-  name: 'reply',
-  algorithm: 'sliding-log',
-  limit: 5,
-  periodMs: 60_000,
-  calendar: null,
-  burst: null,
-  segments: null,
-  maxDelayMs: null,
-  cost: 1,
-  usage: null,
-  key: 'user',
-  match: null,
-  count: 'all',
-  penalty: null,
-  mode: 'enforce',
-  onStoreError: 'allow',
-  consistency: 'exact',
-  syncMs: 50,
-  overrides: [],
-  tiers: null,
-  description: 'Harry may reply five times a minute',
-  version: 4,
-  source: 'code',
-  updatedAt: null,
-  updatedBy: null,
-  candidate: null,
-  routes: [
-    {
-      method: 'POST',
-      path: '/posts/:id/replies',
-      owner: 'PostsController',
-      handler: 'reply',
-      tier: null,
-    },
-  ],
-  codeDefault: null,
-  drift: { fromCode: null, fromFile: null },
-};
 const list = (policies: PolicyView[], file: PolicyList['file']): PolicyList => ({
   version: 12,
   enforcement: true,

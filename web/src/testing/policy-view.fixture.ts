@@ -1,0 +1,42 @@
+import type { PolicyView } from '@sluice/admin/api';
+
+/** A code policy as GET /policies/:name shows it: the screens' tests start from it. */
+export const REPLY: PolicyView = {
+  name: 'reply',
+  algorithm: 'sliding-log',
+  limit: 5,
+  periodMs: 60_000,
+  calendar: null,
+  burst: null,
+  segments: null,
+  maxDelayMs: null,
+  cost: 1,
+  usage: null,
+  key: 'user',
+  match: null,
+  count: 'all',
+  penalty: null,
+  mode: 'enforce',
+  onStoreError: 'allow',
+  consistency: 'exact',
+  syncMs: 50,
+  overrides: [],
+  tiers: null,
+  description: 'Harry may reply five times a minute',
+  version: 4,
+  source: 'code',
+  updatedAt: null,
+  updatedBy: null,
+  candidate: null,
+  routes: [
+    {
+      method: 'POST',
+      path: '/posts/:id/replies',
+      owner: 'PostsController',
+      handler: 'reply',
+      tier: null,
+    },
+  ],
+  codeDefault: null,
+  drift: { fromCode: null, fromFile: null },
+};
