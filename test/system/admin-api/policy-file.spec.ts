@@ -168,6 +168,15 @@ describe('policies as code: npx sluice export, diff and apply against a running 
     expect(refused.err).toContain('document.lists.0.value');
     expect((await policies()).version).toBe(versionBefore);
 
+    // JSON.parse keeps a "__proto__" key as a field: it is named, never dropped.
+    await writeFile(
+      join(folder, 'proto.json'),
+      `{"sluice":1,"version":0,"policies":{"__proto__":{"algorithm":"gcra","limit":1,"periodMs":1000}}}`,
+    );
+    const proto = await sluice(['diff', 'proto.json']);
+    expect(proto.code).toBe(2);
+    expect(proto.err).toContain('document.policies.__proto__: is not a policy name');
+
     await writeFile(join(folder, 'broken.yaml'), 'policies: [unclosed');
     const broken = await sluice(['diff', 'broken.yaml']);
     expectRun(broken, 2, 'err', 'broken.yaml is not valid YAML');

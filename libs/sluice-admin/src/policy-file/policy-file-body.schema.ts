@@ -3,12 +3,12 @@ import type { PolicyFileApplyRequest, PolicyFileDiffRequest } from '../common/po
 import { freeText } from '../common/text.schema.js';
 import { policyFileSchema } from './policy-file.schema.js';
 
-/** POST /policy-file/diff: the document; PolicyFileService checks each policy through. */
+/** POST /policy-file/diff as the API description states it. */
 export const policyFileDiffSchema = z.strictObject({
   document: policyFileSchema,
 }) satisfies z.ZodType<PolicyFileDiffRequest>;
 
-/** POST /policy-file/apply: the document, a note for the audit, and whether to overwrite. */
+/** POST /policy-file/apply as described: the document, a note for the audit, whether to overwrite. */
 export const policyFileApplySchema = z.strictObject({
   document: policyFileSchema,
   comment: freeText(500).nullish(),
@@ -20,6 +20,13 @@ export const policyFileQuerySchema = z.strictObject({
   candidates: z.enum(['true', 'false'], { error: "must be 'true' or 'false'" }).optional(),
 });
 
-export type PolicyFileDiffBody = z.output<typeof policyFileDiffSchema>;
-export type PolicyFileApplyBody = z.output<typeof policyFileApplySchema>;
+/**
+ * What the handlers parse: the document as sent, untouched (PolicyFileService checks it through,
+ * key by key: a record's parse would drop a "__proto__" policy instead of naming it).
+ */
+export const policyFileDiffEnvelope = policyFileDiffSchema.extend({ document: z.unknown() });
+export const policyFileApplyEnvelope = policyFileApplySchema.extend({ document: z.unknown() });
+
+export type PolicyFileDiffBody = z.output<typeof policyFileDiffEnvelope>;
+export type PolicyFileApplyBody = z.output<typeof policyFileApplyEnvelope>;
 export type PolicyFileQueryBody = z.output<typeof policyFileQuerySchema>;

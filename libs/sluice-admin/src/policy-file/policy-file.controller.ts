@@ -10,13 +10,14 @@ import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { AdminController } from '../common/admin-controller.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
-import { ValidBody, ValidQuery } from '../common/request-schema.pipe.js';
+import { parseRequest } from '../common/invalid-request.exception.js';
+import { DescribedBody, ValidQuery } from '../common/request-schema.pipe.js';
 import {
+  policyFileApplyEnvelope,
   policyFileApplySchema,
+  policyFileDiffEnvelope,
   policyFileDiffSchema,
   policyFileQuerySchema,
-  type PolicyFileApplyBody,
-  type PolicyFileDiffBody,
   type PolicyFileQueryBody,
 } from './policy-file-body.schema.js';
 import { PolicyFileService } from './policy-file.service.js';
@@ -39,8 +40,8 @@ export class PolicyFileController {
   @Post('diff')
   @HttpCode(200)
   @RequireRole('viewer')
-  diff(@ValidBody(policyFileDiffSchema) body: PolicyFileDiffBody): Promise<PolicyFilePlan> {
-    return this.files.diff(body.document);
+  diff(@DescribedBody(policyFileDiffSchema) body: unknown): Promise<PolicyFilePlan> {
+    return this.files.diff(parseRequest(policyFileDiffEnvelope, body ?? {}, '(body)').document);
   }
 
   /** Applies the document in one versioned step; 409 over changes since its version unless forced. */
@@ -48,9 +49,9 @@ export class PolicyFileController {
   @HttpCode(200)
   @RequireRole('admin')
   apply(
-    @ValidBody(policyFileApplySchema) body: PolicyFileApplyBody,
+    @DescribedBody(policyFileApplySchema) body: unknown,
     @CurrentActor() actor: Actor,
   ): Promise<PolicyFileApplyResult> {
-    return this.files.apply(body, actor);
+    return this.files.apply(parseRequest(policyFileApplyEnvelope, body ?? {}, '(body)'), actor);
   }
 }

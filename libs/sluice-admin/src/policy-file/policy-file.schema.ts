@@ -140,6 +140,21 @@ export function parsePolicyFile(
 ): { file: ParsedPolicyFile; issues: [] } | { file: null; issues: FieldIssue[] } {
   const shape = shapeSchema.safeParse(body);
   if (!shape.success) return { file: null, issues: issuesOf(shape.error, '') };
+  // A record's parse leaves out a "__proto__" key: the names are read from the document as sent.
+  const sent = body as { policies: object; candidates?: object };
+  const unnamed = [
+    ...Object.keys(sent.policies).map((name) => ['policies', name] as const),
+    ...Object.keys(sent.candidates ?? {}).map((name) => ['candidates', name] as const),
+  ].filter(([, name]) => !POLICY_NAME.test(name));
+  if (unnamed.length > 0) {
+    return {
+      file: null,
+      issues: unnamed.map(([section, name]) => ({
+        field: `${section}.${name}`,
+        message: `is not a policy name: ${NAME_RULE}`,
+      })),
+    };
+  }
   const document = shape.data;
   const issues: FieldIssue[] = [];
   const names = Object.keys(document.policies);
