@@ -9,7 +9,6 @@ import {
   TrackerResolver,
   type Clock,
 } from '@sluice/nest/internals';
-import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../common/actor.js';
 import { InvalidRequestException } from '../common/invalid-request.exception.js';
@@ -30,18 +29,12 @@ import { PolicyEntity } from '../database/policy.entity.js';
 import { listEntryOf, readSetting } from '../database/snapshot.reader.js';
 import { inTransaction } from '../database/transaction.js';
 import { RESERVED_POLICY_PREFIX } from '../policies/policy-body.schema.js';
-import { writePolicyChange } from '../policies/policy-change.js';
 import { PolicyCommits } from '../policies/policy-commits.service.js';
-import { stamped } from '../policies/policy-rules.js';
 import { describeRoute } from '../policies/policy.view.js';
 import type { PolicyFileApplyBody } from './policy-file-body.schema.js';
-import {
-  planPolicyFile,
-  describeEntry,
-  type LiveState,
-  type PlannedWrite,
-} from './policy-file.planner.js';
+import { planPolicyFile, describeEntry, type LiveState } from './policy-file.planner.js';
 import { compactRules, sameRules } from './policy-file.rules.js';
+import { applyWrite } from './policy-file.writes.js';
 import {
   parsePolicyFile,
   type FileCandidate,
@@ -190,7 +183,7 @@ export class PolicyFileService {
         }
         const context = { manager, version, actor, comment, now };
         const versions = new Map([...file.policies.keys()].map((name) => [name, version]));
-        for (const write of plan.writes) await this.write(write, context, versions);
+        for (const write of plan.writes) await applyWrite(write, context, versions);
         removed.push(
           ...plan.writes.flatMap((write) => (write.type === 'list.remove' ? [write.id] : [])),
         );
@@ -314,148 +307,5 @@ export class PolicyFileService {
       version: row.version,
       at: row.occurredAt.toISOString(),
     }));
-  }
-
-  private async write(
-    write: PlannedWrite,
-    context: {
-      manager: EntityManager;
-      version: number;
-      actor: Actor;
-      comment: string | null;
-      now: number;
-    },
-    versions: Map<string, number>,
-  ): Promise<void> {
-    const { manager, version, actor, comment, now } = context;
-    switch (write.type) {
-      case 'policy.put':
-        return writePolicyChange(manager, {
-          name: write.name,
-          action: write.before === null ? 'policy.create' : 'policy.replace',
-          before: write.before,
-          after: stamped(write.policy, 'admin', version, actor),
-          actor,
-          comment,
-          version,
-        });
-      case 'policy.revert':
-        return writePolicyChange(manager, {
-          name: write.name,
-          action: 'policy.revert',
-          before: write.before,
-          after: stamped(write.policy, 'code', version, actor),
-          actor,
-          comment,
-          version,
-        });
-      case 'policy.delete':
-        return writePolicyChange(manager, {
-          name: write.name,
-          action: 'policy.delete',
-          before: write.before,
-          after: null,
-          actor,
-          comment,
-          version,
-        });
-      case 'list.add': {
-        const row = manager.create(ListEntryEntity, {
-          id: randomUUID(),
-          ...this.listColumns(write.entry),
-          createdBy: actor.name,
-          createdAt: new Date(now),
-        });
-        await manager.insert(ListEntryEntity, row);
-        return recordAudit(manager, {
-          actor,
-          action: 'list.add',
-          target: `${row.list}:${row.id}`,
-          before: null,
-          after: listEntryOf(row),
-          comment: comment ?? row.reason,
-          version,
-        });
-      }
-      case 'list.replace': {
-        await manager.update(ListEntryEntity, { id: write.id }, this.listColumns(write.entry));
-        const row = await manager.findOneByOrFail(ListEntryEntity, { id: write.id });
-        return recordAudit(manager, {
-          actor,
-          action: 'list.replace',
-          target: `${row.list}:${row.id}`,
-          before: write.before,
-          after: listEntryOf(row),
-          comment,
-          version,
-        });
-      }
-      case 'list.remove':
-        await manager.delete(ListEntryEntity, { id: write.id });
-        return recordAudit(manager, {
-          actor,
-          action: 'list.remove',
-          target: `${write.before.list}:${write.id}`,
-          before: write.before,
-          after: null,
-          comment,
-          version,
-        });
-      case 'candidate.propose': {
-        const candidate = manager.create(PolicyCandidateEntity, {
-          policyName: write.name,
-          body: write.candidate.policy,
-          baseVersion: versions.get(write.name) ?? version,
-          proposedBy: actor.name,
-          proposedAt: new Date(now),
-          expiresAt: new Date(write.candidate.expiresAt),
-          comment,
-          samplePercent: write.candidate.samplePercent,
-        });
-        await manager.save(candidate);
-        return recordAudit(manager, {
-          actor,
-          action: 'candidate.propose',
-          target: write.name,
-          before: write.before === null ? null : this.candidateRecord(write.before),
-          after: this.candidateRecord(write.candidate),
-          comment,
-          version,
-        });
-      }
-      case 'candidate.discard':
-        await manager.delete(PolicyCandidateEntity, { policyName: write.name });
-        return recordAudit(manager, {
-          actor,
-          action: 'candidate.discard',
-          target: write.name,
-          before: this.candidateRecord(write.before),
-          after: null,
-          comment,
-          version,
-        });
-    }
-  }
-
-  private listColumns(entry: ParsedPolicyFile['lists'] extends (infer E)[] | null ? E : never) {
-    return {
-      list: entry.list,
-      kind: entry.kind,
-      value: entry.value,
-      keyKind: entry.kind === 'identifier' ? (entry.keyKind ?? null) : null,
-      prefix: entry.prefix ?? false,
-      policies: entry.policies ?? null,
-      mode: entry.mode ?? 'enforce',
-      reason: entry.reason,
-      expiresAt: entry.expiresAt == null ? null : new Date(entry.expiresAt),
-    };
-  }
-
-  private candidateRecord(candidate: FileCandidate): object {
-    return {
-      rules: compactRules(candidate.policy),
-      expiresAt: new Date(candidate.expiresAt).toISOString(),
-      samplePercent: candidate.samplePercent,
-    };
   }
 }
