@@ -7,6 +7,8 @@ import {
   policyFileJsonSchema,
 } from '../libs/sluice-admin/src/policy-file/policy-file.json-schema.js';
 
-const target = fileURLToPath(new URL(`../libs/sluice-admin/${POLICY_FILE_SCHEMA_PATH}`, import.meta.url));
+const target = fileURLToPath(
+  new URL(`../libs/sluice-admin/${POLICY_FILE_SCHEMA_PATH}`, import.meta.url),
+);
 writeFileSync(target, policyFileJsonSchema());
 console.log(`wrote ${target}`);
