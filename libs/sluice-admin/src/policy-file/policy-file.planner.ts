@@ -4,7 +4,13 @@ import type { PolicyFileChange, PolicyFileFieldChange } from '../common/policy-f
 import { RESERVED_POLICY_PREFIX } from '../policies/policy-body.schema.js';
 import type { FileCandidate, ParsedPolicyFile } from './policy-file.schema.js';
 import { listEntryIdentity } from './policy-file.schema.js';
-import { compactRules, ruleDifferences, sameRules, sameValue } from './policy-file.rules.js';
+import {
+  candidateFields,
+  compactRules,
+  ruleDifferences,
+  sameRules,
+  sameValue,
+} from './policy-file.rules.js';
 
 /** A stored policy as the planner reads it. */
 export interface LivePolicy {
@@ -157,14 +163,6 @@ function planLists(wanted: ListEntryInput[], live: LiveState, plan: PolicyFilePl
     plan.writes.push({ type: 'list.remove', id: entry.id, before: entry });
     plan.changes.push({ kind: 'list', action: 'delete', target: describeEntry(entry), fields: [] });
   }
-}
-
-function candidateFields(candidate: FileCandidate): Record<string, unknown> {
-  return {
-    rules: compactRules(candidate.policy),
-    expiresAt: new Date(candidate.expiresAt).toISOString(),
-    samplePercent: candidate.samplePercent,
-  };
 }
 
 function planCandidates(

@@ -1,6 +1,6 @@
 import { parsePolicy, type Policy } from '@sluice/nest/internals';
 import { isDeepStrictEqual } from 'node:util';
-import type { PolicyFileRules } from '../common/policy-file.types.js';
+import type { PolicyFileCandidate, PolicyFileRules } from '../common/policy-file.types.js';
 import { changedRuleFields, RULE_FIELDS } from '../policies/policy-rules.js';
 
 type Rules = Record<string, unknown>;
@@ -99,4 +99,17 @@ export function ruleDifferences(
 /** Deep equality of two plain values, for list entries and candidates. */
 export function sameValue(left: unknown, right: unknown): boolean {
   return isDeepStrictEqual(left, right);
+}
+
+/** A candidate as a file writes it: its rules, when it ends, its sample. */
+export function candidateFields(candidate: {
+  policy: Policy;
+  expiresAt: number;
+  samplePercent: number;
+}): Required<PolicyFileCandidate> {
+  return {
+    rules: compactRules(candidate.policy),
+    expiresAt: new Date(candidate.expiresAt).toISOString(),
+    samplePercent: candidate.samplePercent,
+  };
 }

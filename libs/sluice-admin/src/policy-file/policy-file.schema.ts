@@ -9,10 +9,10 @@ import {
   type Policy,
 } from '@sluice/nest/internals';
 import { z } from 'zod';
-import type { FieldIssue } from '../common/invalid-request.exception.js';
+import { fieldIssues, type FieldIssue } from '../common/invalid-request.exception.js';
 import type { PolicyFileDocument } from '../common/policy-file.types.js';
 import { DEFAULT_SAMPLE_PERCENT, MAX_CANDIDATE_MS } from '../policies/candidate-body.schema.js';
-import { RESERVED_POLICY_PREFIX } from '../policies/policy-body.schema.js';
+import { isRecord, RESERVED_POLICY_PREFIX } from '../policies/policy-body.schema.js';
 
 /** The most policies one file may hold: each is parsed and compared on every diff and apply. */
 export const MAX_FILE_POLICIES = 2000;
@@ -88,18 +88,12 @@ export interface ParsedPolicyFile {
   candidates: Map<string, FileCandidate> | null;
 }
 
+/** zod's issues, one per field (fieldIssues), under `prefix`: `lists.2.value`. */
 function issuesOf(error: z.ZodError, prefix: string): FieldIssue[] {
-  return error.issues.map((issue) => ({
-    field: [prefix, ...issue.path.map(String)].filter((part) => part !== '').join('.'),
-    message:
-      issue.code === 'unrecognized_keys'
-        ? `has unknown fields: ${issue.keys.join(', ')}`
-        : issue.message,
+  return fieldIssues(error, prefix).map((issue) => ({
+    ...issue,
+    field: prefix === '' || issue.field === prefix ? issue.field : `${prefix}.${issue.field}`,
   }));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The rules as parsePolicy takes them: named, with fields that are not rules refused. */

@@ -33,7 +33,7 @@ import { PolicyCommits } from '../policies/policy-commits.service.js';
 import { describeRoute } from '../policies/policy.view.js';
 import type { PolicyFileApplyBody } from './policy-file-body.schema.js';
 import { planPolicyFile, describeEntry, type LiveState } from './policy-file.planner.js';
-import { compactRules, sameRules } from './policy-file.rules.js';
+import { candidateFields, compactRules, sameRules } from './policy-file.rules.js';
 import { applyWrite } from './policy-file.writes.js';
 import {
   parsePolicyFile,
@@ -108,14 +108,7 @@ export class PolicyFileService {
           ? Object.fromEntries(
               [...live.candidates]
                 .sort(([a], [b]) => a.localeCompare(b))
-                .map(([name, candidate]) => [
-                  name,
-                  {
-                    rules: compactRules(candidate.policy),
-                    expiresAt: new Date(candidate.expiresAt).toISOString(),
-                    samplePercent: candidate.samplePercent,
-                  },
-                ]),
+                .map(([name, candidate]) => [name, candidateFields(candidate)]),
             )
           : undefined;
         return {

@@ -9,8 +9,7 @@ import { listEntryOf } from '../database/snapshot.reader.js';
 import { writePolicyChange } from '../policies/policy-change.js';
 import { stamped } from '../policies/policy-rules.js';
 import type { PlannedWrite } from './policy-file.planner.js';
-import { compactRules } from './policy-file.rules.js';
-import type { FileCandidate } from './policy-file.schema.js';
+import { candidateFields } from './policy-file.rules.js';
 
 /** What every write of one apply shares: its transaction, version, actor, note and time. */
 export interface ApplyContext {
@@ -121,8 +120,8 @@ export async function applyWrite(
         actor,
         action: 'candidate.propose',
         target: write.name,
-        before: write.before === null ? null : candidateRecord(write.before),
-        after: candidateRecord(write.candidate),
+        before: write.before === null ? null : candidateFields(write.before),
+        after: candidateFields(write.candidate),
         comment,
         version,
       });
@@ -133,7 +132,7 @@ export async function applyWrite(
         actor,
         action: 'candidate.discard',
         target: write.name,
-        before: candidateRecord(write.before),
+        before: candidateFields(write.before),
         after: null,
         comment,
         version,
@@ -152,13 +151,5 @@ function listColumns(entry: ListEntryInput) {
     mode: entry.mode ?? 'enforce',
     reason: entry.reason,
     expiresAt: entry.expiresAt == null ? null : new Date(entry.expiresAt),
-  };
-}
-
-function candidateRecord(candidate: FileCandidate): object {
-  return {
-    rules: compactRules(candidate.policy),
-    expiresAt: new Date(candidate.expiresAt).toISOString(),
-    samplePercent: candidate.samplePercent,
   };
 }

@@ -186,9 +186,18 @@ class NodeRedisClusterAdapter extends NodeRedisAdapter {
       const slot = typeof property === 'string' ? Number(property) : NaN;
       if (!Number.isInteger(slot)) return Reflect.get(target, property) as unknown;
       const master = this.client.getSlotMaster(slot) as { host: string; port: number } | undefined;
-      return master === undefined ? undefined : [address(master)];
+      if (master === undefined) return undefined;
+      // The store reads this once per call: one array per master, not one per call.
+      let named = this.addresses.get(master);
+      if (named === undefined) {
+        named = [address(master)];
+        this.addresses.set(master, named);
+      }
+      return named;
     },
   });
+
+  private readonly addresses = new WeakMap<object, readonly string[]>();
 
   protected send(args: string[], shape?: (reply: unknown) => unknown): Promise<unknown> {
     return this.sent(() => this.client.sendCommand(keyOf(args), false, args), shape);
