@@ -47,12 +47,14 @@ export class RouteExplorer implements OnModuleInit {
       ...this.discovery.getControllers().map((wrapper) => ({ wrapper, isController: true })),
       ...this.discovery.getProviders().map((wrapper) => ({ wrapper, isController: false })),
     ];
+    // A class registered in several modules, or under several tokens, is one set of handlers.
+    const seen = new Set<ClassOf>();
     for (const { wrapper, isController } of wrappers) {
-      const instance: unknown = wrapper.instance;
-      if (typeof instance !== 'object' || instance === null) continue;
-      const prototype = Object.getPrototypeOf(instance) as object | null;
-      for (const handler of this.scanner.getAllMethodNames(prototype)) {
-        const route = this.route(instance.constructor, handler, isController, defaults);
+      const owner = classOf(wrapper);
+      if (owner === undefined || seen.has(owner)) continue;
+      seen.add(owner);
+      for (const handler of methodNamesOf(this.scanner, owner)) {
+        const route = this.route(owner, handler, isController, defaults);
         if (route !== undefined) routes.push(route);
       }
     }
@@ -63,13 +65,13 @@ export class RouteExplorer implements OnModuleInit {
   }
 
   private route(
-    owner: Function, // eslint-disable-line @typescript-eslint/no-unsafe-function-type -- any class
+    owner: ClassOf,
     handlerName: string,
     isController: boolean,
     defaults: Map<string, CodeDefault>,
   ): ThrottledRoute | undefined {
-    const handler: unknown = (owner.prototype as Record<string, unknown>)[handlerName];
-    if (typeof handler !== 'function') return undefined;
+    const handler = methodOf(owner, handlerName);
+    if (handler === undefined) return undefined;
     const requestMethod = Reflect.getMetadata(METHOD_METADATA, handler) as
       RequestMethod | undefined;
     const isHandler = isController
@@ -159,11 +161,76 @@ export class RouteExplorer implements OnModuleInit {
   }
 }
 
+/** A class as the explorer reads it: its name and the prototype its handlers sit on. */
+interface ClassOf {
+  readonly name: string;
+  readonly prototype: object;
+}
+
+/**
+ * The class whose handlers a wrapper can carry, read without touching the instance where the
+ * metatype tells: a class provider's or controller's metatype (request-scoped, transient and
+ * durable ones included, whose instance does not exist yet), else the class of the value a
+ * value or factory provider holds. A primitive, a function, a proxy without a prototype (nestjs-cls registers such
+ * providers) or one that throws on access carries none; Nest apps hold all of these, so any
+ * fault here skips the wrapper rather than failing the app's start.
+ */
+export function classOf(wrapper: {
+  readonly metatype?: unknown;
+  readonly inject?: unknown;
+  readonly instance?: unknown;
+}): ClassOf | undefined {
+  try {
+    const { metatype, inject } = wrapper;
+    // A factory's metatype is its function, not a class: what it returned is read like a value.
+    const isFactory = inject !== undefined && inject !== null;
+    if (!isFactory && isClass(metatype)) return metatype;
+    const instance: unknown = wrapper.instance;
+    if (typeof instance !== 'object' || instance === null) return undefined;
+    const prototype: unknown = Object.getPrototypeOf(instance);
+    if (typeof prototype !== 'object' || prototype === null) return undefined;
+    const owner: unknown = Object.getOwnPropertyDescriptor(prototype, 'constructor')?.value;
+    return isClass(owner) && owner.prototype === prototype ? owner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The names of a class's own and inherited methods; none when reading them throws. */
+function methodNamesOf(scanner: MetadataScanner, owner: ClassOf): string[] {
+  try {
+    return scanner.getAllMethodNames(owner.prototype);
+  } catch {
+    return [];
+  }
+}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- any handler
+function methodOf(owner: ClassOf, name: string): Function | undefined {
+  try {
+    const handler: unknown = (owner.prototype as Record<string, unknown>)[name];
+    return typeof handler === 'function' ? handler : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isClass(value: unknown): value is ClassOf {
+  if (typeof value !== 'function') return false;
+  const prototype: unknown = (value as { prototype?: unknown }).prototype;
+  return (
+    typeof prototype === 'object' &&
+    prototype !== null &&
+    prototype !== Object.prototype &&
+    prototype !== Function.prototype
+  );
+}
+
 const definition = (name: string, input: PolicyDefaults): string =>
   JSON.stringify(parsePolicy({ ...input, name, source: 'code' }));
 
-// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- any class and handler
-function routePath(owner: Function, handler: Function): string {
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- any handler
+function routePath(owner: object, handler: Function): string {
   const parts: unknown[] = [
     Reflect.getMetadata(PATH_METADATA, owner),
     Reflect.getMetadata(PATH_METADATA, handler),
