@@ -71,7 +71,7 @@ export class AuthService {
         : undefined;
     if (bearer === undefined && cookie === undefined) throw notSignedIn();
     if (bearer !== undefined) {
-      // A token verified within the minute costs no argon2: a script's or the panel's repeated
+      // A token verified within the minute is not compared again: a script's or the panel's repeated
       // requests are only refused while their client is blocked, not charged and refunded.
       const known = this.knownBearer(bearer);
       if (known !== undefined) {

@@ -7,7 +7,7 @@ import { CredentialSynchronizer, type ConfiguredCredential } from './credential.
 import { ExpiringCache } from './expiring.cache.js';
 import { hashSecret, randomSecret, secretMatches, sha256Hex } from './secret.hasher.js';
 
-/** A credential this process accepts; its secret only as the argon2id hash made at start. */
+/** A credential this process accepts; its secret only as the salted digest made at start. */
 export interface ActiveCredential {
   readonly name: string;
   readonly role: AdminRole;
@@ -28,7 +28,7 @@ const VERIFIED_TOKENS_KEPT = 1_000;
 export class CredentialRegistry implements OnModuleInit {
   private readonly logger = new Logger('SluiceAdmin');
   private credentials = new Map<string, ActiveCredential>();
-  /** Verified tokens by SHA-256, so a script's repeated requests pay for argon2 once a minute. */
+  /** Verified tokens by SHA-256, so a script's repeated requests compare digests once a minute. */
   private readonly verifiedTokens: ExpiringCache<ActiveCredential>;
   private readonly verifying = new Map<string, Promise<ActiveCredential | null>>();
   /** Checked against when a name is unknown, so a wrong name costs as long as a wrong password. */
@@ -52,14 +52,12 @@ export class CredentialRegistry implements OnModuleInit {
     const plain = generated
       ? [{ name: ONE_TIME_NAME, role: 'admin' as const, token: randomSecret() }]
       : settings.credentials;
-    const configured: ConfiguredCredential[] = await Promise.all(
-      plain.map(async (credential) => ({
-        ...credential,
-        source: generated ? 'generated' : 'config',
-        secretHash: await hashSecret(credential.token),
-      })),
-    );
-    this.decoyHash = await hashSecret(randomSecret());
+    const configured: ConfiguredCredential[] = plain.map((credential) => ({
+      ...credential,
+      source: generated ? 'generated' : 'config',
+      secretHash: hashSecret(credential.token),
+    }));
+    this.decoyHash = hashSecret(randomSecret());
     const generations = await this.synchronizer.sync(configured);
     this.credentials = new Map(
       configured.map(({ name, role, secretHash }) => [
@@ -88,7 +86,7 @@ export class CredentialRegistry implements OnModuleInit {
   }
 
   /** The credential whose token this is, or null. */
-  /** The credential of a token verified within the last minute, found without argon2. */
+  /** The credential of a token verified within the last minute, found without comparing. */
   verifiedToken(token: string): ActiveCredential | undefined {
     return this.verifiedTokens.get(sha256Hex(token));
   }
@@ -108,17 +106,18 @@ export class CredentialRegistry implements OnModuleInit {
   }
 
   /** The credential named, if `password` is its token; null for a wrong name or password alike. */
-  async matchPassword(name: string, password: string): Promise<ActiveCredential | null> {
+  matchPassword(name: string, password: string): Promise<ActiveCredential | null> {
     const credential = this.credentials.get(name);
-    const matches = await secretMatches(credential?.secretHash ?? this.decoyHash, password);
-    return matches && credential !== undefined ? credential : null;
+    const matches = secretMatches(credential?.secretHash ?? this.decoyHash, password);
+    return Promise.resolve(matches && credential !== undefined ? credential : null);
   }
 
-  private async verifyToken(token: string): Promise<ActiveCredential | null> {
-    const candidates = [...this.credentials.values()];
-    const matches = await Promise.all(
-      candidates.map((candidate) => secretMatches(candidate.secretHash, token)),
-    );
-    return candidates[matches.indexOf(true)] ?? null;
+  /** Compares the token with every credential's digest, so the time taken names none of them. */
+  private verifyToken(token: string): Promise<ActiveCredential | null> {
+    let found: ActiveCredential | null = null;
+    for (const candidate of this.credentials.values()) {
+      if (secretMatches(candidate.secretHash, token)) found ??= candidate;
+    }
+    return Promise.resolve(found);
   }
 }

@@ -80,7 +80,7 @@ export class CredentialSynchronizer {
     credential: ConfiguredCredential,
     now: Date,
   ): Promise<number> {
-    const sameToken = await secretMatches(row.secretHash, credential.token);
+    const sameToken = secretMatches(row.secretHash, credential.token);
     const sameRole = row.role === credential.role;
     if (!sameToken || !sameRole) {
       await manager.delete(SessionEntity, { credentialName: credential.name });

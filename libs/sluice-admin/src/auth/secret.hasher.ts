@@ -1,28 +1,36 @@
-import argon2 from 'argon2';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * argon2id at OWASP's minimum (19 MiB, 2 passes, 1 lane): a bearer token is checked against every
- * configured hash, so each check must stay cheap for us while still costly for a cracker.
+ * The stored form of a configured token: `sha256$<salt>$<digest>`, an HMAC-SHA-256 of the token
+ * under 16 random bytes, both base64url. Tokens come from the admin's own configuration and are
+ * long (credentials.parser.ts), so a slow password hash would guard nothing a salted digest does
+ * not, and Node computes this one without native code (docs/security.md).
  */
-const ARGON2_OPTIONS = {
-  type: argon2.argon2id,
-  memoryCost: 19_456,
-  timeCost: 2,
-  parallelism: 1,
-} as const;
+const SCHEME = 'sha256';
+const SALT_BYTES = 16;
 
-export function hashSecret(secret: string): Promise<string> {
-  return argon2.hash(secret, ARGON2_OPTIONS);
+export function hashSecret(secret: string): string {
+  const salt = randomBytes(SALT_BYTES).toString('base64url');
+  return `${SCHEME}$${salt}$${digestOf(salt, secret).toString('base64url')}`;
 }
 
-/** Whether `secret` matches `hash`; false, not an exception, for a hash argon2 cannot read. */
-export async function secretMatches(hash: string, secret: string): Promise<boolean> {
-  try {
-    return await argon2.verify(hash, secret);
-  } catch {
+/**
+ * Whether `secret` matches `hash`, compared in constant time; false, not an exception, for a hash
+ * of another scheme (an argon2id hash from before 0.2 included: its credential starts a new
+ * generation on the next start, credential.synchronizer.ts).
+ */
+export function secretMatches(hash: string, secret: string): boolean {
+  const [scheme, salt, digest, ...rest] = hash.split('$');
+  if (scheme !== SCHEME || salt === undefined || digest === undefined || rest.length > 0) {
     return false;
   }
+  const expected = Buffer.from(digest, 'base64url');
+  const actual = digestOf(salt, secret);
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+function digestOf(salt: string, secret: string): Buffer {
+  return createHmac('sha256', salt).update(secret).digest();
 }
 
 /** A fast digest to key caches and sessions by; the secret itself is never kept. */

@@ -25,7 +25,7 @@ const PENALTY = {
   forgetAfterMs: 86_400_000,
 } as const;
 
-/** 20 attempts a minute from one client: plenty for typos, too few to keep argon2 busy. */
+/** 20 attempts a minute from one client: plenty for typos, far too few to guess a token. */
 const POLICIES: PolicyInput[] = [
   {
     name: SIGN_IN_ATTEMPTS_POLICY,

@@ -4,7 +4,7 @@ import type { AdminRole } from '../config/admin-auth-options.interface.js';
 /** Where a credential came from: the module's options, or the one-time development token. */
 export type CredentialSource = 'config' | 'generated';
 
-/** A credential as the last start-up configured it; the secret only as an argon2id hash. */
+/** A credential as the last start-up configured it; the secret only as a salted digest. */
 @Entity({ name: 'sluice_admin_credential' })
 export class CredentialEntity {
   @PrimaryColumn({ type: 'varchar', length: 64 })
