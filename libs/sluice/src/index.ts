@@ -23,6 +23,7 @@ export {
   type ThrottleMetadata,
 } from './metadata/throttle.decorator.js';
 export { SluiceGuard, type RequestResponse } from './nest/sluice.guard.js';
+export { SluiceTestingModule, type SluiceTestingOptions } from './testing/sluice-testing.module.js';
 export { RouteRegistry, type ThrottledRoute } from './nest/route.registry.js';
 export type { Tracked } from './trackers/tracker.resolver.js';
 export {

@@ -46,7 +46,7 @@ export class SluiceConnection implements OnApplicationShutdown {
       SluiceConnection.logger.log(
         'No redis configured: using the in-memory store, so limits hold per process only',
       );
-      return new SluiceConnection(new MemoryStore(), undefined, undefined, false);
+      return new SluiceConnection(new MemoryStore({ clock }), undefined, undefined, false);
     }
     if (isNodeRedis(redis)) {
       // The app's node-redis client: decisions, the bus, the stream and the stats all go through
