@@ -45,6 +45,10 @@ export type { CallTarget } from './engine/call.target.js';
 export type { PolicySelection } from './engine/call.target.js';
 export { SLUICE_CLOCK } from './config/sluice.tokens.js';
 export { TooManyRequestsException } from './nest/too-many-requests.exception.js';
+export {
+  GraphQLRefusalException,
+  type GraphQLRefusalExtensions,
+} from './nest/graphql-refusal.exception.js';
 export type {
   AppliedOverride,
   Decision,

@@ -1,4 +1,5 @@
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
+import { MercuriusDriver, type MercuriusDriverConfig } from '@nestjs/mercurius';
 import {
   Injectable,
   UnauthorizedException,
@@ -125,6 +126,7 @@ export function graphqlApp(
   options: SluiceModuleOptions,
   withResponse: boolean,
   global = false,
+  formatError?: ApolloDriverConfig['formatError'],
 ): ModuleMetadata {
   return {
     imports: [
@@ -135,6 +137,22 @@ export function graphqlApp(
         context: withResponse
           ? ({ req, res }: { req: unknown; res: unknown }) => ({ req, res })
           : ({ req }: { req: unknown }) => ({ req }),
+        ...(formatError === undefined ? {} : { formatError }),
+      }),
+    ],
+    providers: [NewsResolver, GqlRequestOnlyGuard, GqlSluiceGuard],
+  };
+}
+
+/** The same resolvers on Mercurius (Fastify), the request and reply in the context as the guide says. */
+export function mercuriusApp(options: SluiceModuleOptions): ModuleMetadata {
+  return {
+    imports: [
+      SluiceModule.forRoot(options),
+      GraphQLModule.forRoot<MercuriusDriverConfig>({
+        driver: MercuriusDriver,
+        typeDefs,
+        context: (req: unknown, reply: unknown) => ({ req, reply }),
       }),
     ],
     providers: [NewsResolver, GqlRequestOnlyGuard, GqlSluiceGuard],

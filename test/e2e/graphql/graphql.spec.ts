@@ -1,8 +1,8 @@
-import type { ExecutionContext } from '@nestjs/common';
+import type { ExecutionContext, LoggerService } from '@nestjs/common';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeAppsAfterEach, header, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
-import { graphqlApp, LIMIT } from './app.module.js';
+import { graphqlApp, LIMIT, mercuriusApp } from './app.module.js';
 
 const startApp = closeAppsAfterEach();
 afterAll(closeAll);
@@ -45,14 +45,32 @@ function expectLimitedAfter(answers: GraphqlAnswer[], field: string, data: strin
   const [error] = refused?.body.errors ?? [];
   expect(error?.message).toMatch(/^Rate limit of policy "graphql" exceeded; retry in \d+ s$/);
   expect(error?.path).toEqual([field]);
-  // @nestjs/apollo reports an HttpException's status and body in the error's extensions.
-  expect(error?.extensions).toMatchObject({
-    status: 429,
-    originalError: { statusCode: 429, error: 'Too Many Requests', policy: 'graphql' },
-  });
-  const { retryAfterMs } = error?.extensions.originalError as { retryAfterMs: number };
+  expectRefusal(error?.extensions, 'graphql');
+}
+
+/** What a client branches on: the code, the policy that refused and how long to wait. */
+function expectRefusal(extensions: Record<string, unknown> | undefined, policy: string): void {
+  expect(extensions).toMatchObject({ code: 'TOO_MANY_REQUESTS', policy });
+  const { retryAfterMs } = extensions as { retryAfterMs: number };
   expect(retryAfterMs).toBeGreaterThan(0);
   expect(retryAfterMs).toBeLessThanOrEqual(60_000);
+}
+
+/** A logger that keeps what each level received, as an app's own logger would see it. */
+function recordingLogger(): LoggerService & { lines: Array<[string, string]> } {
+  const lines: Array<[string, string]> = [];
+  const record = (level: string) => (message: unknown) => {
+    lines.push([level, String(message instanceof Error ? message.message : message)]);
+  };
+  return {
+    lines,
+    log: record('log'),
+    error: record('error'),
+    warn: record('warn'),
+    debug: record('debug'),
+    verbose: record('verbose'),
+    fatal: record('fatal'),
+  };
 }
 
 // Express only: @nestjs/apollo serves Fastify through @as-integrations/fastify, not installed.
@@ -62,6 +80,38 @@ describe('GraphQL resolvers under @Throttle on express', () => {
     const app = await startApp('express', graphqlApp(options, withResponse));
     return app.url;
   }
+
+  it('refuses with extensions.code TOO_MANY_REQUESTS, logging nothing at warn or error', async () => {
+    const logger = recordingLogger();
+    const options = { redis: connectRedis(), prefix: uniquePrefix('graphql') };
+    const app = await startApp('express', graphqlApp(options, true), (nest) =>
+      nest.useLogger(logger),
+    );
+    const answers = await queryTimes(app.url, '{ news }', LIMIT + 2);
+    expectLimitedAfter(answers, 'news', 'all quiet');
+    expect(answers[LIMIT + 1]?.body.errors?.[0]?.extensions.code).toBe('TOO_MANY_REQUESTS');
+    const loud = logger.lines.filter(([level]) => ['error', 'warn', 'fatal'].includes(level));
+    expect(loud).toEqual([]);
+  });
+
+  it("keeps the code through an app's own formatError, as clients of such apps read it", async () => {
+    const options = { redis: connectRedis(), prefix: uniquePrefix('graphql') };
+    // The shape of a formatter common in Nest apps: a code, else INTERNAL_SERVER_ERROR.
+    const formatError = (formatted: { message: string; extensions?: Record<string, unknown> }) => ({
+      message: formatted.message,
+      extensions: {
+        errorCode: formatted.extensions?.code ?? 'INTERNAL_SERVER_ERROR',
+        retryAfterMs: formatted.extensions?.retryAfterMs,
+      },
+    });
+    const app = await startApp('express', graphqlApp(options, true, false, formatError));
+    const answers = await queryTimes(app.url, '{ news }', LIMIT + 1);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(answers[LIMIT]?.body.errors?.[0]?.extensions).toMatchObject({
+      errorCode: 'TOO_MANY_REQUESTS',
+      retryAfterMs: expect.any(Number) as number,
+    });
+  });
 
   it('limits a resolver and refuses with a GraphQL error carrying the 429', async () => {
     const answers = await queryTimes(await start(true), '{ news }', LIMIT + 1);
@@ -102,7 +152,7 @@ describe('GraphQL resolvers under @Throttle on express', () => {
     ]);
     // Two failures used the limit: even the right password is refused now.
     const refused = await signIn('open sesame');
-    expect(refused.body.errors?.[0]?.extensions).toMatchObject({ status: 429 });
+    expectRefusal(refused.body.errors?.[0]?.extensions, 'gql-sign-in');
   });
 
   it('holds a concurrency slot while a resolver runs, and frees it when it has answered', async () => {
@@ -111,7 +161,7 @@ describe('GraphQL resolvers under @Throttle on express', () => {
     const slow = report(400);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const refused = await report(0);
-    expect(refused.body.errors?.[0]?.extensions).toMatchObject({ status: 429 });
+    expectRefusal(refused.body.errors?.[0]?.extensions, 'gql-report');
     expect((await slow).body.data).toEqual({ report: 'after 400 ms' });
     // The release is one more call after the answer: allow it a moment.
     let next = await report(0);
@@ -144,7 +194,7 @@ describe('GraphQL resolvers under @Throttle on express', () => {
     ]);
     // 9 of 10 points used: a 2-point query is refused, a 1-point one fits.
     const [two] = await queryTimes(url, '{ catalog { a b } }', 1);
-    expect(two?.body.errors?.[0]?.extensions).toMatchObject({ status: 429 });
+    expectRefusal(two?.body.errors?.[0]?.extensions, 'gql-points');
     const [one] = await queryTimes(url, '{ catalog { d } }', 1);
     expect(one?.body.data).toEqual({ catalog: { d: 'd' } });
   });
@@ -157,5 +207,33 @@ describe('GraphQL resolvers under @Throttle on express', () => {
       ...Array<string>(LIMIT).fill('fair'),
       'refused',
     ]);
+  });
+});
+
+describe('GraphQL resolvers under @Throttle on Mercurius (fastify)', () => {
+  it('refuses with the same extensions, sets the headers on the reply, and logs no error', async () => {
+    const logger = recordingLogger();
+    const options = { redis: connectRedis(), prefix: uniquePrefix('mercurius') };
+    const app = await startApp('fastify', mercuriusApp(options), (nest) => nest.useLogger(logger));
+    const answers = await queryTimes(app.url, '{ news }', LIMIT + 1);
+    expectLimitedAfter(answers, 'news', 'all quiet');
+    expect(answers.map(header('ratelimit-policy'))).toEqual(
+      Array(LIMIT + 1).fill(`"graphql";q=${LIMIT};w=60`),
+    );
+    expect(answers[LIMIT]?.headers.get('retry-after')).toMatch(/^\d+$/);
+    const loud = logger.lines.filter(([level]) => ['error', 'warn', 'fatal'].includes(level));
+    expect(loud).toEqual([]);
+  });
+
+  it('counts each client by its address, read from the request in the context', async () => {
+    const options = { redis: connectRedis(), prefix: uniquePrefix('mercurius') };
+    const app = await startApp('fastify', mercuriusApp(options));
+    const [first] = await queryTimes(app.url, '{ report(ms: 0) }', 1);
+    expect(first?.body.data).toEqual({ report: 'after 0 ms' });
+    const slow = queryTimes(app.url, '{ report(ms: 400) }', 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const [refused] = await queryTimes(app.url, '{ report(ms: 0) }', 1);
+    expectRefusal(refused?.body.errors?.[0]?.extensions, 'gql-report');
+    expect((await slow)[0]?.body.data).toEqual({ report: 'after 400 ms' });
   });
 });

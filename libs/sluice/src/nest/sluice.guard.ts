@@ -30,6 +30,7 @@ import { listsOf, policiesOf, SluiceService } from './sluice.service.js';
 import { PolicyRegistry } from '../policy/policy.registry.js';
 import { ThrottleMetadataAccessor } from '../metadata/throttle-metadata.accessor.js';
 import { TooManyRequestsException } from './too-many-requests.exception.js';
+import { GraphQLRefusalException } from './graphql-refusal.exception.js';
 
 /** The adapter's request and response: Express, Fastify, a GraphQL context's, a socket. */
 export interface RequestResponse {
@@ -235,15 +236,18 @@ export class SluiceGuard implements CanActivate {
   }
 
   /**
-   * Refuses the request: a 429 TooManyRequestsException, or for a WebSocket message a WsException
-   * with the same body, which Nest sends to the client as an `exception` event.
+   * Refuses the request: a 429 TooManyRequestsException; in GraphQL a GraphQLRefusalException,
+   * whose `extensions` carry `code: 'TOO_MANY_REQUESTS'`, the policy and `retryAfterMs`; for a
+   * WebSocket message a WsException with the 429's body, sent as an `exception` event.
    */
   protected async throwThrottlingException(
     context: ExecutionContext,
     decision: Decision,
   ): Promise<void> {
+    const type = context.getType<string>();
+    if (type === 'graphql') throw withoutStack(() => new GraphQLRefusalException(decision));
     const refusal = withoutStack(() => new TooManyRequestsException(decision));
-    if (context.getType() !== 'ws') throw refusal;
+    if (type !== 'ws') throw refusal;
     const { WsException } = await loadWebSockets();
     throw new WsException(refusal.getResponse());
   }
