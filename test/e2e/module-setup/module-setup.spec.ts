@@ -114,6 +114,7 @@ describe.each(ADAPTERS)('SluiceModule set-up on %s', (adapter) => {
         policies: ['browse', 'write'],
         skipped: false,
         tier: null,
+        countedByAddress: [],
       },
       {
         owner: 'CatalogController',
@@ -123,6 +124,7 @@ describe.each(ADAPTERS)('SluiceModule set-up on %s', (adapter) => {
         policies: ['browse'],
         skipped: false,
         tier: null,
+        countedByAddress: [],
       },
       {
         owner: 'CatalogController',
@@ -132,6 +134,7 @@ describe.each(ADAPTERS)('SluiceModule set-up on %s', (adapter) => {
         policies: ['browse'],
         skipped: true,
         tier: null,
+        countedByAddress: [],
       },
     ]);
   });

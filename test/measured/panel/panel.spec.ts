@@ -535,6 +535,26 @@ describe('the admin panel in Chromium', () => {
     expect((await exporting).status).toBe(200);
   });
 
+  it('marks a per-user route counted by address once a request there had no user', async () => {
+    const anonymous = await send(`${demos[0]!.url}/posts/${postId}/likes`, { json: {} });
+    expect(anonymous.status).toBe(201);
+    const routes = await adminCall(demos[0]!.url, 'victor', 'GET', '/routes');
+    const like = (routes.body.routes as Array<{ policies: string[]; countedByAddress: string[] }>)
+      .filter((route) => route.policies.includes('like'))
+      .map((route) => route.countedByAddress);
+    expect(like).toEqual([['like']]);
+    await page.goto(panel('policies'));
+    const row = page
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: /^like/ }) });
+    await row.getByText('counted by address').waitFor();
+    const replyRow = page
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: /^reply/ }) });
+    expect(await replyRow.getByText('counted by address').count()).toBe(0);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  });
+
   it('deletes a policy the admin created', async () => {
     const created = await adminCall(demos[0]!.url, 'alice', 'PUT', '/policies/temp', {
       json: { algorithm: 'fixed-window', limit: 10, periodMs: 60_000, key: 'ip' },

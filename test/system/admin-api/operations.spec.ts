@@ -182,6 +182,7 @@ describe.each(ADAPTERS)('admin operations API on %s', (adapter) => {
       policies: ['reply'],
       skipped: false,
       tier: null,
+      countedByAddress: [],
     });
     const { version } = (await admin.api<PolicyList>('GET', '/policies')).body;
     const ownId = admin.app.app.get(PolicyBus).instanceId;

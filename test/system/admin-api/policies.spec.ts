@@ -37,6 +37,7 @@ describe.each(ADAPTERS)('admin policies API on %s', (adapter) => {
           owner: 'PostsController',
           handler: 'reply',
           tier: null,
+          countedByAddress: false,
         },
       ],
       codeDefault: { name: 'reply', limit: 3 },

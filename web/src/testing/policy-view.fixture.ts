@@ -35,6 +35,7 @@ export const REPLY: PolicyView = {
       owner: 'PostsController',
       handler: 'reply',
       tier: null,
+      countedByAddress: false,
     },
   ],
   codeDefault: null,

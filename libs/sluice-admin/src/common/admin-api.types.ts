@@ -40,6 +40,11 @@ export interface PolicyRoute {
   handler: string;
   /** The tier `@ThrottleTier()` decides its requests at; null: the resolver's, or none. */
   tier: string | null;
+  /**
+   * A `key: 'user'` policy that counted a request on this route by its client address, on the
+   * instance that answered, because no user was set when the guard ran.
+   */
+  countedByAddress: boolean;
 }
 
 /**

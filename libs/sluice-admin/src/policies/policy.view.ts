@@ -3,13 +3,14 @@ import type { PolicyRoute, PolicyView } from '../common/admin-api.types.js';
 import type { PolicyDrift } from '../common/policy-file.types.js';
 import { changedRuleFields } from './policy-rules.js';
 
-export function policyRoute(route: ThrottledRoute): PolicyRoute {
+export function policyRoute(route: ThrottledRoute, policy: string): PolicyRoute {
   return {
     method: route.method,
     path: route.path,
     owner: route.owner,
     handler: route.handler,
     tier: route.tier,
+    countedByAddress: route.countedByAddress.includes(policy),
   };
 }
 
@@ -59,7 +60,7 @@ export function policyView(
 ): PolicyView {
   return {
     ...policy,
-    routes: routes.map(policyRoute),
+    routes: routes.map((route) => policyRoute(route, policy.name)),
     codeDefault: codeDefault ?? null,
     drift: policyDrift(policy, codeDefault, applied),
     candidate:

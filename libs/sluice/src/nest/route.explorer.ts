@@ -93,6 +93,7 @@ export class RouteExplorer implements OnModuleInit {
       policies: [...(marks.names ?? [])],
       skipped: marks.skip,
       tier: marks.tier ?? null,
+      countedByAddress: [],
     };
   }
 

@@ -30,6 +30,7 @@ import { listsOf, policiesOf, SluiceService } from './sluice.service.js';
 import { PolicyRegistry } from '../policy/policy.registry.js';
 import { ThrottleMetadataAccessor } from '../metadata/throttle-metadata.accessor.js';
 import { TooManyRequestsException } from './too-many-requests.exception.js';
+import { RouteRegistry } from './route.registry.js';
 import { GraphQLRefusalException } from './graphql-refusal.exception.js';
 
 /** The adapter's request and response: Express, Fastify, a GraphQL context's, a socket. */
@@ -79,6 +80,7 @@ export class SluiceGuard implements CanActivate {
   private readonly sharedMarks?: ThrottleMetadataAccessor;
   @Optional() @Inject(PolicyRegistry) private readonly sharedPolicies?: PolicyRegistry;
   @Optional() @Inject(AccessLists) private readonly sharedLists?: AccessLists;
+  @Optional() @Inject(RouteRegistry) private readonly routes?: RouteRegistry;
   private ownTrackers?: TrackerResolver;
   private ownTiers?: TierResolver;
   private ownMarks?: ThrottleMetadataAccessor;
@@ -137,7 +139,7 @@ export class SluiceGuard implements CanActivate {
     if (this.allowed !== undefined && this.isAllowed(req)) return true;
     const policies = this.matcher.applicable(this.policies.resolve(names), req);
     if (policies.length === 0) return true;
-    const charges = await this.charges(policies, req, context);
+    const charges = await this.charges(policies, req, context, route);
     // The route's own tier, else the resolver's, asked once per request and only when one of
     // its policies has tiers.
     const tiered = policies.some((policy) => policy.tiers !== null);
@@ -272,21 +274,40 @@ export class SluiceGuard implements CanActivate {
     policies: Policy[],
     req: unknown,
     context: ExecutionContext,
+    route: string,
   ): Promise<Charge[]> {
     const only = policies.length === 1 ? policies[0] : undefined;
     if (only !== undefined) {
       const { keyKind, identifier } = await this.getTracker(req, only.key, context);
+      if (keyKind !== only.key && only.key === 'user') this.fellBack(route, only);
       return [{ keyKind, identifier, policies }];
     }
     const charges = new Map<string, Charge>();
     for (const policy of policies) {
       const { keyKind, identifier } = await this.getTracker(req, policy.key, context);
+      if (keyKind !== policy.key && policy.key === 'user') this.fellBack(route, policy);
       const id = `${keyKind}\u0000${identifier}`;
       const charge = charges.get(id);
       if (charge === undefined) charges.set(id, { keyKind, identifier, policies: [policy] });
       else charge.policies.push(policy);
     }
     return [...charges.values()];
+  }
+
+  /**
+   * A `user` policy found no user and counted the request by its address: said once per route and
+   * policy, and shown on the route (GET /routes, the panel), since the usual cause is an auth
+   * guard that runs after this one (docs/guide.md, "Turning the guard on").
+   */
+  private fellBack(route: string, policy: Policy): void {
+    if (!(this.routes ?? fallbackRoutes).countedByAddress(route, policy.name)) return;
+    this.logger.warn(
+      `Policy "${policy.name}" (key "user") on ${route} counted a request by its client address: ` +
+        'request.user was not set when SluiceGuard ran. If the route has an auth guard of its own, ' +
+        "it runs after Sluice's (global guards run before controller guards): leave `global` off " +
+        'and write @UseGuards(AuthGuard, SluiceGuard), or authenticate in middleware. An ' +
+        'anonymous request is counted by address by design; this is said once per route.',
+    );
   }
 
   /** Each identifier's store call, all at once; a lone identifier's decision is the request's. */
@@ -435,6 +456,9 @@ export class SluiceGuard implements CanActivate {
     });
   }
 }
+
+/** Where a guard built by hand, without the module's registry, remembers what it warned of. */
+const fallbackRoutes = new RouteRegistry();
 
 /** A charge owes something once its request is done: a lease to release, a cost to settle. */
 const endsLater = (charge: Charge): boolean =>

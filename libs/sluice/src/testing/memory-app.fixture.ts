@@ -16,7 +16,10 @@ import type { PolicyInput } from '../policy/policy.types.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { SluiceGuard } from '../nest/sluice.guard.js';
 import { SluiceModule } from '../nest/sluice.module.js';
-import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
+import type {
+  SluiceModuleExtras,
+  SluiceModuleOptions,
+} from '../config/sluice-options.interface.js';
 import { SLUICE_CLOCK } from '../config/sluice.tokens.js';
 import { Throttle } from '../metadata/throttle.decorator.js';
 
@@ -53,7 +56,7 @@ export class BothController {
 
 export async function startMemoryApp(
   policies: PolicyInput[],
-  options: Omit<SluiceModuleOptions, 'policies' | 'redis'> = {},
+  options: Omit<SluiceModuleOptions, 'policies' | 'redis'> & Partial<SluiceModuleExtras> = {},
   metadata: ModuleMetadata = {},
 ): Promise<MemoryApp> {
   const clock = new ManualClock(1_800_000_000_000_000);

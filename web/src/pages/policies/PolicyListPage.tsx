@@ -110,6 +110,15 @@ export function PolicyListPage() {
                               {route.path ?? `${route.owner}.${route.handler}`}
                             </code>
                             {route.tier !== null && ` at tier ${route.tier}`}
+                            {route.countedByAddress && (
+                              <Badge
+                                color="amber"
+                                ml="2"
+                                title="No user was set when Sluice decided a request here, so it was counted by its address: the route's own auth guard may run after Sluice's"
+                              >
+                                counted by address
+                              </Badge>
+                            )}
                           </Text>
                         ))
                       )}
