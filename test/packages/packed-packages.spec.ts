@@ -24,6 +24,7 @@ import { withPostgres } from '../support/postgres-server.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { launchChromium } from '../measured/panel/support/browser.js';
 import { run, startFixture, type RunningFixture } from './fixture.process.js';
+import { compileSnippets, snippetsOf } from './doc-snippets.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -497,4 +498,49 @@ describe.each(FIXTURE_LIST)('$name, stopped with SIGTERM', (fixture) => {
     expect(stopped.elapsedMs).toBeLessThan(2_000);
     expect(await redis.hgetall(instances)).toEqual({});
   });
+});
+
+describe('the TypeScript blocks of README.md and docs/', () => {
+  /** The packed packages unpacked under the repository, whose node_modules has every peer. */
+  const directory = join(ROOT, '.tmp', `doc-snippets-${process.pid}`);
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+  async function unpack(): Promise<void> {
+    rmSync(directory, { recursive: true, force: true });
+    for (const [name, tarball] of Object.entries(tarballs)) {
+      const target = join(directory, 'node_modules/@sluice', name);
+      mkdirSync(target, { recursive: true });
+      await run('tar', ['-xzf', tarball, '-C', target, '--strip-components=1'], {
+        cwd: ROOT,
+        timeoutMs: 60_000,
+      });
+    }
+  }
+
+  it('compile against the packed types as written, or say why they cannot', async () => {
+    await unpack();
+    const files = [
+      'README.md',
+      ...readdirSync(join(ROOT, 'docs'))
+        .filter((file) => file.endsWith('.md'))
+        .map((file) => `docs/${file}`),
+    ];
+    const snippets = snippetsOf(ROOT, files);
+    const skipped = snippets.filter((snippet) => snippet.notCompiled !== undefined);
+    // A block left out says why, in words; there are few of them.
+    for (const snippet of skipped) expect(snippet.notCompiled, snippet.where).toMatch(/\w{4,}/);
+    expect(skipped.length).toBeLessThanOrEqual(2);
+    // An option the package does not have, as a reader would copy it: the check catches it.
+    const wrong = {
+      where: 'a wrong block',
+      code: 'new SluiceEngine({ store: new MemoryStore(), now: () => Date.now() });',
+    };
+    const compiled = snippets.filter((snippet) => snippet.notCompiled === undefined);
+    expect(compiled.length).toBeGreaterThan(40);
+    const errors = compileSnippets(join(directory, 'blocks'), [...compiled, wrong]);
+    expect(errors.get(wrong.where)?.join('\n')).toMatch(/'now' does not exist/);
+    errors.delete(wrong.where);
+    const failed = Object.fromEntries([...errors].filter(([, messages]) => messages.length > 0));
+    expect(failed).toEqual({});
+  }, 120_000);
 });
