@@ -4,15 +4,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 
 /**
- * The environment a user's shell would give npm: without the npm_* variables `npm test` sets for
- * the test process, which would make a nested npm act on this repository's workspace.
+ * The environment a developer's shell would give a package manager: without the npm_* variables
+ * `npm test` sets for the test process, which would make a nested npm act on this repository's
+ * workspace, and without CI, under which pnpm refuses to install an app that has no lockfile yet.
  */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!/^npm_/i.test(name) && name !== 'INIT_CWD') env[name] = value;
   }
-  for (const name of ['REDIS_URL', 'DATABASE_URL', 'SLUICE_ADMIN_TOKENS', 'NODE_ENV']) {
+  for (const name of ['REDIS_URL', 'DATABASE_URL', 'SLUICE_ADMIN_TOKENS', 'NODE_ENV', 'CI']) {
     delete env[name];
   }
   return { ...env, NO_COLOR: '1', ...extra };

@@ -25,6 +25,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database.
 import { launchChromium } from '../measured/panel/support/browser.js';
 import { run, startFixture, type RunningFixture } from './fixture.process.js';
 import { compileSnippets, snippetsOf } from './doc-snippets.js';
+import { nativeCodeBroughtBy } from './installed.tree.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -46,6 +47,12 @@ interface Fixture {
   notes?: boolean;
   /** It stops with `useProcessExit` (exit 0) and says whether its own data source closed. */
   exitsZero?: boolean;
+  /** The package manager that installs it, at its defaults; npm unless said. */
+  manager?: 'npm' | 'pnpm' | 'yarn';
+  /** Built by SWC after tsc has type-checked it (its tsconfig emits nothing); else by tsc. */
+  swc?: boolean;
+  /** More of its environment. */
+  env?: Record<string, string>;
 }
 
 const FIXTURE_LIST: Fixture[] = [
@@ -98,7 +105,32 @@ const FIXTURE_LIST: Fixture[] = [
     admin: '/api/sluice',
     exitsZero: true,
   },
+  {
+    // ESM on Express 5, built with SWC, installed by pnpm 10 (which runs no dependency's install
+    // script by default), beside the modules Nest teams most often run (docs/packaging.md).
+    name: 'esm-nest11-ecosystem',
+    packages: ['nest', 'admin'],
+    expect: {
+      '@nestjs/core': /^11\./,
+      'nestjs-cls': /^6\./,
+      '@nestjs/bullmq': /^11\./,
+      'nestjs-pino': /^4\./,
+      '@nestjs/microservices': /^11\./,
+    },
+    manager: 'pnpm',
+    swc: true,
+    env: { JWT_SECRET: randomBytes(16).toString('hex') },
+  },
 ];
+// yarn 1 installs the smallest app: every manager a team uses is covered once.
+FIXTURE_LIST.find((fixture) => fixture.name === 'cjs-nest11-throttler')!.manager = 'yarn';
+
+/** Each manager's install, as its user types it: a version npm can fetch, no flags. */
+const INSTALL: Record<NonNullable<Fixture['manager']>, string[]> = {
+  npm: ['npm', 'install', '--no-audit', '--no-fund'],
+  pnpm: ['npx', '--yes', 'pnpm@10', 'install'],
+  yarn: ['npx', '--yes', 'yarn@1', 'install'],
+};
 
 const hitsOf = (fixture: Fixture) => fixture.hits ?? '/hits';
 const adminOf = (fixture: Fixture) => fixture.admin ?? '/sluice';
@@ -147,15 +179,21 @@ async function prepare(fixture: Fixture): Promise<string> {
     manifest.dependencies['@sluice/admin'] = `file:${tarballs.admin}`;
   }
   writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
-  // A plain install: npm checks every peer range, as it does for a user.
-  await run('npm', ['install', '--no-audit', '--no-fund'], {
-    cwd: directory,
-    timeoutMs: INSTALL_TIMEOUT_MS,
-  });
+  // A plain install: npm checks every peer range, as it does for a user; pnpm 10 links strictly
+  // and runs no install script; yarn 1 hoists as npm did years ago.
+  const [command, ...args] = INSTALL[fixture.manager ?? 'npm'];
+  await run(command!, args, { cwd: directory, timeoutMs: INSTALL_TIMEOUT_MS });
   await run(process.execPath, [join(directory, 'node_modules/typescript/bin/tsc'), '-p', '.'], {
     cwd: directory,
     timeoutMs: 120_000,
   });
+  if (fixture.swc === true) {
+    await run(
+      join(directory, 'node_modules/.bin/swc'),
+      ['src', '-d', 'dist', '--strip-leading-paths'],
+      { cwd: directory, timeoutMs: 120_000 },
+    );
+  }
   return directory;
 }
 
@@ -200,6 +238,7 @@ describe.each(FIXTURE_LIST)('$name, installed from the packed tarballs', (fixtur
       const env: Record<string, string> = {
         REDIS_URL: inject('redisUrl'),
         SLUICE_PREFIX: `fixture-${randomBytes(4).toString('hex')}`,
+        ...fixture.env,
       };
       if (fixture.packages.includes('admin')) {
         const database = await createTestDatabase();
@@ -461,6 +500,85 @@ describe.each(FIXTURE_LIST.filter((fixture) => fixture.name === 'cjs-nest11-pref
         await browser.close();
       }
     }, 90_000);
+  },
+);
+
+describe.each(FIXTURE_LIST)('$name, as its package manager installed Sluice', (fixture) => {
+  it('brings no native code and no install script with @sluice/nest and @sluice/admin', () => {
+    const roots = fixture.packages.map((name) => `@sluice/${name}`);
+    expect(nativeCodeBroughtBy(join(work, fixture.name), roots)).toEqual([]);
+  });
+});
+
+describe.each(FIXTURE_LIST.filter((fixture) => fixture.name === 'esm-nest11-ecosystem'))(
+  '$name: beside the modules Nest teams run',
+  (fixture) => {
+    const url = () => appOf(fixture).url;
+    const post = (path: string, headers: Record<string, string> = {}, body?: unknown) =>
+      fetch(`${url()}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body ?? {}),
+      });
+    const tokenOf = async (user: string) =>
+      ((await (await post('/auth/token', {}, { user })).json()) as { token: string }).token;
+
+    it('limits each user behind the JWT guard: 3 each from one address, then 429', async () => {
+      const [ann, bob] = [await tokenOf('ann'), await tokenOf('bob')];
+      const statuses: number[] = [];
+      for (let n = 0; n < 4; n++) {
+        statuses.push((await post('/me/hits', { authorization: `Bearer ${ann}` })).status);
+      }
+      expect(statuses).toEqual([201, 201, 201, 429]);
+      const other = await post('/me/hits', { authorization: `Bearer ${bob}` });
+      expect([other.status, await other.json()]).toEqual([201, { user: 'bob', total: 1 }]);
+      expect((await post('/me/hits')).status).toBe(401);
+      // The JWT guard ran first: no request was counted by address for want of a user.
+      const routes = await fetch(`${url()}/sluice/api/routes`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const listed = (await routes.json()) as {
+        routes: Array<{ path: string; countedByAddress: string[] }>;
+      };
+      expect(listed.routes.find((route) => route.path === '/me/hits')?.countedByAddress).toEqual(
+        [],
+      );
+    });
+
+    it('runs its worker, listener and timer, and nestjs-cls gives each request an id', async () => {
+      const deadline = Date.now() + 10_000;
+      let tally = { processed: 0, heard: 0, ticks: 0, request: '' };
+      while (Date.now() < deadline) {
+        tally = (await (await fetch(`${url()}/background`)).json()) as typeof tally;
+        if (tally.processed >= 4 && tally.ticks > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // Four hits went through CQRS: each queued for BullMQ and emitted as an event.
+      expect(tally).toMatchObject({ processed: 4, heard: 4 });
+      expect(tally.ticks).toBeGreaterThan(0);
+      expect(tally.request).toMatch(/^\w+$/);
+    });
+
+    it('serves health, static files, a cached route, a lazy module and a limited scoped route', async () => {
+      expect((await fetch(`${url()}/health`)).status).toBe(200);
+      expect(await (await fetch(`${url()}/static/index.html`)).text()).toContain('static files');
+      const first: unknown = await (await fetch(`${url()}/cached`)).json();
+      const second: unknown = await (await fetch(`${url()}/cached`)).json();
+      expect(second).toEqual(first);
+      expect(await (await fetch(`${url()}/lazy`)).json()).toEqual({ report: 'all quiet' });
+      const scoped: number[] = [];
+      for (let n = 0; n < 3; n++) scoped.push((await post('/scoped')).status);
+      expect(scoped).toEqual([201, 201, 429]);
+      expect(appOf(fixture).output()).not.toMatch(/"level":50|Error:|ERROR/);
+    });
+
+    it('passes its own controller spec, written as the guide says', async () => {
+      const output = await run(process.execPath, ['--test', 'dist/me.controller.spec.js'], {
+        cwd: join(work, fixture.name),
+        timeoutMs: 60_000,
+      });
+      expect(output).toMatch(/# pass 2\n# fail 0/);
+    });
   },
 );
 

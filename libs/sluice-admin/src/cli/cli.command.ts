@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type {
   PolicyFileApplyResult,
@@ -42,6 +43,8 @@ export interface CliContext {
   fetch?: typeof fetch;
 }
 
+const SCHEMA_FILE = 'policy-file.schema.json';
+
 function setting(value: string | undefined, env: string | undefined, name: string): string {
   const given = value ?? env;
   if (given === undefined || given === '') {
@@ -52,17 +55,27 @@ function setting(value: string | undefined, env: string | undefined, name: strin
   return given;
 }
 
-/** The JSON Schema's path relative to `nextTo`, when @sluice/admin is installed where the file is. */
+/**
+ * The JSON Schema's path relative to `nextTo`, when @sluice/admin is installed where the file is:
+ * through the nearest `node_modules/@sluice/admin` as the app sees it, not the folder a link
+ * points at (pnpm keeps packages in its store and links them), else as Node resolves it.
+ */
 function schemaPath(nextTo: string): string | null {
+  let schema: string | undefined;
+  for (let folder = resolve(nextTo); schema === undefined; folder = dirname(folder)) {
+    const candidate = join(folder, 'node_modules', '@sluice/admin', SCHEMA_FILE);
+    if (existsSync(candidate)) schema = candidate;
+    else if (dirname(folder) === folder) break;
+  }
   try {
-    const schema = createRequire(resolve(nextTo, 'package.json')).resolve(
-      '@sluice/admin/policy-file.schema.json',
+    schema ??= createRequire(resolve(nextTo, 'package.json')).resolve(
+      `@sluice/admin/${SCHEMA_FILE}`,
     );
-    const path = relative(nextTo, schema).split('\\').join('/');
-    return path.startsWith('.') ? path : `./${path}`;
   } catch {
     return null;
   }
+  const path = relative(nextTo, schema).split('\\').join('/');
+  return path.startsWith('.') ? path : `./${path}`;
 }
 
 async function fileArgument(

@@ -1,30 +1,11 @@
 // A `key: 'user'` policy behind the app's own auth guard: under `global: true` Sluice's guard runs
 // first, finds no user and counts by address. It says so once per route, and the route shows it.
-import {
-  Controller,
-  Get,
-  Injectable,
-  UseGuards,
-  type CanActivate,
-  type ExecutionContext,
-  type LoggerService,
-} from '@nestjs/common';
+import { Controller, Get, UseGuards, type LoggerService } from '@nestjs/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Throttle } from '../metadata/throttle.decorator.js';
-import { startMemoryApp, type MemoryApp } from '../testing/memory-app.fixture.js';
+import { SignedInGuard, startMemoryApp, type MemoryApp } from '../testing/memory-app.fixture.js';
 import { RouteRegistry } from './route.registry.js';
 import { SluiceGuard } from './sluice.guard.js';
-
-@Injectable()
-class SignedInGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    const request = context
-      .switchToHttp()
-      .getRequest<{ headers: Record<string, string>; user?: object }>();
-    request.user = { id: request.headers['x-user'] ?? 'anonymous' };
-    return true;
-  }
-}
 
 const LIKE = { name: 'like', algorithm: 'fixed-window', limit: 5, periodMs: 60_000 } as const;
 const REPLY = { algorithm: 'fixed-window', limit: 2, periodMs: 60_000, key: 'user' } as const;

@@ -1,28 +1,11 @@
 // An app's own controller spec, written as docs/guide.md ("Testing your app") says: the guard
 // beside the app's auth guard, compiled with SluiceTestingModule or with overrideGuard.
-import {
-  Controller,
-  Injectable,
-  Post,
-  UseGuards,
-  type CanActivate,
-  type ExecutionContext,
-} from '@nestjs/common';
+import { Controller, Injectable, Post, UseGuards } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, SluiceGuard, SluiceTestingModule, Throttle } from '../index.js';
 import type { INestApplication } from '@nestjs/common';
-
-@Injectable()
-class SignedInGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    const request = context
-      .switchToHttp()
-      .getRequest<{ headers: Record<string, string>; user?: object }>();
-    request.user = { id: request.headers['x-user'] ?? 'anonymous' };
-    return true;
-  }
-}
+import { SignedInGuard } from './memory-app.fixture.js';
 
 @Injectable()
 class PostsService {
