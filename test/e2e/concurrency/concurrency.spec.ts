@@ -47,6 +47,35 @@ describe.each(ADAPTERS)('concurrency limits on %s', (adapter) => {
     },
   );
 
+  it.each(STORES)('gives back every slot a request of cost 2 took, on $name', async (store) => {
+    const { url } = await startApp(
+      adapter,
+      concurrencyApp({
+        redis: store.connect(),
+        prefix: uniquePrefix('concurrency-cost'),
+        // Both of the key's slots per request.
+        costOf: () => 2,
+      }),
+    );
+    const key = `key-${Math.random()}`;
+    const ask = () => fetch(`${url}/export?ms=0`, { headers: { 'x-api-key': key } });
+    const first = await ask();
+    expect(first.status).toBe(200);
+    await first.text();
+    // Released after the answer: both slots are free within the budget, not one of them.
+    const finishedAt = Date.now();
+    let status = 0;
+    while (Date.now() - finishedAt < RELEASE_BUDGET_MS + 500) {
+      const next = await ask();
+      await next.text();
+      status = next.status;
+      if (status === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(status).toBe(200);
+    expect(Date.now() - finishedAt).toBeLessThanOrEqual(RELEASE_BUDGET_MS);
+  });
+
   it.each(STORES)(
     `frees an aborted request's slot within ${RELEASE_BUDGET_MS} ms, on $name`,
     async (store) => {

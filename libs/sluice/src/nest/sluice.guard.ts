@@ -385,6 +385,8 @@ export class SluiceGuard implements CanActivate {
     charge.lease = undefined;
     const options: ConsumeOptions = { keyKind: charge.keyKind };
     if (charge.tier !== undefined) options.tier = charge.tier;
+    // A request that took several slots (getCost) gives back as many.
+    if (charge.cost !== undefined) options.cost = charge.cost;
     this.sluice
       .release(charge.charged ?? charge.policies, charge.identifier, lease, options)
       .catch((error: unknown) =>
