@@ -16,7 +16,7 @@ export interface GraphQLRefusalExtensions {
  * A refusal inside a GraphQL operation. graphql-js copies an error's own `extensions` into the
  * field's error, so the client reads `code`, `policy` and `retryAfterMs` whatever the driver and
  * its error formatter; it is an IntrinsicException, so Nest does not log it as a fault, and it
- * does not look like an HttpException, so @nestjs/apollo does not rewrite its code into
+ * does not look like an HttpException, so Nest's Apollo driver does not rewrite its code into
  * INTERNAL_SERVER_ERROR (docs/guide.md, "GraphQL").
  */
 export class GraphQLRefusalException extends IntrinsicException {
