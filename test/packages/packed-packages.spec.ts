@@ -4,6 +4,7 @@
 // database. docs/packaging.md lists what each fixture stands for.
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { connect } from 'node:net';
 import {
   cpSync,
   existsSync,
@@ -127,7 +128,7 @@ FIXTURE_LIST.find((fixture) => fixture.name === 'cjs-nest11-throttler')!.manager
 
 /** Each manager's install, as its user types it: a version npm can fetch, no flags. */
 const INSTALL: Record<NonNullable<Fixture['manager']>, string[]> = {
-  npm: ['npm', 'install', '--no-audit', '--no-fund'],
+  npm: ['npm', 'install'],
   pnpm: ['npx', '--yes', 'pnpm@10', 'install'],
   yarn: ['npx', '--yes', 'yarn@1', 'install'],
 };
@@ -570,6 +571,27 @@ describe.each(FIXTURE_LIST.filter((fixture) => fixture.name === 'esm-nest11-ecos
       for (let n = 0; n < 3; n++) scoped.push((await post('/scoped')).status);
       expect(scoped).toEqual([201, 201, 429]);
       expect(appOf(fixture).output()).not.toMatch(/"level":50|Error:|ERROR/);
+    });
+
+    it('answers on its TCP microservice, in a context from the nestjs-cls interceptor', async () => {
+      const port = /microservice listening on (\d+)/.exec(appOf(fixture).output())?.[1];
+      expect(port).toMatch(/^\d+$/);
+      const socket = connect(Number(port), '127.0.0.1');
+      await once(socket, 'connect');
+      // Nest's TCP transport frames each JSON message as `<length>#<json>`.
+      const message = JSON.stringify({ pattern: 'sum', data: [1, 2, 3], id: 'fixture-1' });
+      socket.write(`${message.length}#${message}`);
+      let received = '';
+      const deadline = Date.now() + 5_000;
+      while (!received.includes('"isDisposed":true') && Date.now() < deadline) {
+        const [chunk] = (await Promise.race([
+          once(socket, 'data'),
+          new Promise((resolve) => setTimeout(() => resolve([Buffer.alloc(0)]), 250)),
+        ])) as [Buffer];
+        received += chunk.toString();
+      }
+      socket.destroy();
+      expect(received).toContain('"response":{"sum":6,"inContext":true}');
     });
 
     it('passes its own controller spec, written as the guide says', async () => {
