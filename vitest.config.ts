@@ -112,6 +112,8 @@ export default defineConfig({
         name: 'measured',
         hookTimeout: 180_000,
         include: MEASURED,
+        // The fixture apps' own tests run in those apps, under their own runners.
+        exclude: [...configDefaults.exclude, 'test/packages/fixtures/**'],
         fileParallelism: false,
         sequence: sequence(2),
       }),

@@ -595,7 +595,7 @@ describe.each(FIXTURE_LIST.filter((fixture) => fixture.name === 'esm-nest11-ecos
     });
 
     it('passes its own controller spec, written as the guide says', async () => {
-      const output = await run(process.execPath, ['--test', 'dist/me.controller.spec.js'], {
+      const output = await run(process.execPath, ['--test', 'dist/me.controller.test.js'], {
         cwd: join(work, fixture.name),
         timeoutMs: 60_000,
       });
