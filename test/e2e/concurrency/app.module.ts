@@ -1,18 +1,72 @@
-import { BadRequestException, Controller, Get, Query, type ModuleMetadata } from '@nestjs/common';
+import {
+  BadRequestException,
+  Controller,
+  Get,
+  Injectable,
+  Query,
+  type ModuleMetadata,
+} from '@nestjs/common';
 import { SluiceModule, Throttle, type SluiceModuleOptions } from '@sluice/nest';
+
+/** How many exports run at once, and the most that ever did: the work a limit must bound. */
+@Injectable()
+export class ExportWork {
+  running = 0;
+  most = 0;
+  finished = 0;
+
+  async run(ms: number): Promise<void> {
+    this.running++;
+    this.most = Math.max(this.most, this.running);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    } finally {
+      this.running--;
+      this.finished++;
+    }
+  }
+}
+
+function waitOf(ms: string): number {
+  const wait = Number(ms);
+  if (!Number.isInteger(wait) || wait < 0 || wait > 10_000) {
+    throw new BadRequestException('ms: must be an integer from 0 to 10000');
+  }
+  return wait;
+}
 
 @Controller()
 export class ExportController {
+  constructor(private readonly work: ExportWork) {}
+
   /** Answers after `ms` milliseconds: a slow export, at most 2 at once per API key. */
   @Get('export')
   @Throttle('exports-in-flight')
   async export(@Query('ms') ms = '0'): Promise<string> {
-    const wait = Number(ms);
-    if (!Number.isInteger(wait) || wait < 0 || wait > 10_000) {
-      throw new BadRequestException('ms: must be an integer from 0 to 10000');
-    }
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    await this.work.run(waitOf(ms));
     return 'an export';
+  }
+
+  /** The same, at most 1 at once, its key read by a tracker that takes `x-admission-ms`. */
+  @Get('slow-admission')
+  @Throttle('slow-admission')
+  async slowAdmission(@Query('ms') ms = '0'): Promise<string> {
+    await this.work.run(waitOf(ms));
+    return 'an export';
+  }
+
+  /** Works `ms`, then throws: the exception filter answers 500. */
+  @Get('failing')
+  @Throttle('exports-in-flight')
+  async failing(@Query('ms') ms = '0'): Promise<string> {
+    await this.work.run(waitOf(ms));
+    throw new Error('the export failed');
+  }
+
+  /** The work's counts, unthrottled. */
+  @Get('work')
+  counts(): { running: number; most: number; finished: number } {
+    return { running: this.work.running, most: this.work.most, finished: this.work.finished };
   }
 }
 
@@ -22,6 +76,14 @@ export function concurrencyApp(options: SluiceModuleOptions): ModuleMetadata {
       SluiceModule.forRoot({
         ...options,
         global: true,
+        trackers: {
+          // Admission that takes a while before the store call: a client can leave meanwhile.
+          slowKey: async (request: { headers: Record<string, string | undefined> }) => {
+            const ms = Number(request.headers['x-admission-ms'] ?? 0);
+            await new Promise((resolve) => setTimeout(resolve, ms));
+            return request.headers['x-api-key'];
+          },
+        },
         policies: [
           {
             name: 'exports-in-flight',
@@ -30,9 +92,17 @@ export function concurrencyApp(options: SluiceModuleOptions): ModuleMetadata {
             periodMs: 60_000,
             key: 'header:x-api-key',
           },
+          {
+            name: 'slow-admission',
+            algorithm: 'concurrency',
+            limit: 1,
+            periodMs: 60_000,
+            key: 'slowKey',
+          },
         ],
       }),
     ],
     controllers: [ExportController],
+    providers: [ExportWork],
   };
 }

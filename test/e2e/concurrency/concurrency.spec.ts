@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect, type Socket } from 'node:net';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ManualClock, SluiceEngine } from '@sluice/nest/internals';
 import { RedisStore } from '@sluice/nest/engine';
@@ -76,8 +78,83 @@ describe.each(ADAPTERS)('concurrency limits on %s', (adapter) => {
     expect(Date.now() - finishedAt).toBeLessThanOrEqual(RELEASE_BUDGET_MS);
   });
 
+  /** The app's export counts: running now, the most at once, finished. */
+  async function work(url: string): Promise<{ running: number; most: number; finished: number }> {
+    return (await (await fetch(`${url}/work`)).json()) as {
+      running: number;
+      most: number;
+      finished: number;
+    };
+  }
+
+  /** Waits until `finished` exports have ended, then says when. */
+  async function finishedAt(url: string, finished: number): Promise<number> {
+    const deadline = Date.now() + 10_000;
+    while ((await work(url)).finished < finished) {
+      if (Date.now() > deadline) throw new Error(`${finished} exports never finished`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return Date.now();
+  }
+
+  /** Asks `times` at once until all are admitted; says how long that took from `since`. */
+  async function admittedAfter(
+    ask: () => Promise<Response>,
+    times: number,
+    since: number,
+  ): Promise<number> {
+    while (Date.now() - since < RELEASE_BUDGET_MS + 500) {
+      const responses = await Promise.all(Array.from({ length: times }, ask));
+      await Promise.all(responses.map((response) => response.text()));
+      if (responses.every((response) => response.status === 200)) return Date.now() - since;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    return Infinity;
+  }
+
+  /** Raw HTTP/1.1 on one connection: the requests written at once, the socket left open. */
+  async function rawSocket(url: string, requests: string[]): Promise<Socket> {
+    const { hostname, port } = new URL(url);
+    const socket = connect(Number(port), hostname);
+    await once(socket, 'connect');
+    socket.on('error', () => undefined);
+    socket.write(requests.join(''));
+    return socket;
+  }
+
+  const get = (path: string, key: string) =>
+    `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${key}\r\n\r\n`;
+
   it.each(STORES)(
-    `frees an aborted request's slot within ${RELEASE_BUDGET_MS} ms, on $name`,
+    'bounds the work, not the sockets: clients that leave do not free slots while handlers run, on $name',
+    async (store) => {
+      const { url } = await startApp(
+        adapter,
+        concurrencyApp({ redis: store.connect(), prefix: uniquePrefix('concurrency-work') }),
+      );
+      const key = `key-${Math.random()}`;
+      // Six clients in turn, each leaving 150 ms after it asked for a one-second export.
+      for (let n = 0; n < 6; n++) {
+        const client = new AbortController();
+        const asked = fetch(`${url}/export?ms=1000`, {
+          headers: { 'x-api-key': key },
+          signal: client.signal,
+        }).catch(() => 'gone');
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        client.abort();
+        await asked;
+      }
+      const counts = await work(url);
+      // A limit of 2 in flight: never more than 2 exports worked at once.
+      expect(counts.most).toBe(2);
+      const ended = await finishedAt(url, 2);
+      const ask = () => fetch(`${url}/export?ms=0`, { headers: { 'x-api-key': key } });
+      expect(await admittedAfter(ask, 2, ended)).toBeLessThanOrEqual(RELEASE_BUDGET_MS);
+    },
+  );
+
+  it.each(STORES)(
+    `holds a gone client's slot while its handler works, frees it within ${RELEASE_BUDGET_MS} ms of its end, on $name`,
     async (store) => {
       const { url } = await startApp(
         adapter,
@@ -87,22 +164,74 @@ describe.each(ADAPTERS)('concurrency limits on %s', (adapter) => {
       const ask = (ms: number, signal?: AbortSignal) =>
         fetch(`${url}/export?ms=${ms}`, { headers: { 'x-api-key': key }, signal });
       const clients = [new AbortController(), new AbortController()];
-      const hung = clients.map((client) => ask(3_000, client.signal).catch(() => 'aborted'));
+      const hung = clients.map((client) => ask(1_500, client.signal).catch(() => 'aborted'));
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect((await ask(0)).status).toBe(429);
-      const abortedAt = Date.now();
       for (const client of clients) client.abort();
       expect(await Promise.all(hung)).toEqual(['aborted', 'aborted']);
-      // Both slots come back although the handlers still run for seconds.
-      let status = 0;
-      while (Date.now() - abortedAt < RELEASE_BUDGET_MS + 500) {
-        const responses = await Promise.all([ask(0), ask(0)]);
-        status = responses.every((response) => response.status === 200) ? 200 : 429;
-        if (status === 200) break;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      expect(status).toBe(200);
-      expect(Date.now() - abortedAt).toBeLessThanOrEqual(RELEASE_BUDGET_MS);
+      // The handlers still work: their slots are still held.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await work(url)).running).toBe(2);
+      expect((await ask(0)).status).toBe(429);
+      const ended = await finishedAt(url, 2);
+      expect(await admittedAfter(() => ask(0), 2, ended)).toBeLessThanOrEqual(RELEASE_BUDGET_MS);
+    },
+  );
+
+  it.each(STORES)(
+    'frees the slot of a client gone during admission once its handler ends, on $name',
+    async (store) => {
+      const { url } = await startApp(
+        adapter,
+        concurrencyApp({ redis: store.connect(), prefix: uniquePrefix('concurrency-admission') }),
+      );
+      const key = `key-${Math.random()}`;
+      // The tracker takes 300 ms; the client leaves after 100, before its slot is taken.
+      const socket = await rawSocket(url, [
+        `GET /slow-admission?ms=100 HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${key}\r\nx-admission-ms: 300\r\n\r\n`,
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.destroy();
+      const ended = await finishedAt(url, 1);
+      const ask = () => fetch(`${url}/slow-admission?ms=0`, { headers: { 'x-api-key': key } });
+      expect(await admittedAfter(ask, 1, ended)).toBeLessThanOrEqual(RELEASE_BUDGET_MS);
+    },
+  );
+
+  it.each(STORES)(
+    'frees the slots of pipelined requests behind a dropped connection, on $name',
+    async (store) => {
+      const { url } = await startApp(
+        adapter,
+        concurrencyApp({ redis: store.connect(), prefix: uniquePrefix('concurrency-pipelined') }),
+      );
+      const key = `key-${Math.random()}`;
+      const socket = await rawSocket(url, [get('/export?ms=300', key), get('/export?ms=300', key)]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.destroy();
+      const ended = await finishedAt(url, 2);
+      const ask = () => fetch(`${url}/export?ms=0`, { headers: { 'x-api-key': key } });
+      expect(await admittedAfter(ask, 2, ended)).toBeLessThanOrEqual(RELEASE_BUDGET_MS);
+    },
+  );
+
+  it.each(STORES)(
+    'frees the slot of a half-closed client, and of a handler that throws, once they end, on $name',
+    async (store) => {
+      const { url } = await startApp(
+        adapter,
+        concurrencyApp({ redis: store.connect(), prefix: uniquePrefix('concurrency-half') }),
+      );
+      const key = `key-${Math.random()}`;
+      // Node's server closes a connection its client half-closed; the handler works on.
+      const socket = await rawSocket(url, [get('/export?ms=200', key)]);
+      socket.end();
+      await once(socket, 'close');
+      const failing = await fetch(`${url}/failing?ms=50`, { headers: { 'x-api-key': key } });
+      expect(failing.status).toBe(500);
+      await failing.text();
+      const ended = await finishedAt(url, 2);
+      const ask = () => fetch(`${url}/export?ms=0`, { headers: { 'x-api-key': key } });
+      expect(await admittedAfter(ask, 2, ended)).toBeLessThanOrEqual(RELEASE_BUDGET_MS);
     },
   );
 });
