@@ -1,12 +1,15 @@
+import { Readable } from 'node:stream';
 import {
   BadRequestException,
   Body,
   Controller,
+  Get,
   HttpCode,
   Inject,
   Post,
   Req,
   Res,
+  StreamableFile,
   type ModuleMetadata,
 } from '@nestjs/common';
 import { SluiceModule, SluiceService, Throttle, type SluiceModuleOptions } from '@sluice/nest';
@@ -46,6 +49,28 @@ export class CompletionController {
     return { tokens };
   }
 
+  /**
+   * Streams 40 chunks of 100 units, one every 10 ms, reporting the units sent so far before each
+   * one: what a model's answer does as it produces tokens.
+   */
+  @Get('stream')
+  @Throttle('stream-tokens')
+  stream(@Req() request: object): StreamableFile {
+    let sent = 0;
+    const chunks = new Readable({
+      read() {
+        if (sent === 40) return void this.push(null);
+        setTimeout(() => {
+          sent++;
+          sluice.reportUsage(request, sent * 100);
+          this.push(`${'token '.repeat(100)}\n`);
+        }, 10);
+      },
+    });
+    const sluice = this.sluice;
+    return new StreamableFile(chunks, { type: 'text/plain' });
+  }
+
   /** Reports what it used through SluiceService instead: no header. */
   @Post('reported')
   @HttpCode(200)
@@ -78,6 +103,15 @@ export function usageApp(options: SluiceModuleOptions): ModuleMetadata {
             key: 'header:x-api-key',
             cost: 10,
             usage: { header: 'x-usage-tokens', maxCost: 600 },
+          },
+          {
+            name: 'stream-tokens',
+            algorithm: 'fixed-window',
+            limit: 2_000,
+            periodMs: 3_600_000,
+            key: 'header:x-api-key',
+            cost: 100,
+            usage: { maxCost: 4_000 },
           },
         ],
       }),

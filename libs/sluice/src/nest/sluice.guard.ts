@@ -19,7 +19,7 @@ import { loadOptionalPeer } from '../peers/optional-peer.loader.js';
 import { guardedResponseHeaders } from '../http/rate-limit.headers.js';
 import { BlockGate } from './block.gate.js';
 import { awaitOutcome, firstDecision } from './handler.outcome.js';
-import { settlement, usedUnits } from './usage.settlement.js';
+import { settlement, usedUnits, type Ending } from './usage.settlement.js';
 import { PolicyMatcher } from '../http/policy.matcher.js';
 import { onEnded, onFinished, setHeader, userAgentOf } from '../http/response.access.js';
 import { AccessLists } from '../lists/access-lists.js';
@@ -395,30 +395,33 @@ export class SluiceGuard implements CanActivate {
   }
 
   /**
-   * What an admitted request owes once it is done — its response sent or its connection closed
-   * (an aborted client), a resolver's or a WebSocket handler's end: its concurrency slots back
-   * (they lapse by themselves if this instance dies), and its `usage` policies' real cost
-   * settled (docs/algorithms.md, "Concurrency"; docs/guide.md, "Charges settled after the
-   * response").
+   * What an admitted request owes once its handler is done — its response sent, or ended after
+   * its client left, a resolver's or a WebSocket handler's end: its concurrency slots back (they
+   * lapse by themselves if this instance dies), and its `usage` policies' real cost settled
+   * (docs/algorithms.md, "Concurrency" and "Charges settled after the response").
    */
   private whenDone(req: unknown, res: unknown, charges: Charge[], context: ExecutionContext): void {
-    const done = (failed: boolean) => {
+    const done = (ending: Ending) => {
       for (const charge of charges) {
         this.release(charge);
-        this.settle(charge, req, res, failed);
+        this.settle(charge, req, res, ending);
       }
     };
     const type = context.getType<string>();
     if (type === 'graphql' || type === 'ws') {
       const key = context.getArgByIndex<unknown>(type === 'graphql' ? 3 : 1);
-      if (typeof key === 'object' && key !== null) awaitOutcome(key, done);
+      if (typeof key === 'object' && key !== null) {
+        awaitOutcome(key, (failed) => done(failed ? 'failed' : 'answered'));
+      }
       return;
     }
-    onEnded(res, (statusCode) => done(statusCode === 0 || statusCode >= 400));
+    onEnded(res, (statusCode) =>
+      done(statusCode === 0 ? 'left' : statusCode >= 400 ? 'failed' : 'answered'),
+    );
   }
 
   /** Charges (or gives back) what a charge's `usage` policies come to beyond their reservation. */
-  private settle(charge: Charge, req: unknown, res: unknown, failed: boolean): void {
+  private settle(charge: Charge, req: unknown, res: unknown, ending: Ending): void {
     for (const policy of charge.charged ?? []) {
       if (policy.usage === null) continue;
       let used: number | undefined;
@@ -427,7 +430,7 @@ export class SluiceGuard implements CanActivate {
       } catch (error) {
         this.logger.warn(`usageOf failed, the reservation stands: ${String(error)}`);
       }
-      const units = settlement(policy, failed, used);
+      const units = settlement(policy, ending, used);
       if (units === 0) continue;
       const options: ConsumeOptions = { keyKind: charge.keyKind };
       if (charge.tier !== undefined) options.tier = charge.tier;

@@ -17,16 +17,25 @@ const response = (headers: Record<string, unknown>) => ({
 
 describe('a charge settled after the response', () => {
   it('charges what was used beyond the reservation, capped at maxCost, or gives the rest back', () => {
-    expect(settlement(tokens, false, 250)).toBe(240);
-    expect(settlement(tokens, false, 4)).toBe(-6);
-    expect(settlement(tokens, false, 5_000)).toBe(590);
+    expect(settlement(tokens, 'answered', 250)).toBe(240);
+    expect(settlement(tokens, 'answered', 4)).toBe(-6);
+    expect(settlement(tokens, 'answered', 5_000)).toBe(590);
     // Nothing said: the reservation stands.
-    expect(settlement(tokens, false, undefined)).toBe(0);
+    expect(settlement(tokens, 'answered', undefined)).toBe(0);
   });
 
   it('refunds a failed request unless the policy keeps the reservation', () => {
-    expect(settlement(tokens, true, 250)).toBe(-10);
-    expect(settlement(kept, true, 250)).toBe(0);
+    expect(settlement(tokens, 'failed', 250)).toBe(-10);
+    expect(settlement(kept, 'failed', 250)).toBe(0);
+  });
+
+  it('charges a request whose client left what it reported, at least its reservation', () => {
+    expect(settlement(tokens, 'left', 250)).toBe(240);
+    expect(settlement(kept, 'left', 250)).toBe(240);
+    expect(settlement(tokens, 'left', 5_000)).toBe(590);
+    // Less than reserved, or nothing reported: the reservation stands, never refunded.
+    expect(settlement(tokens, 'left', 4)).toBe(0);
+    expect(settlement(tokens, 'left', undefined)).toBe(0);
   });
 
   it("takes the handler's report over the app's function, and that over the header", () => {

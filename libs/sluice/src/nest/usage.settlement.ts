@@ -48,14 +48,24 @@ export function usedUnits(
 }
 
 /**
- * The units to charge (positive) or give back (negative) for an admitted request of `policy`,
- * beyond the `cost` reserved at admission: a failed or aborted request refunds the reservation
- * unless the policy keeps it; a request that reported nothing keeps it.
+ * How an admitted request ended, for its settlement: answered (below 400), failed (400 or more,
+ * a resolver's error), or left (its client went away before the answer was done).
  */
-export function settlement(policy: Policy, failed: boolean, used: number | undefined): number {
+export type Ending = 'answered' | 'failed' | 'left';
+
+/**
+ * The units to charge (positive) or give back (negative) for an admitted request of `policy`,
+ * beyond the `cost` reserved at admission: what was used, capped at maxCost; a failed request
+ * refunds the reservation unless the policy keeps it; a request whose client left is charged what
+ * it reported up to then, at least its reservation (a stream cut short is not free); a request
+ * that reported nothing keeps the reservation (docs/algorithms.md, "Charges settled after the
+ * response").
+ */
+export function settlement(policy: Policy, ending: Ending, used: number | undefined): number {
   const usage = policy.usage;
   if (usage === null) return 0;
-  if (failed) return usage.onFailure === 'refund' ? -policy.cost : 0;
+  if (ending === 'failed') return usage.onFailure === 'refund' ? -policy.cost : 0;
   if (used === undefined) return 0;
-  return Math.min(used, usage.maxCost) - policy.cost;
+  const charged = Math.min(used, usage.maxCost);
+  return (ending === 'left' ? Math.max(charged, policy.cost) : charged) - policy.cost;
 }
