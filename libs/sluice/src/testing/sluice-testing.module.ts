@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { LocalPolicyChannel } from '../bus/local.channel.js';
-import { ManualClock } from '../clock/clock.js';
+import { ManualClock, systemClock } from '../clock/clock.js';
 import type {
   SluiceModuleExtras,
   SluiceModuleOptions,
@@ -45,7 +45,7 @@ export class SluiceTestingModule {
     if (clock !== undefined && !(clock instanceof ManualClock)) {
       throw new RangeError('SluiceTestingModule options.clock: must be a ManualClock');
     }
-    const now = (clock ?? new ManualClock(Date.now() * 1000)).now;
+    const now = (clock ?? new ManualClock(systemClock())).now;
     const base = SluiceModule.forRoot({ ...inMemory, global });
     return {
       ...base,
