@@ -42,7 +42,8 @@ export {
   TIER_NAME,
   TIER_NAME_RULE,
 } from './policy/policy.schema.js';
-export { MAX_GRANT } from './engine/sluice.engine.js';
+export { traitsOf, type AlgorithmTraits } from './algorithms/algorithm.traits.js';
+export { MAX_GRANT } from './engine/quota.operations.js';
 export { candidateStatsName, sampledStatsName, tierStatsName } from './stats/decision-outcome.js';
 export { DECISION_STATS, IDENTIFIER_STATS, PENALTY_STREAM } from './config/sluice.tokens.js';
 export { TrackerResolver } from './trackers/tracker.resolver.js';

@@ -4,6 +4,7 @@ import {
   SluiceEngine,
   SluiceService,
   toIdentifier,
+  traitsOf,
   type GrantAudit,
   type GrantRecord,
   type Identifier,
@@ -118,7 +119,7 @@ export class QuotasService implements GrantAudit, OnModuleInit {
         message: `No policy named "${policy}" is in force on this instance`,
       });
     }
-    if (found.algorithm !== 'fixed-window') {
+    if (!traitsOf(found.algorithm).quota) {
       throw new InvalidRequestException([
         {
           field: 'policy',

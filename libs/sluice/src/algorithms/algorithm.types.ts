@@ -1,3 +1,5 @@
+import { ALGORITHM_TRAITS } from './algorithm.traits.js';
+
 /**
  * The algorithms, each a Lua function beside its TypeScript twin (docs/algorithms.md): six that
  * count a rate, and `concurrency`, which counts requests in flight.
@@ -17,9 +19,7 @@ export type AlgorithmName = (typeof ALGORITHMS)[number];
 
 /** The algorithms that count requests in a window (a limit per period, no burst). */
 export function isWindowAlgorithm(algorithm: AlgorithmName): boolean {
-  return (
-    algorithm === 'fixed-window' || algorithm === 'sliding-log' || algorithm === 'sliding-window'
-  );
+  return ALGORITHM_TRAITS[algorithm].window;
 }
 
 /**
@@ -27,7 +27,7 @@ export function isWindowAlgorithm(algorithm: AlgorithmName): boolean {
  * most `limit` units at once.
  */
 export function hasBurst(algorithm: AlgorithmName): boolean {
-  return algorithm === 'token-bucket' || algorithm === 'leaky-bucket' || algorithm === 'gcra';
+  return ALGORITHM_TRAITS[algorithm].burst;
 }
 
 /**

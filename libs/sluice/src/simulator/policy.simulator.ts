@@ -1,4 +1,5 @@
-import { hasBurst, type AlgorithmName } from '../algorithms/algorithm.types.js';
+import type { AlgorithmName } from '../algorithms/algorithm.types.js';
+import { traitsOf } from '../algorithms/algorithm.traits.js';
 import { delayInMs } from '../engine/decision.js';
 import type { PenaltyOptions, PolicyMode } from '../policy/policy.types.js';
 import { runOperation, type StateAccess } from '../store/operations.js';
@@ -119,15 +120,15 @@ function specOf(policy: SimulatedPolicy): PolicySpec {
           maxBlockMs: penalty.maxBlockMs ?? Math.max(DAY_MS, penalty.blockMs),
           forgetAfterMs: penalty.forgetAfterMs ?? WEEK_MS,
         };
-  const isBucket = hasBurst(policy.algorithm);
+  const traits = traitsOf(policy.algorithm);
   return {
     name: 'simulated',
     algorithm: policy.algorithm,
     limit: policy.limit,
     periodMs: policy.periodMs,
-    burst: isBucket ? (policy.burst ?? null) : null,
-    segments: policy.algorithm === 'sliding-window' ? (policy.segments ?? 10) : null,
-    maxDelayMs: policy.algorithm === 'leaky-bucket' ? (policy.maxDelayMs ?? null) : null,
+    burst: traits.burst ? (policy.burst ?? null) : null,
+    segments: traits.segments ? (policy.segments ?? 10) : null,
+    maxDelayMs: traits.shapes ? (policy.maxDelayMs ?? null) : null,
     cost: policy.cost ?? 1,
     penalty: rule,
     mode: policy.mode === 'shadow' ? 'shadow' : 'enforce',

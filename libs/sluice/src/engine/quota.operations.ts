@@ -1,0 +1,90 @@
+import { ceilDiv } from '../algorithms/integer-math.js';
+import { traitsOf } from '../algorithms/algorithm.traits.js';
+import type { Clock } from '../clock/clock.js';
+import type { Policy } from '../policy/policy.types.js';
+import type { SluiceStore } from '../store/store.types.js';
+import type { CallTarget } from './call.target.js';
+import type { PolicyPricing, PriceTerms } from './policy.pricing.js';
+import type { Quota } from './sluice.engine.js';
+import { runOn } from './store.calls.js';
+
+/** The most credits one grant may add or take away, and the most units one settlement moves. */
+export const MAX_GRANT = 1_000_000_000;
+
+/**
+ * Quotas and credits: what an identifier's period holds, credits granted for it, and the units a
+ * request settles after its response (docs/guide.md, "Credits" and "Charges settled after the
+ * response"). Each works on one quota policy of a call target.
+ */
+export class QuotaOperations {
+  constructor(
+    private readonly store: SluiceStore,
+    private readonly pricing: PolicyPricing,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Adds credits for the period now running (negative: debits); what the quota holds after. */
+  grant(target: CallTarget, amount: number, terms: PriceTerms): Promise<Quota> {
+    assertUnits('amount', amount);
+    return this.call('grant', target, quotaPolicy(target), amount, terms);
+  }
+
+  /** What the quota holds in the period now running: used, remaining, credits. */
+  read(target: CallTarget, terms: PriceTerms): Promise<Quota> {
+    return this.call('grant', target, quotaPolicy(target), 0, terms);
+  }
+
+  /**
+   * Charges `units` more to `policy` (one of the target's) for a request already admitted
+   * (negative: gives them back), past its limit if need be.
+   */
+  settle(target: CallTarget, policy: Policy, units: number, terms: PriceTerms): Promise<Quota> {
+    assertUnits('units', units);
+    return this.call('settle', target, assertQuota(policy), units, terms);
+  }
+
+  private async call(
+    op: 'grant' | 'settle',
+    target: CallTarget,
+    policy: Policy,
+    amount: number,
+    terms: PriceTerms,
+  ): Promise<Quota> {
+    const override = this.pricing.override(policy, target);
+    const spec = this.pricing.spec(policy, override, { ...terms, cost: undefined });
+    const [outcome] = await runOn(this.store, op, target, [spec], { amount });
+    const { remaining = 0, reset = 0, quota } = outcome ?? {};
+    return {
+      policy: policy.name,
+      identifier: target.identifier,
+      used: quota?.used ?? 0,
+      remaining,
+      limit: spec.limit,
+      granted: quota?.granted ?? 0,
+      resetAt: ceilDiv(this.clock() + reset, 1000),
+      tier: spec.tier ?? null,
+    };
+  }
+}
+
+function quotaPolicy(target: CallTarget): Policy {
+  return assertQuota(target.policies[0] as Policy);
+}
+
+/** Credits and settlements apply to the algorithms that keep a quota. */
+function assertQuota(policy: Policy): Policy {
+  if (!traitsOf(policy.algorithm).quota) {
+    throw new RangeError(
+      `policy: ${policy.name} is a ${policy.algorithm} policy; credits apply to quotas (fixed-window)`,
+    );
+  }
+  return policy;
+}
+
+function assertUnits(field: string, units: number): void {
+  if (!Number.isSafeInteger(units) || Math.abs(units) > MAX_GRANT || units === 0) {
+    throw new RangeError(
+      `${field}: must be a non-zero integer from -${MAX_GRANT} to ${MAX_GRANT}, got ${units}`,
+    );
+  }
+}
