@@ -8,6 +8,7 @@ export const LIBRARY_LAYERS = {
   'libs/sluice/src': [
     ['testing'],
     ['nest'],
+    ['request'],
     ['metrics', 'throttler', 'simulator'],
     ['bus', 'events', 'stats', 'connection', 'metadata', 'http'],
     ['config'],

@@ -24,13 +24,13 @@ export class QuotaOperations {
   ) {}
 
   /** Adds credits for the period now running (negative: debits); what the quota holds after. */
-  grant(target: CallTarget, amount: number, terms: PriceTerms): Promise<Quota> {
+  async grant(target: CallTarget, amount: number, terms: PriceTerms): Promise<Quota> {
     assertUnits('amount', amount);
     return this.call('grant', target, quotaPolicy(target), amount, terms);
   }
 
   /** What the quota holds in the period now running: used, remaining, credits. */
-  read(target: CallTarget, terms: PriceTerms): Promise<Quota> {
+  async read(target: CallTarget, terms: PriceTerms): Promise<Quota> {
     return this.call('grant', target, quotaPolicy(target), 0, terms);
   }
 
@@ -38,7 +38,12 @@ export class QuotaOperations {
    * Charges `units` more to `policy` (one of the target's) for a request already admitted
    * (negative: gives them back), past its limit if need be.
    */
-  settle(target: CallTarget, policy: Policy, units: number, terms: PriceTerms): Promise<Quota> {
+  async settle(
+    target: CallTarget,
+    policy: Policy,
+    units: number,
+    terms: PriceTerms,
+  ): Promise<Quota> {
     assertUnits('units', units);
     return this.call('settle', target, assertQuota(policy), units, terms);
   }

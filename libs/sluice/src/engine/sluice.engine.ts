@@ -169,7 +169,7 @@ export class SluiceEngine {
   }
 
   /** consume on a resolved target, saying which policies its store call charged. */
-  charge(target: CallTarget, options: ConsumeOptions = {}): Promise<Charged> {
+  async charge(target: CallTarget, options: ConsumeOptions = {}): Promise<Charged> {
     return this.ops.consume.decide('consume', target, options);
   }
 
@@ -184,7 +184,7 @@ export class SluiceEngine {
   }
 
   /** Gives back what an admitted request was charged (count: 'failures' after a success). */
-  refund(
+  async refund(
     policies: PolicySelection,
     identifier: string,
     options: ConsumeOptions = {},
@@ -196,7 +196,7 @@ export class SluiceEngine {
    * Ends a request's lease: the slots its concurrency policies held (`Charged.lease`, or a
    * decision's `lease`). Other policies are left as they are; releasing twice does nothing more.
    */
-  release(
+  async release(
     policies: PolicySelection,
     identifier: string,
     lease: string,
@@ -209,7 +209,7 @@ export class SluiceEngine {
    * Adds credits to an identifier's quota for the period now running (negative: debits them),
    * and says what the quota holds after (docs/guide.md, "Credits"). They end with the period.
    */
-  grant(
+  async grant(
     policy: string,
     identifier: string,
     amount: number,
@@ -219,7 +219,7 @@ export class SluiceEngine {
   }
 
   /** What an identifier's quota holds in the period now running: used, remaining, credits. */
-  quota(policy: string, identifier: string, options: QuotaOptions = {}): Promise<Quota> {
+  async quota(policy: string, identifier: string, options: QuotaOptions = {}): Promise<Quota> {
     return this.ops.quotas.read(this.target(policy, identifier, options), options);
   }
 
@@ -228,7 +228,7 @@ export class SluiceEngine {
    * gives them back), past its limit if need be: the real cost settled after the response
    * (docs/guide.md, "Charges settled after the response").
    */
-  settle(
+  async settle(
     policy: string,
     identifier: string,
     units: number,
@@ -239,7 +239,7 @@ export class SluiceEngine {
   }
 
   /** Forgets an identifier's counters; blocks and offences stay. */
-  reset(
+  async reset(
     policies: PolicySelection,
     identifier: string,
     options: ConsumeOptions & Pick<KeyOptions, 'key'> = {},
@@ -248,7 +248,7 @@ export class SluiceEngine {
   }
 
   /** Blocks an identifier under a policy for durationMs, whatever its counters say. */
-  block(
+  async block(
     policy: string,
     identifier: string,
     durationMs: number,
@@ -262,7 +262,11 @@ export class SluiceEngine {
    * towards the next block, so its next block is a first one again. A block still in force ends
    * with them (lift it with `unblock` first to tell the other instances and the audit).
    */
-  forgetOffences(policy: string, identifier: string, options: KeyOptions = {}): Promise<void> {
+  async forgetOffences(
+    policy: string,
+    identifier: string,
+    options: KeyOptions = {},
+  ): Promise<void> {
     return this.ops.blocks.forget(this.target(policy, identifier, options));
   }
 
@@ -272,7 +276,7 @@ export class SluiceEngine {
   }
 
   /** Lifts a block; resolves when it would have ended, or null when there was none. */
-  lift(
+  async lift(
     policy: string,
     identifier: string,
     options: KeyOptions = {},

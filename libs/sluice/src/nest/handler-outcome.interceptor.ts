@@ -5,7 +5,7 @@ import {
   type NestInterceptor,
 } from '@nestjs/common';
 import { tap, type Observable } from 'rxjs';
-import { takeOutcomeListener } from './handler.outcome.js';
+import { takeOutcomeListener } from '../request/handler.outcome.js';
 
 /**
  * Tells SluiceGuard how a GraphQL resolver or a WebSocket handler ended: whether it failed, for

@@ -20,6 +20,7 @@ import { LocalIdentifierStats } from '../stats/local-identifier.stats.js';
 import { RedisIdentifierStats } from '../stats/redis-identifier.stats.js';
 import { BlockCache } from '../penalty/block.cache.js';
 import { BlockGate } from './block.gate.js';
+import { CallDecider } from './call.decider.js';
 import { PeerAddressesInstaller } from './peer-addresses.installer.js';
 import { RouteExplorer } from './route.explorer.js';
 import { RouteRegistry } from './route.registry.js';
@@ -178,6 +179,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     RouteRegistry,
     RouteExplorer,
     SluiceTelemetry,
+    CallDecider,
     SluiceService,
     BlockGate,
     PeerAddressesInstaller,
@@ -202,6 +204,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     DecisionTally,
     ListHitTally,
     RouteRegistry,
+    CallDecider,
     SluiceService,
     BlockGate,
     SluiceGuard,

@@ -1,12 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Clock } from '../clock/clock.js';
-import {
-  listedDecision,
-  refusalWithoutStore,
-  summarize,
-  type Decision,
-  type PolicyDecision,
-} from '../engine/decision.js';
+import type { Decision } from '../engine/decision.js';
 import {
   SluiceEngine,
   type Charged,
@@ -15,85 +9,34 @@ import {
   type Quota,
   type QuotaOptions,
 } from '../engine/sluice.engine.js';
-import type { CallTarget, PolicySelection } from '../engine/call.target.js';
-import { InvalidIdentifierError, storedForm } from '../keys/identifier.js';
-import { UnknownPolicyError, type PolicyRegistry } from '../policy/policy.registry.js';
-import { PolicyValidationError } from '../policy/policy-validation.error.js';
+import type { PolicySelection } from '../engine/call.target.js';
+import { storedForm } from '../keys/identifier.js';
+import type { PolicyRegistry } from '../policy/policy.registry.js';
 import type { Policy } from '../policy/policy.types.js';
 import type { AccessLists } from '../lists/access-lists.js';
 import { PolicyBus } from '../bus/policy.bus.js';
 import { PenaltyEventPublisher } from '../events/penalty-event.publisher.js';
-import { SluiceMetrics } from '../metrics/sluice.metrics.js';
-import { SluiceTelemetry } from '../metrics/sluice.telemetry.js';
-import { DecisionTally } from '../stats/decision.tally.js';
-import { IdentifierTally } from '../stats/identifier.tally.js';
 import { BlockCache } from '../penalty/block.cache.js';
 import { SLUICE_CLOCK, SLUICE_OPTIONS } from '../config/sluice.tokens.js';
 import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
 import { TierResolver } from '../trackers/tier.resolver.js';
-import { StoreOutageDecider } from './store-outage.decider.js';
-import { reportUsage } from './usage.settlement.js';
+import { reportUsage } from '../request/usage.settlement.js';
+import { CallDecider } from './call.decider.js';
+import type {
+  GrantAudit,
+  GrantOptions,
+  GrantRecord,
+  LiftOptions,
+  ManualBlockOptions,
+} from './sluice-service.types.js';
 
-/** Who blocks or lifts by hand, and why: recorded with the penalty event. */
-export interface ManualBlockOptions {
-  /** The kind of identifier; default the policy's `key`. */
-  keyKind?: string;
-  /** Who acted, as the audit records it. */
-  actor?: string;
-  /** Why, as the audit records it. */
-  reason?: string;
-}
-
-/** Lifting a block: as a manual block, or by the stored key its penalty events give. */
-export interface LiftOptions extends ManualBlockOptions {
-  /**
-   * The stored key (`PenaltyEvent.key`) of an identifier over 256 characters, which events show
-   * cut: it names the block, and `identifier` (the cut form) labels the events.
-   */
-  key?: string;
-}
-
-const NOTHING_CHARGED: readonly Policy[] = [];
-
-/** A grant as the audit records it: who credited whom, by how much, and why. */
-export interface GrantRecord {
-  /** The quota's policy. */
-  policy: string;
-  /** Whose quota, as given. */
-  identifier: string;
-  /** Credits added; negative: taken away. */
-  amount: number;
-  /** Who granted; 'app' for application code that names no one. */
-  actor: string;
-  /** Why, or null. */
-  note: string | null;
-  /** What the caller gave the audit beyond the name (the admin: its request's actor). */
-  context?: object;
-  /** Reads the quota as it is before the grant: the audit entry is written from it. */
-  current: () => Promise<Quota>;
-}
-
-/**
- * Where grants are recorded: the admin registers one (`SluiceService.recordGrantsWith`), which
- * writes the audit entry around `apply`, so a grant that fails is not recorded.
- */
-export interface GrantAudit {
-  /**
-   * Writes the entry for `grant`, then `apply`s it, keeping the entry only when it succeeds;
-   * answers what `apply` did.
-   */
-  record(grant: GrantRecord, apply: () => Promise<Quota>): Promise<Quota>;
-}
-
-/** Who grants and why, for the audit. */
-export interface GrantOptions extends QuotaOptions {
-  /** Who granted, as the audit records it. Default 'app'. */
-  actor?: string;
-  /** Why, as the audit records it. */
-  note?: string | null;
-  /** Handed to the audit as it is: the admin passes who made the request, address included. */
-  context?: object;
-}
+export type {
+  GrantAudit,
+  GrantOptions,
+  GrantRecord,
+  LiftOptions,
+  ManualBlockOptions,
+} from './sluice-service.types.js';
 
 /**
  * The policies `service` decides by, for a guard subclass built without the PolicyRegistry
@@ -108,6 +51,11 @@ export function listsOf(service: SluiceService): AccessLists {
   return service['engine'].lists;
 }
 
+/** The decider `service` charges by, for a guard subclass built without the CallDecider provider. */
+export function deciderOf(service: SluiceService): CallDecider {
+  return service['decider'];
+}
+
 /**
  * Sluice for application code: the engine's operations, with the instance's cache of blocks in
  * front, so a blocked identifier is refused without a store call.
@@ -120,15 +68,11 @@ export class SluiceService {
   // SluiceModule builds it, application code injects it (docs/architecture.md, "The public
   // surface"). The policies in force are the PolicyRegistry provider.
   @Inject(SluiceEngine) private readonly engine!: SluiceEngine;
+  @Inject(CallDecider) private readonly decider!: CallDecider;
   @Inject(BlockCache) private readonly blocks!: BlockCache;
   @Inject(SLUICE_CLOCK) private readonly clock!: Clock;
-  @Inject(StoreOutageDecider) private readonly outage!: StoreOutageDecider;
   @Inject(PolicyBus) private readonly bus!: PolicyBus;
   @Inject(PenaltyEventPublisher) private readonly penalties!: PenaltyEventPublisher;
-  @Inject(IdentifierTally) private readonly tally!: IdentifierTally;
-  @Inject(DecisionTally) private readonly decisions!: DecisionTally;
-  @Optional() @Inject(SluiceMetrics) private readonly metrics?: SluiceMetrics;
-  @Inject(SluiceTelemetry) private readonly telemetry!: SluiceTelemetry;
   @Optional() @Inject(SLUICE_OPTIONS) private readonly options?: SluiceModuleOptions;
   private ownTiers?: TierResolver;
   private grantAudit?: GrantAudit;
@@ -155,12 +99,7 @@ export class SluiceService {
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<Charged> {
-    const started = this.metrics === undefined && !this.telemetry.active ? 0 : performance.now();
-    const target = this.engine.target(policies, identifier, options);
-    const charged = await this.decide(target, options);
-    const cached = charged.decision.reason === 'cache-block';
-    this.record(charged.decision, identifier, target.keyKind, cached ? undefined : started);
-    return charged;
+    return this.decider.charge(this.engine.target(policies, identifier, options), options);
   }
 
   /**
@@ -172,49 +111,21 @@ export class SluiceService {
     identifier: string,
     options: ConsumeOptions,
   ): Decision | undefined {
-    if (this.blocks.size === 0 || policies.length === 0) return undefined;
-    const keyKind = options.keyKind ?? (policies[0] as Policy).key;
-    const refusal = this.cachedBlock(policies, storedForm(identifier), keyKind);
-    if (refusal !== undefined) this.record(refusal, identifier, keyKind);
-    return refusal;
+    const keyKind = options.keyKind ?? policies[0]?.key ?? 'user';
+    return this.decider.refuseFromCache(policies, identifier, keyKind);
   }
 
   /**
    * The refusal of a deny list entry under `policies` (resolved, enforced ones), counted like
    * any decision and the entry's match with it; undefined when no entry denies, nothing counted.
-   * What the block gate answers before Nest's pipeline, as the engine would have.
    */
   refuseFromLists(
     policies: readonly Policy[],
     identifier: string,
     options: ConsumeOptions,
   ): Decision | undefined {
-    const lists = this.engine.lists;
-    if (lists.size === 0 || policies.length === 0) return undefined;
-    const keyKind = options.keyKind ?? (policies[0] as Policy).key;
-    const client = options.client;
-    const subject = {
-      keyKind,
-      identifier,
-      address: client?.address,
-      userAgent: client?.userAgent,
-    };
-    const nowMs = Math.floor(this.clock() / 1000);
-    // Counted only when refused here: otherwise the guard's call counts the request's matches.
-    const found = lists.match(policies, subject, nowMs);
-    if (found?.verdicts === undefined) return undefined;
-    const { verdicts, matched } = found;
-    let parts: PolicyDecision[] | undefined;
-    for (const policy of policies) {
-      const entry = verdicts.get(policy);
-      if (policy.mode !== 'enforce' || entry?.list !== 'deny') continue;
-      (parts ??= []).push(listedDecision(policy, entry, nowMs));
-    }
-    if (parts === undefined) return undefined;
-    lists.count(matched, options.client);
-    const decision = summarize(parts, false);
-    this.record(decision, identifier, keyKind);
-    return decision;
+    const keyKind = options.keyKind ?? policies[0]?.key ?? 'user';
+    return this.decider.refuseFromLists(policies, identifier, keyKind, options.client);
   }
 
   /**
@@ -402,50 +313,6 @@ export class SluiceService {
     return this.engine.isActionAllowed(userId, actionKey, periodSec, maxCount);
   }
 
-  /** The target resolved: nothing below looks a name up again. */
-  private async decide(target: CallTarget, options: ConsumeOptions): Promise<Charged> {
-    const { policies, identifier, keyKind } = target;
-    const cached =
-      this.blocks.size > 0 ? this.cachedBlock(policies, target.stored, keyKind) : undefined;
-    if (cached !== undefined) return { decision: cached, charged: NOTHING_CHARGED };
-    let charged: Charged;
-    try {
-      charged = await this.engine.charge(target, options);
-    } catch (error) {
-      if (isInputError(error)) throw error;
-      const decision = await this.outage.decide(
-        policies,
-        identifier,
-        { ...options, keyKind },
-        error,
-      );
-      return { decision, charged: NOTHING_CHARGED };
-    }
-    const { decision } = charged;
-    if (!decision.allowed && decision.policies.some((part) => part.blocked !== undefined)) {
-      if (this.blocks.capacity > 0) this.rememberBlocks(decision, target);
-      this.penalties.blocksSeen(decision, policies, {
-        ...this.context(keyKind, identifier),
-        route: options.route,
-      });
-    }
-    return charged;
-  }
-
-  /**
-   * Counts a decision for the panel and metrics; `started` times a store call when one was made.
-   * keyKind is the one every policy of the decision counted under.
-   */
-  private record(decision: Decision, identifier: string, keyKind: string, started?: number): void {
-    if (this.metrics !== undefined || this.telemetry.active) {
-      const seconds = started === undefined ? undefined : (performance.now() - started) / 1000;
-      this.metrics?.decided(decision, seconds);
-      if (this.telemetry.active) this.telemetry.decided(decision, seconds);
-    }
-    this.tally.count(decision, keyKind, identifier);
-    this.decisions.count(decision);
-  }
-
   private async quotaOptions<T extends QuotaOptions>(
     policy: string,
     identifier: string,
@@ -472,51 +339,6 @@ export class SluiceService {
   }
 
   private context(keyKind: string, identifier: string) {
-    return {
-      keyKind,
-      identifier,
-      instanceId: this.bus.instanceId,
-      policyVersion: this.bus.version,
-    };
+    return this.decider.eventContext(keyKind, identifier);
   }
-
-  /** `stored`: the identifier as Redis keys hold it (storedForm), which the cache files it under. */
-  private cachedBlock(
-    policies: readonly Policy[],
-    stored: string,
-    keyKind: string,
-  ): Decision | undefined {
-    const nowMs = Math.floor(this.clock() / 1000);
-    for (const policy of policies) {
-      if (policy.mode !== 'enforce') continue;
-      const block = this.blocks.find(policy.name, keyKind, stored, nowMs);
-      if (block === undefined) continue;
-      const decision = refusalWithoutStore(policy, 'cache-block', block.retryAtMs - nowMs);
-      decision.blocked = { untilMs: block.untilMs, offence: block.offence };
-      return summarize([decision], false);
-    }
-    return undefined;
-  }
-
-  private rememberBlocks(decision: Decision, target: CallTarget): void {
-    const nowMs = Math.floor(this.clock() / 1000);
-    for (const part of decision.policies) {
-      const policy = target.policies.find((each) => each.name === part.policy);
-      if (policy?.mode === 'enforce' && part.blocked !== undefined) {
-        this.blocks.remember(part.policy, target.keyKind, target.stored, {
-          ...part.blocked,
-          retryAtMs: nowMs + part.retryAfterMs,
-        });
-      }
-    }
-  }
-}
-
-function isInputError(error: unknown): boolean {
-  return (
-    error instanceof RangeError ||
-    error instanceof UnknownPolicyError ||
-    error instanceof InvalidIdentifierError ||
-    error instanceof PolicyValidationError
-  );
 }

@@ -55,17 +55,22 @@ export type Ending = 'answered' | 'failed' | 'left';
 
 /**
  * The units to charge (positive) or give back (negative) for an admitted request of `policy`,
- * beyond the `cost` reserved at admission: what was used, capped at maxCost; a failed request
+ * beyond the units `reserved` at admission (the request's cost, else the policy's): what was used, capped at maxCost; a failed request
  * refunds the reservation unless the policy keeps it; a request whose client left is charged what
  * it reported up to then, at least its reservation (a stream cut short is not free); a request
  * that reported nothing keeps the reservation (docs/algorithms.md, "Charges settled after the
  * response").
  */
-export function settlement(policy: Policy, ending: Ending, used: number | undefined): number {
+export function settlement(
+  policy: Policy,
+  ending: Ending,
+  used: number | undefined,
+  reserved: number = policy.cost,
+): number {
   const usage = policy.usage;
   if (usage === null) return 0;
-  if (ending === 'failed') return usage.onFailure === 'refund' ? -policy.cost : 0;
+  if (ending === 'failed') return usage.onFailure === 'refund' ? -reserved : 0;
   if (used === undefined) return 0;
   const charged = Math.min(used, usage.maxCost);
-  return (ending === 'left' ? Math.max(charged, policy.cost) : charged) - policy.cost;
+  return (ending === 'left' ? Math.max(charged, reserved) : charged) - reserved;
 }

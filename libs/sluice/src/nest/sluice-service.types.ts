@@ -1,0 +1,63 @@
+import type { Quota, QuotaOptions } from '../engine/sluice.engine.js';
+
+// The options and records of SluiceService's operations beyond deciding: blocks by hand, and
+// grants with their audit.
+
+/** Who blocks or lifts by hand, and why: recorded with the penalty event. */
+export interface ManualBlockOptions {
+  /** The kind of identifier; default the policy's `key`. */
+  keyKind?: string;
+  /** Who acted, as the audit records it. */
+  actor?: string;
+  /** Why, as the audit records it. */
+  reason?: string;
+}
+
+/** Lifting a block: as a manual block, or by the stored key its penalty events give. */
+export interface LiftOptions extends ManualBlockOptions {
+  /**
+   * The stored key (`PenaltyEvent.key`) of an identifier over 256 characters, which events show
+   * cut: it names the block, and `identifier` (the cut form) labels the events.
+   */
+  key?: string;
+}
+
+/** A grant as the audit records it: who credited whom, by how much, and why. */
+export interface GrantRecord {
+  /** The quota's policy. */
+  policy: string;
+  /** Whose quota, as given. */
+  identifier: string;
+  /** Credits added; negative: taken away. */
+  amount: number;
+  /** Who granted; 'app' for application code that names no one. */
+  actor: string;
+  /** Why, or null. */
+  note: string | null;
+  /** What the caller gave the audit beyond the name (the admin: its request's actor). */
+  context?: object;
+  /** Reads the quota as it is before the grant: the audit entry is written from it. */
+  current: () => Promise<Quota>;
+}
+
+/**
+ * Where grants are recorded: the admin registers one (`SluiceService.recordGrantsWith`), which
+ * writes the audit entry around `apply`, so a grant that fails is not recorded.
+ */
+export interface GrantAudit {
+  /**
+   * Writes the entry for `grant`, then `apply`s it, keeping the entry only when it succeeds;
+   * answers what `apply` did.
+   */
+  record(grant: GrantRecord, apply: () => Promise<Quota>): Promise<Quota>;
+}
+
+/** Who grants and why, for the audit. */
+export interface GrantOptions extends QuotaOptions {
+  /** Who granted, as the audit records it. Default 'app'. */
+  actor?: string;
+  /** Why, as the audit records it. */
+  note?: string | null;
+  /** Handed to the audit as it is: the admin passes who made the request, address included. */
+  context?: object;
+}
