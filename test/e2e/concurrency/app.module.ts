@@ -1,11 +1,20 @@
 import {
   BadRequestException,
+  Catch,
   Controller,
   Get,
   Injectable,
   Query,
+  UseFilters,
+  UseInterceptors,
+  type ArgumentsHost,
+  type CallHandler,
+  type ExceptionFilter,
   type ModuleMetadata,
+  type NestInterceptor,
 } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { map, type Observable } from 'rxjs';
 import { SluiceModule, Throttle, type SluiceModuleOptions } from '@sluice/nest';
 
 /** How many exports run at once, and the most that ever did: the work a limit must bound. */
@@ -35,6 +44,32 @@ function waitOf(ms: string): number {
   return wait;
 }
 
+/** What the filtered route throws once it has worked. */
+class ExportFailed extends Error {}
+
+/** An app's own exception filter: answers a failed export with 200 and a note, as some apps do. */
+@Catch(ExportFailed)
+class ExportFailedFilter implements ExceptionFilter {
+  constructor(private readonly adapter: HttpAdapterHost) {}
+
+  catch(_error: ExportFailed, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<unknown>();
+    this.adapter.httpAdapter.reply(response, { exported: false }, 200);
+  }
+}
+
+/** An interceptor that throws once the handler has answered: Nest's filter answers 500. */
+@Injectable()
+class RejectingInterceptor implements NestInterceptor {
+  intercept(_context: unknown, next: CallHandler): Observable<unknown> {
+    return next.handle().pipe(
+      map(() => {
+        throw new Error('the interceptor refused the answer');
+      }),
+    );
+  }
+}
+
 @Controller()
 export class ExportController {
   constructor(private readonly work: ExportWork) {}
@@ -61,6 +96,24 @@ export class ExportController {
   async failing(@Query('ms') ms = '0'): Promise<string> {
     await this.work.run(waitOf(ms));
     throw new Error('the export failed');
+  }
+
+  /** Works `ms`, then throws what the app's own filter answers with 200. */
+  @Get('filtered')
+  @Throttle('exports-in-flight')
+  @UseFilters(ExportFailedFilter)
+  async filtered(@Query('ms') ms = '0'): Promise<string> {
+    await this.work.run(waitOf(ms));
+    throw new ExportFailed('the export failed');
+  }
+
+  /** Works `ms`, answers, and an interceptor turns the answer into a failure. */
+  @Get('intercepted')
+  @Throttle('exports-in-flight')
+  @UseInterceptors(RejectingInterceptor)
+  async intercepted(@Query('ms') ms = '0'): Promise<string> {
+    await this.work.run(waitOf(ms));
+    return 'an export';
   }
 
   /** The work's counts, unthrottled. */

@@ -234,6 +234,33 @@ describe.each(ADAPTERS)('concurrency limits on %s', (adapter) => {
       expect(await admittedAfter(ask, 2, ended)).toBeLessThanOrEqual(RELEASE_BUDGET_MS);
     },
   );
+
+  it.each(STORES)(
+    "frees the slots of handlers an app's filter answers and an interceptor fails, once they end, on $name",
+    async (store) => {
+      const { url } = await startApp(
+        adapter,
+        concurrencyApp({ redis: store.connect(), prefix: uniquePrefix('concurrency-filters') }),
+      );
+      const key = `key-${Math.random()}`;
+      const ask = (path: string) => fetch(`${url}${path}`, { headers: { 'x-api-key': key } });
+      const answers = [ask('/filtered?ms=200'), ask('/intercepted?ms=200')];
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Both slots are held while the two handlers work.
+      const third = await ask('/export?ms=0');
+      expect(third.status).toBe(429);
+      await third.text();
+      const [filtered, intercepted] = await Promise.all(answers);
+      expect(filtered?.status).toBe(200);
+      expect(await filtered?.json()).toEqual({ exported: false });
+      expect(intercepted?.status).toBe(500);
+      await intercepted?.text();
+      const ended = await finishedAt(url, 2);
+      expect(await admittedAfter(() => ask('/export?ms=0'), 2, ended)).toBeLessThanOrEqual(
+        RELEASE_BUDGET_MS,
+      );
+    },
+  );
 });
 
 describe('a crashed instance', () => {

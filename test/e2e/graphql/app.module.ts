@@ -38,6 +38,7 @@ const typeDefs = /* GraphQL */ `
     quote: String!
     weather: String!
     report(ms: Int!): String!
+    failingReport(ms: Int!): String!
     catalog: Catalog!
   }
   type Catalog {
@@ -67,8 +68,27 @@ export class GqlRequestOnlyGuard extends SluiceGuard {
   }
 }
 
+/** How many reports ran to their end, and how many run now: what a test waits on. */
+@Injectable()
+export class ReportWork {
+  running = 0;
+  finished = 0;
+
+  async run(ms: number): Promise<void> {
+    this.running++;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    } finally {
+      this.running--;
+      this.finished++;
+    }
+  }
+}
+
 @Resolver()
 export class NewsResolver {
+  constructor(private readonly work: ReportWork) {}
+
   @Query('news')
   @UseGuards(SluiceGuard)
   @Throttle('graphql', TWO_A_MINUTE)
@@ -96,8 +116,17 @@ export class NewsResolver {
   @UseGuards(SluiceGuard)
   @Throttle('gql-report', { algorithm: 'concurrency', limit: 1, periodMs: 60_000, key: 'ip' })
   async report(@Args('ms') ms: number): Promise<string> {
-    await new Promise((resolve) => setTimeout(resolve, ms));
+    await this.work.run(ms);
     return `after ${ms} ms`;
+  }
+
+  /** The same report, failing once it has worked: its slot is given back all the same. */
+  @Query('failingReport')
+  @UseGuards(SluiceGuard)
+  @Throttle('gql-report')
+  async failingReport(@Args('ms') ms: number): Promise<string> {
+    await this.work.run(ms);
+    throw new Error('the report failed');
   }
 
   /** Charged by its query's cost, which the module's costOf computes before it runs. */
@@ -140,7 +169,7 @@ export function graphqlApp(
         ...(formatError === undefined ? {} : { formatError }),
       }),
     ],
-    providers: [NewsResolver, GqlRequestOnlyGuard, GqlSluiceGuard],
+    providers: [NewsResolver, GqlRequestOnlyGuard, GqlSluiceGuard, ReportWork],
   };
 }
 
@@ -155,6 +184,6 @@ export function mercuriusApp(options: SluiceModuleOptions): ModuleMetadata {
         context: (req: unknown, reply: unknown) => ({ req, reply }),
       }),
     ],
-    providers: [NewsResolver, GqlRequestOnlyGuard, GqlSluiceGuard],
+    providers: [NewsResolver, GqlRequestOnlyGuard, GqlSluiceGuard, ReportWork],
   };
 }

@@ -5,6 +5,7 @@ import {
   SubscribeMessage,
   WebSocketGateway,
   type OnGatewayConnection,
+  WsException,
   type WsResponse,
 } from '@nestjs/websockets';
 import type { WebSocket } from 'ws';
@@ -37,8 +38,34 @@ export class WsSluiceGuard extends SluiceGuard {
 const perMinute = (limit: number) =>
   ({ algorithm: 'sliding-log', limit, periodMs: 60_000, key: 'header:x-client' }) as const;
 
+/** How many exports ran to their end, and how many run now: what a test waits on. */
+@Injectable()
+export class ExportWork {
+  running = 0;
+  finished = 0;
+
+  async run(ms: number): Promise<void> {
+    this.running++;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    } finally {
+      this.running--;
+      this.finished++;
+    }
+  }
+}
+
+const oneExportAtOnce = {
+  algorithm: 'concurrency',
+  limit: 1,
+  periodMs: 60_000,
+  key: 'header:x-client',
+} as const;
+
 @WebSocketGateway({ path: '/chat' })
 export class ChatGateway implements OnGatewayConnection {
+  constructor(private readonly work: ExportWork) {}
+
   handleConnection(client: ChatSocket, request: IncomingMessage): void {
     client.upgradeRequest = request;
   }
@@ -56,15 +83,19 @@ export class ChatGateway implements OnGatewayConnection {
    */
   @SubscribeMessage('export')
   @UseGuards(WsSluiceGuard)
-  @Throttle('ws-export', {
-    algorithm: 'concurrency',
-    limit: 1,
-    periodMs: 60_000,
-    key: 'header:x-client',
-  })
+  @Throttle('ws-export', oneExportAtOnce)
   async export(@MessageBody() job: { ms: number }): Promise<WsResponse<string>> {
-    await new Promise((resolve) => setTimeout(resolve, job.ms));
+    await this.work.run(job.ms);
     return { event: 'exported', data: `after ${job.ms} ms` };
+  }
+
+  /** The same export, failing once it has worked: its slot is given back all the same. */
+  @SubscribeMessage('export-failing')
+  @UseGuards(WsSluiceGuard)
+  @Throttle('ws-export')
+  async exportFailing(@MessageBody() job: { ms: number }): Promise<WsResponse<string>> {
+    await this.work.run(job.ms);
+    throw new WsException('the export failed');
   }
 
   /** Under the default guard: the socket is the request, and there is no response. */
@@ -79,6 +110,6 @@ export class ChatGateway implements OnGatewayConnection {
 export function websocketApp(options: SluiceModuleOptions): ModuleMetadata {
   return {
     imports: [SluiceModule.forRoot(options)],
-    providers: [ChatGateway, WsSluiceGuard],
+    providers: [ChatGateway, WsSluiceGuard, ExportWork],
   };
 }

@@ -5,22 +5,49 @@
  * from the response's status (docs/guide.md, GraphQL); a WebSocket message has no response at
  * all, so its concurrency lease ends with its handler.
  */
-const awaiting = new WeakMap<object, Array<(failed: boolean) => void>>();
-
-/** The guard asks to hear how the invocation identified by `key` ends. */
-export function awaitOutcome(key: object, listener: (failed: boolean) => void): void {
-  const listeners = awaiting.get(key);
-  if (listeners === undefined) awaiting.set(key, [listener]);
-  else listeners.push(listener);
+interface Awaiting {
+  listeners: Array<(failed: boolean) => void>;
+  holdMs: number;
 }
 
-/** The listeners waiting on `key` as one, taken off so they run once; undefined when none waits. */
-export function takeOutcomeListener(key: object): ((failed: boolean) => void) | undefined {
-  const listeners = awaiting.get(key);
-  if (listeners === undefined) return undefined;
+/** How an invocation's outcome is reported, and how long to wait for it after its client left. */
+export interface OutcomeReport {
+  /** Tells every guard that waits how the invocation ended; call once. */
+  settle(failed: boolean): void;
+  /**
+   * How long the handler's outcome is awaited once its client is gone (the transport stopped
+   * listening): as long as what it holds would last by itself; 0, not at all.
+   */
+  holdMs: number;
+}
+
+const awaiting = new WeakMap<object, Awaiting>();
+
+/**
+ * The guard asks to hear how the invocation identified by `key` ends. `holdMs`: how long its
+ * holdings last by themselves (the longest lease), so the outcome is awaited that long after
+ * the client left.
+ */
+export function awaitOutcome(key: object, listener: (failed: boolean) => void, holdMs = 0): void {
+  const entry = awaiting.get(key);
+  if (entry === undefined) awaiting.set(key, { listeners: [listener], holdMs });
+  else {
+    entry.listeners.push(listener);
+    entry.holdMs = Math.max(entry.holdMs, holdMs);
+  }
+}
+
+/** The report of `key`'s outcome, taken off so it runs once; undefined when no guard waits. */
+export function takeOutcome(key: object): OutcomeReport | undefined {
+  const entry = awaiting.get(key);
+  if (entry === undefined) return undefined;
   awaiting.delete(key);
-  return (failed) => {
-    for (const listener of listeners) listener(failed);
+  const { listeners, holdMs } = entry;
+  return {
+    holdMs,
+    settle: (failed) => {
+      for (const listener of listeners) listener(failed);
+    },
   };
 }
 

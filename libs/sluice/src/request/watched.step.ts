@@ -27,7 +27,8 @@ export function watchEnding(match: RequestMatch, listener: (ending: Ending) => v
   const { kind, invocation } = match;
   if (kind === 'graphql' || kind === 'ws') {
     if (invocation === undefined) return false;
-    awaitOutcome(invocation, (failed) => listener(failed ? 'failed' : 'answered'));
+    const listen = (failed: boolean) => listener(failed ? 'failed' : 'answered');
+    awaitOutcome(invocation, listen, longestLease(match.policies));
     return true;
   }
   return onEnded(match.res, (statusCode) =>
@@ -46,6 +47,19 @@ export function mayHold(policies: readonly Policy[]): boolean {
     if (candidate !== undefined && holdsUntilEnd(candidate)) return true;
   }
   return false;
+}
+
+/** How long a slot the policies take lasts by itself: the longest of their periods; 0, none. */
+function longestLease(policies: readonly Policy[]): number {
+  let longest = 0;
+  for (const policy of policies) {
+    for (const each of [policy, policy.candidate?.policy]) {
+      if (each !== undefined && traitsOf(each.algorithm).holdsSlots) {
+        longest = Math.max(longest, each.periodMs);
+      }
+    }
+  }
+  return longest;
 }
 
 function holdsUntilEnd(policy: Policy): boolean {
