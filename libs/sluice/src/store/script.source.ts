@@ -14,6 +14,12 @@ const PARTS = [
   '../algorithms/gcra.lua',
   '../algorithms/concurrency.lua',
   '../penalty/penalty.lua',
+  './spec.lua',
+  './state.lua',
+  './decide.lua',
+  './charge.ops.lua',
+  './quota.ops.lua',
+  './key.ops.lua',
   './operations.lua',
 ];
 
