@@ -21,6 +21,7 @@ import { RedisIdentifierStats } from '../stats/redis-identifier.stats.js';
 import { BlockCache } from '../penalty/block.cache.js';
 import { BlockGate } from './block.gate.js';
 import { CallDecider } from './call.decider.js';
+import { ManualBlocks } from './manual.blocks.js';
 import { PeerAddressesInstaller } from './peer-addresses.installer.js';
 import { RouteExplorer } from './route.explorer.js';
 import { RouteRegistry } from './route.registry.js';
@@ -180,6 +181,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     RouteExplorer,
     SluiceTelemetry,
     CallDecider,
+    ManualBlocks,
     SluiceService,
     BlockGate,
     PeerAddressesInstaller,
@@ -205,6 +207,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     ListHitTally,
     RouteRegistry,
     CallDecider,
+    ManualBlocks,
     SluiceService,
     BlockGate,
     SluiceGuard,

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Clock } from '../clock/clock.js';
 import type { Decision } from '../engine/decision.js';
 import {
@@ -10,18 +10,15 @@ import {
   type QuotaOptions,
 } from '../engine/sluice.engine.js';
 import type { PolicySelection } from '../engine/call.target.js';
-import { storedForm } from '../keys/identifier.js';
 import type { PolicyRegistry } from '../policy/policy.registry.js';
 import type { Policy } from '../policy/policy.types.js';
 import type { AccessLists } from '../lists/access-lists.js';
-import { PolicyBus } from '../bus/policy.bus.js';
-import { PenaltyEventPublisher } from '../events/penalty-event.publisher.js';
-import { BlockCache } from '../penalty/block.cache.js';
 import { SLUICE_CLOCK, SLUICE_OPTIONS } from '../config/sluice.tokens.js';
 import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
 import { TierResolver } from '../trackers/tier.resolver.js';
 import { reportUsage } from '../request/usage.settlement.js';
 import { CallDecider } from './call.decider.js';
+import { ManualBlocks } from './manual.blocks.js';
 import type {
   GrantAudit,
   GrantOptions,
@@ -62,17 +59,13 @@ export function deciderOf(service: SluiceService): CallDecider {
  */
 @Injectable()
 export class SluiceService {
-  private readonly logger = new Logger('Sluice');
-
   // Its collaborators are injected as properties, so the class has no constructor to call:
   // SluiceModule builds it, application code injects it (docs/architecture.md, "The public
   // surface"). The policies in force are the PolicyRegistry provider.
   @Inject(SluiceEngine) private readonly engine!: SluiceEngine;
   @Inject(CallDecider) private readonly decider!: CallDecider;
-  @Inject(BlockCache) private readonly blocks!: BlockCache;
+  @Inject(ManualBlocks) private readonly manual!: ManualBlocks;
   @Inject(SLUICE_CLOCK) private readonly clock!: Clock;
-  @Inject(PolicyBus) private readonly bus!: PolicyBus;
-  @Inject(PenaltyEventPublisher) private readonly penalties!: PenaltyEventPublisher;
   @Optional() @Inject(SLUICE_OPTIONS) private readonly options?: SluiceModuleOptions;
   private ownTiers?: TierResolver;
   private grantAudit?: GrantAudit;
@@ -236,54 +229,21 @@ export class SluiceService {
   }
 
   /** Blocks by hand for durationMs, replacing any current block's end; a `block.manual` event. */
-  async block(
+  block(
     policy: string,
     identifier: string,
     durationMs: number,
     options: ManualBlockOptions = {},
   ): Promise<{ untilMs: number }> {
-    const result = await this.engine.block(policy, identifier, durationMs, options);
-    const context = this.context(options.keyKind ?? this.keyOf(policy), identifier);
-    const { untilMs } = result;
-    this.blocks.remember(policy, context.keyKind, storedForm(identifier), {
-      untilMs,
-      retryAtMs: untilMs,
-      offence: 0,
-    });
-    this.penalties.manualBlock(
-      policy,
-      context,
-      { untilMs, durationMs },
-      options.actor ?? null,
-      options.reason ?? null,
-    );
-    return result;
+    return this.manual.block(policy, identifier, durationMs, options);
   }
 
   /**
    * Lifts a block, and has every instance forget its cached copy; a `block.lifted` event when
    * there was one. Resolves false when the identifier was not blocked.
    */
-  async unblock(policy: string, identifier: string, options: LiftOptions = {}): Promise<boolean> {
-    const { key } = options;
-    const context = {
-      ...this.context(options.keyKind ?? this.keyOf(policy), identifier),
-      ...(key === undefined ? {} : { key }),
-    };
-    const lifted = await this.engine.lift(policy, identifier, options);
-    const target = {
-      policy,
-      keyKind: context.keyKind,
-      identifier,
-      ...(key === undefined ? {} : { key }),
-    };
-    await this.bus.announceUnblock(target).catch((error: unknown) => {
-      this.logger.warn(`Other instances may keep the lifted block cached: ${String(error)}`);
-    });
-    if (lifted === null) return false;
-    const { actor = null, reason = null } = options;
-    this.penalties.lifted(policy, context, lifted.untilMs, actor, reason);
-    return true;
+  unblock(policy: string, identifier: string, options: LiftOptions = {}): Promise<boolean> {
+    return this.manual.unblock(policy, identifier, options);
   }
 
   /**
@@ -336,9 +296,5 @@ export class SluiceService {
   /** A manual operation's key kind when none is given: the policy's own (the engine refuses an unknown one). */
   private keyOf(policy: string): string {
     return this.engine.policies.get(policy)?.key ?? 'user';
-  }
-
-  private context(keyKind: string, identifier: string) {
-    return this.decider.eventContext(keyKind, identifier);
   }
 }

@@ -1,7 +1,11 @@
-import { isWindowAlgorithm } from '../algorithms/algorithm.types.js';
-import { rateParams } from '../algorithms/rate-params.js';
 import { systemClock, type Clock } from '../clock/clock.js';
-import { capacity } from '../policy/policy.schema.js';
+import {
+  unrefTimeout,
+  type EventualCounts,
+  type EventualStoreOptions,
+  type Scheduler,
+} from './eventual.options.js';
+import { learn, refill, retryEstimate, ViewTable, type View } from './eventual.view.js';
 import type {
   OutcomeReason,
   PolicyOutcome,
@@ -11,69 +15,7 @@ import type {
   StoreResult,
 } from './store.types.js';
 
-/** Runs `task` after `ms`; returns how to cancel it. */
-export type Scheduler = (task: () => void, ms: number) => () => void;
-
-/** The clock, the scheduler and the bound of an EventualStore. */
-export interface EventualStoreOptions {
-  /** µs. Default: the system clock. */
-  clock?: Clock;
-  /** Default: an unreferenced setTimeout, so a pending sync never keeps a process alive. */
-  schedule?: Scheduler;
-  /** Most views kept (one per policy and identifier); past it the oldest idle ones go. Default 100 000. */
-  maxViews?: number;
-}
-
-/** How often each kind of call was made: what a test or a benchmark reads. */
-export interface EventualCounts {
-  /** Consume calls decided here, from a view. */
-  local: number;
-  /** Consume calls sent to Redis: no usable view, or a refusal Redis must count. */
-  exact: number;
-  /** Sync calls sent (one per identifier with hits or refusals in an interval). */
-  syncs: number;
-  /** Sync calls that failed: their units were dropped, never sent twice. */
-  failedSyncs: number;
-}
-
-/**
- * A view is used for at most this many intervals after Redis last answered for it. An instance
- * that keeps seeing an identifier syncs it every interval, so only an identifier it sees rarely
- * reaches this age (docs/algorithms.md, eventual consistency).
- */
-const VIEW_LIFE_SYNCS = 20;
-const EVICTION_SCAN = 64;
-
-/** What this instance knows of one policy's state for one identifier. */
-interface View {
-  /** `<identifier key> <policy> <algorithm>`: one Redis state. */
-  readonly id: string;
-  spec: PolicySpec;
-  /** Units this instance may still admit on its own. */
-  remaining: number;
-  /**
-   * µs, this clock: when Redis's state is fresh again (a window's end, a full bucket), had no
-   * one charged it since; from then on the view holds the full capacity until Redis answers.
-   */
-  freshAt: number;
-  /** µs, this clock: after this the view is too old to use. */
-  staleAt: number;
-  /** µs; 0: not blocked. */
-  blockedUntil: number;
-  offence: number;
-  /** Whether Redis has answered for it since it was last forgotten. */
-  known: boolean;
-  /** Units admitted here and not sent yet. */
-  unsent: number;
-  /** Units sent in a sync whose answer has not come back. */
-  sending: number;
-  /** Units of failed syncs: Redis may never have counted them, so a refund of them stays here. */
-  dropped: number;
-  /** Moves on at every reset, block and unblock: an answer to a call sent before is not used. */
-  generation: number;
-}
-
-const viewKey = (key: string, spec: PolicySpec) => `${key} ${spec.name} ${spec.algorithm}`;
+export type { EventualCounts, EventualStoreOptions, Scheduler } from './eventual.options.js';
 
 const REFUNDED: PolicyOutcome = {
   allowed: true,
@@ -95,12 +37,11 @@ const REFUNDED: PolicyOutcome = {
  * mode; blocks come back with every sync. Every other call passes through.
  */
 export class EventualStore implements SluiceStore {
-  private readonly views = new Map<string, View>();
+  private readonly views: ViewTable;
   /** Identifier key → the views with something to send. */
   private dirty = new Map<string, Map<string, View>>();
   private readonly clock: Clock;
   private readonly schedule: Scheduler;
-  private readonly maxViews: number;
   private cancelTimer: (() => void) | undefined;
   private dueAt = Infinity;
   private closed = false;
@@ -113,12 +54,11 @@ export class EventualStore implements SluiceStore {
   ) {
     this.clock = options.clock ?? systemClock;
     this.schedule = options.schedule ?? unrefTimeout;
-    this.maxViews = options.maxViews ?? 100_000;
-    if (!Number.isSafeInteger(this.maxViews) || this.maxViews < 1) {
-      throw new RangeError(
-        `EventualStore: maxViews must be a positive integer, got ${this.maxViews}`,
-      );
+    const maxViews = options.maxViews ?? 100_000;
+    if (!Number.isSafeInteger(maxViews) || maxViews < 1) {
+      throw new RangeError(`EventualStore: maxViews must be a positive integer, got ${maxViews}`);
     }
+    this.views = new ViewTable(maxViews);
   }
 
   /** Decides an eventual policy's consume from this instance's view; everything else in Redis. */
@@ -178,13 +118,13 @@ export class EventualStore implements SluiceStore {
       this.dirty.delete(call.key);
       void this.sync(call.key, [...unsent.values()]);
     }
-    const views = call.specs.map((spec) => this.viewOf(call.key, spec));
+    const views = call.specs.map((spec) => this.views.viewOf(call.key, spec));
     const generations = views.map((view) => view.generation);
     const result = await this.inner.run(call);
     const now = this.clock();
     views.forEach((view, index) => {
       if (view.generation !== generations[index]) return;
-      this.learn(view, result.outcomes[index] as PolicyOutcome, now);
+      learn(view, result.outcomes[index] as PolicyOutcome, now);
     });
     return result;
   }
@@ -194,7 +134,7 @@ export class EventualStore implements SluiceStore {
     const now = this.clock();
     const views: View[] = [];
     for (const spec of call.specs) {
-      const view = this.views.get(viewKey(call.key, spec));
+      const view = this.views.find(call.key, spec);
       if (view === undefined || !view.known || now >= view.staleAt) return undefined;
       if (now >= view.freshAt) refill(view);
       view.spec = spec;
@@ -257,7 +197,7 @@ export class EventualStore implements SluiceStore {
    * counted them); anything Redis counted is Redis's to give back.
    */
   private refund(call: StoreCall): Promise<StoreResult> {
-    const views = call.specs.map((spec) => this.views.get(viewKey(call.key, spec)));
+    const views = call.specs.map((spec) => this.views.find(call.key, spec));
     const here = views.every((view, index) => {
       const cost = (call.specs[index] as PolicySpec).cost;
       return view !== undefined && (view.unsent >= cost || view.dropped >= cost);
@@ -290,7 +230,7 @@ export class EventualStore implements SluiceStore {
       views.forEach((view, index) => {
         view.sending -= (specs[index] as PolicySpec).cost;
         if (view.generation !== generations[index]) return;
-        this.learn(view, result.outcomes[index] as PolicyOutcome, now);
+        learn(view, result.outcomes[index] as PolicyOutcome, now);
       });
     } catch {
       // The call may or may not have counted; sending it again could count it twice. Its units
@@ -306,63 +246,11 @@ export class EventualStore implements SluiceStore {
     }
   }
 
-  /** Redis's answer becomes the view, less what was admitted here since and is not in it yet. */
-  private learn(view: View, outcome: PolicyOutcome, now: number): void {
-    view.remaining = Math.max(0, outcome.remaining - view.unsent - view.sending);
-    view.freshAt = now + outcome.reset;
-    view.staleAt = now + VIEW_LIFE_SYNCS * (view.spec.syncMs ?? 0) * 1000;
-    view.blockedUntil = outcome.blockedUntil;
-    view.offence = outcome.offence;
-    view.known = true;
-  }
-
-  private viewOf(key: string, spec: PolicySpec): View {
-    const id = viewKey(key, spec);
-    let view = this.views.get(id);
-    if (view === undefined) {
-      if (this.views.size >= this.maxViews) this.evict();
-      view = {
-        id,
-        spec,
-        remaining: 0,
-        freshAt: 0,
-        staleAt: 0,
-        blockedUntil: 0,
-        offence: 0,
-        known: false,
-        unsent: 0,
-        sending: 0,
-        dropped: 0,
-        generation: 0,
-      };
-      this.views.set(id, view);
-    }
-    view.spec = spec;
-    return view;
-  }
-
-  /**
-   * Drops the oldest views with nothing in flight (a dropped view costs one exact call); one with
-   * units in flight goes to the back instead, so a busy front never stops the eviction.
-   */
-  private evict(): void {
-    let scanned = 0;
-    for (const [id, view] of this.views) {
-      if (++scanned > EVICTION_SCAN) return;
-      this.views.delete(id);
-      if (view.unsent === 0 && view.sending === 0) {
-        if (this.views.size < this.maxViews) return;
-      } else {
-        this.views.set(id, view);
-      }
-    }
-  }
-
   /** After a reset the units admitted before it are wiped, as Redis wipes what it counted. */
   private forget(call: StoreCall): void {
     const dirty = this.dirty.get(call.key);
     for (const spec of call.specs) {
-      const view = this.views.get(viewKey(call.key, spec));
+      const view = this.views.find(call.key, spec);
       if (view === undefined) continue;
       view.known = false;
       view.generation++;
@@ -403,31 +291,3 @@ function isEventual(call: StoreCall): boolean {
   }
   return true;
 }
-
-/**
- * The state is fresh by now unless another instance charged it, which the next sync tells: the
- * capacity less what was admitted here since the last answer. A bucket refills before it is
- * full, so until then a view can only be short of room (docs/algorithms.md).
- */
-function refill(view: View): void {
-  const { algorithm, limit, burst } = view.spec;
-  view.remaining = Math.max(0, capacity(algorithm, limit, burst) - view.unsent - view.sending);
-  view.blockedUntil = 0;
-  view.freshAt = Infinity;
-}
-
-/**
- * How long until a refused request could pass, from the view alone: a window's end, or the time
- * a bucket takes to refill what the request lacks, whichever comes first.
- */
-function retryEstimate(view: View, reset: number): number {
-  if (isWindowAlgorithm(view.spec.algorithm)) return reset;
-  const { interval } = rateParams(view.spec);
-  return Math.min(reset, interval * Math.max(1, view.spec.cost - view.remaining));
-}
-
-const unrefTimeout: Scheduler = (task, ms) => {
-  const timer = setTimeout(task, ms);
-  timer.unref();
-  return () => clearTimeout(timer);
-};

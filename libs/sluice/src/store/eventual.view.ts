@@ -1,0 +1,133 @@
+import { isWindowAlgorithm } from '../algorithms/algorithm.types.js';
+import { rateParams } from '../algorithms/rate-params.js';
+import { capacity } from '../policy/policy.schema.js';
+import type { PolicyOutcome, PolicySpec } from './store.types.js';
+
+// What an EventualStore knows of each policy's state for each identifier: its views, bounded,
+// and how a view learns from Redis's answers and refills between them (docs/algorithms.md,
+// eventual consistency).
+
+/**
+ * A view is used for at most this many intervals after Redis last answered for it. An instance
+ * that keeps seeing an identifier syncs it every interval, so only an identifier it sees rarely
+ * reaches this age (docs/algorithms.md, eventual consistency).
+ */
+const VIEW_LIFE_SYNCS = 20;
+const EVICTION_SCAN = 64;
+
+export /** What this instance knows of one policy's state for one identifier. */
+interface View {
+  /** `<identifier key> <policy> <algorithm>`: one Redis state. */
+  readonly id: string;
+  spec: PolicySpec;
+  /** Units this instance may still admit on its own. */
+  remaining: number;
+  /**
+   * µs, this clock: when Redis's state is fresh again (a window's end, a full bucket), had no
+   * one charged it since; from then on the view holds the full capacity until Redis answers.
+   */
+  freshAt: number;
+  /** µs, this clock: after this the view is too old to use. */
+  staleAt: number;
+  /** µs; 0: not blocked. */
+  blockedUntil: number;
+  offence: number;
+  /** Whether Redis has answered for it since it was last forgotten. */
+  known: boolean;
+  /** Units admitted here and not sent yet. */
+  unsent: number;
+  /** Units sent in a sync whose answer has not come back. */
+  sending: number;
+  /** Units of failed syncs: Redis may never have counted them, so a refund of them stays here. */
+  dropped: number;
+  /** Moves on at every reset, block and unblock: an answer to a call sent before is not used. */
+  generation: number;
+}
+
+export const viewKey = (key: string, spec: PolicySpec) => `${key} ${spec.name} ${spec.algorithm}`;
+
+/** The views of one EventualStore, at most `maxViews`; past it the oldest idle ones go. */
+export class ViewTable {
+  private readonly views = new Map<string, View>();
+
+  constructor(private readonly maxViews: number) {}
+
+  /** The view of `spec` under `key`, if this instance has one. */
+  find(key: string, spec: PolicySpec): View | undefined {
+    return this.views.get(viewKey(key, spec));
+  }
+
+  viewOf(key: string, spec: PolicySpec): View {
+    const id = viewKey(key, spec);
+    let view = this.views.get(id);
+    if (view === undefined) {
+      if (this.views.size >= this.maxViews) this.evict();
+      view = {
+        id,
+        spec,
+        remaining: 0,
+        freshAt: 0,
+        staleAt: 0,
+        blockedUntil: 0,
+        offence: 0,
+        known: false,
+        unsent: 0,
+        sending: 0,
+        dropped: 0,
+        generation: 0,
+      };
+      this.views.set(id, view);
+    }
+    view.spec = spec;
+    return view;
+  }
+
+  /**
+   * Drops the oldest views with nothing in flight (a dropped view costs one exact call); one with
+   * units in flight goes to the back instead, so a busy front never stops the eviction.
+   */
+  private evict(): void {
+    let scanned = 0;
+    for (const [id, view] of this.views) {
+      if (++scanned > EVICTION_SCAN) return;
+      this.views.delete(id);
+      if (view.unsent === 0 && view.sending === 0) {
+        if (this.views.size < this.maxViews) return;
+      } else {
+        this.views.set(id, view);
+      }
+    }
+  }
+}
+
+/** Redis's answer becomes the view, less what was admitted here since and is not in it yet. */
+export function learn(view: View, outcome: PolicyOutcome, now: number): void {
+  view.remaining = Math.max(0, outcome.remaining - view.unsent - view.sending);
+  view.freshAt = now + outcome.reset;
+  view.staleAt = now + VIEW_LIFE_SYNCS * (view.spec.syncMs ?? 0) * 1000;
+  view.blockedUntil = outcome.blockedUntil;
+  view.offence = outcome.offence;
+  view.known = true;
+}
+
+/**
+ * The state is fresh by now unless another instance charged it, which the next sync tells: the
+ * capacity less what was admitted here since the last answer. A bucket refills before it is
+ * full, so until then a view can only be short of room (docs/algorithms.md).
+ */
+export function refill(view: View): void {
+  const { algorithm, limit, burst } = view.spec;
+  view.remaining = Math.max(0, capacity(algorithm, limit, burst) - view.unsent - view.sending);
+  view.blockedUntil = 0;
+  view.freshAt = Infinity;
+}
+
+/**
+ * How long until a refused request could pass, from the view alone: a window's end, or the time
+ * a bucket takes to refill what the request lacks, whichever comes first.
+ */
+export function retryEstimate(view: View, reset: number): number {
+  if (isWindowAlgorithm(view.spec.algorithm)) return reset;
+  const { interval } = rateParams(view.spec);
+  return Math.min(reset, interval * Math.max(1, view.spec.cost - view.remaining));
+}
