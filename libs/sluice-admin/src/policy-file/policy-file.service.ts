@@ -15,12 +15,10 @@ import { InvalidRequestException } from '../common/invalid-request.exception.js'
 import { PolicyConflictException } from '../common/policy-conflict.exception.js';
 import type {
   PolicyFileApplyResult,
-  PolicyFileConflict,
   PolicyFileExport,
   PolicyFilePlan,
 } from '../common/policy-file.types.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
-import { AdminAuditEntity } from '../database/admin-audit.entity.js';
 import { AppliedPolicyFileEntity } from '../database/applied-policy-file.entity.js';
 import { recordAudit } from '../database/audit.recorder.js';
 import { ListEntryEntity } from '../database/list-entry.entity.js';
@@ -35,15 +33,14 @@ import type { PolicyFileApplyBody } from './policy-file-body.schema.js';
 import { planPolicyFile, describeEntry, type LiveState } from './policy-file.planner.js';
 import { candidateFields, compactRules, sameRules } from './policy-file.rules.js';
 import { applyWrite } from './policy-file.writes.js';
+import { APPLY_ACTION, conflictsSince, recordsSameFile } from './policy-file.history.js';
 import {
   parsePolicyFile,
   type FileCandidate,
   type ParsedPolicyFile,
 } from './policy-file.schema.js';
 
-/** The audit action of an apply: the changes it made share its version. */
-export const APPLY_ACTION = 'policy-file.apply';
-const CONFLICTS_SHOWN = 100;
+export { APPLY_ACTION } from './policy-file.history.js';
 
 /** Rolls back an apply that found nothing to write, bump included. */
 class NothingToApply extends Error {
@@ -139,7 +136,7 @@ export class PolicyFileService {
         return {
           version,
           changes: plan.changes,
-          conflicts: await this.conflicts(manager, file),
+          conflicts: await conflictsSince(manager, file),
           foreign: file.version > version,
         };
       },
@@ -158,7 +155,7 @@ export class PolicyFileService {
         const base = version - 1;
         const plan = planPolicyFile(file, await this.liveState(manager, now));
         if (plan.refusals.length > 0) throw new InvalidRequestException(plan.refusals);
-        const recorded = await this.recordsSameFile(manager, file);
+        const recorded = await recordsSameFile(manager, file);
         if (plan.changes.length === 0 && recorded) throw new NothingToApply(base);
         if (file.version > base && body.force !== true) {
           throw new PolicyConflictException(
@@ -166,7 +163,7 @@ export class PolicyFileService {
             base,
           );
         }
-        const conflicts = await this.conflicts(manager, file);
+        const conflicts = await conflictsSince(manager, file);
         if (conflicts.length > 0 && body.force !== true) {
           throw new PolicyConflictException(
             `${conflicts.length} change${conflicts.length === 1 ? '' : 's'} since the file's version ${file.version} would be overwritten: export again, or apply with --force`,
@@ -251,54 +248,5 @@ export class PolicyFileService {
       ),
       routesOf: (name) => this.routes.usedBy(name).map(describeRoute),
     };
-  }
-
-  /** Whether the latest applied file holds exactly these policies. */
-  private async recordsSameFile(manager: EntityManager, file: ParsedPolicyFile): Promise<boolean> {
-    const [latest] = await manager.find(AppliedPolicyFileEntity, {
-      order: { version: 'DESC' },
-      take: 1,
-    });
-    if (latest === undefined) return false;
-    const names = Object.keys(latest.policies);
-    return (
-      names.length === file.policies.size &&
-      names.every((name) => {
-        const wanted = file.policies.get(name);
-        return wanted !== undefined && sameRules(latest.policies[name]!, wanted);
-      })
-    );
-  }
-
-  /**
-   * The changes after the file's version that applying would undo: to policies, and to lists or
-   * candidates when the file manages them; an apply's own changes and candidates' expiries aside.
-   */
-  private async conflicts(
-    manager: EntityManager,
-    file: ParsedPolicyFile,
-  ): Promise<PolicyFileConflict[]> {
-    const kinds = ["a.action LIKE 'policy.%'"];
-    if (file.lists !== null) kinds.push("a.action LIKE 'list.%'");
-    if (file.candidates !== null)
-      kinds.push("(a.action LIKE 'candidate.%' AND a.action <> 'candidate.expire')");
-    const rows = await manager
-      .createQueryBuilder(AdminAuditEntity, 'a')
-      .where('a.version > :base', { base: file.version })
-      .andWhere(`(${kinds.join(' OR ')})`)
-      .andWhere(
-        `NOT EXISTS (SELECT 1 FROM sluice_admin_audit b WHERE b.version = a.version AND b.action = :apply)`,
-        { apply: APPLY_ACTION },
-      )
-      .orderBy('a.id', 'ASC')
-      .take(CONFLICTS_SHOWN)
-      .getMany();
-    return rows.map((row) => ({
-      action: row.action,
-      target: row.target,
-      actor: row.actor,
-      version: row.version,
-      at: row.occurredAt.toISOString(),
-    }));
   }
 }

@@ -1,0 +1,90 @@
+import type { Decision, InstanceHeartbeat, Quota } from '@sluice/nest/internals';
+
+// The admin API's types: instances, identifiers, what a request would get, counters and quotas.
+
+/** An instance as its last heartbeat describes it. */
+export interface InstanceView extends InstanceHeartbeat {
+  /** No heartbeat for 30 s. */
+  stale: boolean;
+  /** Enforces the version Redis holds, every policy of it loaded (else `lastError` says which not). */
+  upToDate: boolean;
+}
+
+/** GET /instances; `version` is the one Redis holds, null when none is published. */
+export interface InstanceList {
+  /** Every instance that sent a heartbeat recently, stale ones included. */
+  instances: InstanceView[];
+  /** The version Redis holds, or null. */
+  version: number | null;
+}
+
+/** GET /inspect/:policy/:identifier: what a request would get now, nothing charged. */
+export type InspectResult = Decision;
+
+/** DELETE /counters/:policy/:identifier?forgetOffences=&key= */
+export interface CounterResetResult {
+  /** Always true: the counters are gone. */
+  reset: true;
+}
+
+/**
+ * GET /quotas/:policy/:identifier, and what POST …/grant answers: the quota's current period for
+ * the identifier (`resetAt` epoch ms; `limit` the tier's when one applies).
+ */
+export type QuotaState = Quota;
+
+/** GET /quotas/:policy/:identifier?tier= */
+export type QuotaQuery = {
+  /** Read as this tier; default the app's `tiers.ofIdentifier`, else an override's. */
+  tier?: string;
+};
+
+/** POST /quotas/:policy/:identifier/grant */
+export interface QuotaGrantRequest {
+  /** Credits for the current period; negative debits. A non-zero integer. */
+  amount: number;
+  /** Why, as the audit records it. */
+  note?: string | null;
+  /** Grant as this tier reads the quota (see QuotaQuery). */
+  tier?: string;
+}
+
+/** One identifier under one policy: its traffic over the last day, and its state now. */
+export interface IdentifierView {
+  /** The policy. */
+  policy: string;
+  /** The kind of identifier. */
+  keyKind: string;
+  /** Who, as an operator reads it (cut to 256 characters). */
+  identifier: string;
+  /**
+   * For an identifier over 256 characters, which `identifier` shows cut: its stored key, which
+   * names it whole. Pass it as `key` to lift or reset. Null when `identifier` is whole.
+   */
+  key: string | null;
+  /** Requests admitted over the last day. */
+  passed: number;
+  /** Requests refused over the last day. */
+  rejected: number;
+  /** Its last request, ISO 8601. */
+  lastSeen: string;
+  /** Its state now, read from Redis. */
+  state: {
+    /** Whether a block is in force. */
+    blocked: boolean;
+    /** When the block ends; null when not blocked. */
+    blockedUntil: string | null;
+    /** What its next request would be told, nothing charged. */
+    remaining: number;
+    /** The limit that applies to it (its override's, else the policy's). */
+    limit: number;
+    /** ms until its next request would be admitted; 0 if now. */
+    retryAfterMs: number;
+  };
+}
+
+/** GET /identifiers?policy=&q=&limit=: the most rejected first, then the most passed. */
+export interface IdentifierList {
+  /** The most rejected first, then the most passed. */
+  identifiers: IdentifierView[];
+}
