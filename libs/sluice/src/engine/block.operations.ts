@@ -9,7 +9,7 @@ const MAX_BLOCK_MS = 365 * 86_400_000;
 
 /**
  * Blocks and penalties set by hand, and counters forgotten: what acts on an identifier's key
- * rather than decides a request (docs/operations.md, "Blocks").
+ * rather than decides a request (docs/operations.md, "Blocked users and the penalty history").
  */
 export class BlockOperations {
   constructor(

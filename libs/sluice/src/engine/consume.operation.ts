@@ -25,7 +25,7 @@ interface Counted {
 
 /**
  * Decides a call target: lists, then overrides, then one store call for every policy left and
- * their candidates (docs/algorithms.md, "One call per request").
+ * their candidates (docs/algorithms.md, "One script, all or nothing").
  */
 export class ConsumeOperation {
   /** Leases are `<this engine's tag>.<a count>`: unique across instances sharing a Redis. */
