@@ -9,19 +9,19 @@ import {
 import { Reflector } from '@nestjs/core';
 import { longSleep } from '../clock/long.sleep.js';
 import type { Decision } from '../engine/decision.js';
-import type { Policy } from '../policy/policy.types.js';
-import { compileAddressList } from '../net/address-range.js';
 import { TrackerResolver, type Tracked } from '../trackers/tracker.resolver.js';
-import { TierResolver } from '../trackers/tier.resolver.js';
-import { loadOptionalPeer } from '../peers/optional-peer.loader.js';
-import { PolicyMatcher } from '../http/policy.matcher.js';
 import { AccessLists } from '../lists/access-lists.js';
 import { SLUICE_OPTIONS } from '../config/sluice.tokens.js';
 import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
 import { PolicyRegistry } from '../policy/policy.registry.js';
 import { ThrottleMetadataAccessor } from '../metadata/throttle-metadata.accessor.js';
 import type { HoldingsContext } from '../request/request.holdings.js';
-import type { RequestParts, RequestResponse, RequestSeams } from '../request/request.parts.js';
+import {
+  requestResponseOf,
+  type RequestParts,
+  type RequestResponse,
+  type RequestSeams,
+} from '../request/request.parts.js';
 import type { RequestPlan } from '../request/request.plan.js';
 import { matched } from '../request/matched.step.js';
 import { watched } from '../request/watched.step.js';
@@ -29,12 +29,11 @@ import { planned } from '../request/planned.step.js';
 import { charged } from '../request/charged.step.js';
 import { answered } from '../request/answered.step.js';
 import { BlockGate } from './block.gate.js';
+import { guardParts } from './guard.parts.js';
+import { refusalOf } from './refusal.factory.js';
 import { CallDecider } from './call.decider.js';
 import { deciderOf, listsOf, policiesOf, SluiceService } from './sluice.service.js';
-import { TooManyRequestsException } from './too-many-requests.exception.js';
 import { RouteRegistry } from './route.registry.js';
-import { GraphQLRefusalException } from './graphql-refusal.exception.js';
-import { userFallbackWarning } from './user-fallback.warning.js';
 
 export type { RequestResponse } from '../request/request.parts.js';
 
@@ -47,7 +46,6 @@ export type { RequestResponse } from '../request/request.parts.js';
 @Injectable()
 export class SluiceGuard implements CanActivate {
   private readonly logger = new Logger('Sluice');
-  private readonly allowed: ((address: string) => boolean) | undefined;
 
   // The module's shared readers, injected as properties so the constructor names only public
   // types; a subclass constructed by hand with the three arguments gets readers of its own, and
@@ -77,10 +75,7 @@ export class SluiceGuard implements CanActivate {
     @Inject(Reflector) protected readonly reflector: Reflector,
     /** Decides and charges. */
     @Inject(SluiceService) protected readonly sluice: SluiceService,
-  ) {
-    const allow = options.allow?.addresses ?? [];
-    this.allowed = allow.length > 0 ? compileAddressList(allow, 'allow.addresses') : undefined;
-  }
+  ) {}
 
   /** Decides the request; throws TooManyRequestsException when a policy refuses it. */
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -110,18 +105,7 @@ export class SluiceGuard implements CanActivate {
    * resolver context's `req` and `res`; for WebSocket the client, with no response.
    */
   protected getRequestResponse(context: ExecutionContext): RequestResponse {
-    const type = context.getType<string>();
-    if (type === 'http') {
-      const http = context.switchToHttp();
-      return { req: http.getRequest(), res: http.getResponse() };
-    }
-    if (type === 'graphql') {
-      const resolverContext = context.getArgByIndex<
-        { req?: unknown; res?: unknown; reply?: unknown } | undefined
-      >(2);
-      return { req: resolverContext?.req, res: resolverContext?.res ?? resolverContext?.reply };
-    }
-    return { req: context.switchToWs().getClient<unknown>(), res: undefined };
+    return requestResponseOf(context);
   }
 
   /**
@@ -147,12 +131,7 @@ export class SluiceGuard implements CanActivate {
     context: ExecutionContext,
     decision: Decision,
   ): Promise<void> {
-    const type = context.getType<string>();
-    if (type === 'graphql') throw withoutStack(() => new GraphQLRefusalException(decision));
-    const refusal = withoutStack(() => new TooManyRequestsException(decision));
-    if (type !== 'ws') throw refusal;
-    const { WsException } = await loadWebSockets();
-    throw new WsException(refusal.getResponse());
+    throw await refusalOf(context.getType<string>(), decision);
   }
 
   /** Refuses the request, after letting the block gate learn a refusal it can repeat early. */
@@ -179,29 +158,18 @@ export class SluiceGuard implements CanActivate {
 
   /** What the steps read, gathered once: the module's readers, or this guard's own. */
   private get parts(): RequestParts {
-    if (this.ownParts !== undefined) return this.ownParts;
-    const { options, sluice } = this;
-    const tiers = new TierResolver(options.tiers);
-    const routes = this.routes ?? fallbackRoutes;
-    const logger = this.logger;
-    return (this.ownParts = {
-      marks: this.sharedMarks ?? new ThrottleMetadataAccessor(this.reflector),
-      policies: this.sharedPolicies ?? policiesOf(sluice),
-      lists: this.sharedLists ?? listsOf(sluice),
-      trackers:
-        this.sharedTrackers ??
-        new TrackerResolver(options.trustProxy, options.trackers, options.ipv6Prefix),
-      tiers,
-      matcher: new PolicyMatcher(),
-      allowed: this.allowed,
-      asksTier: options.tiers !== undefined,
-      asksAnchorDay: options.tiers?.anchorDay !== undefined,
-      fellBack(route: string, policy: Policy) {
-        if (routes.countedByAddress(route, policy.name)) {
-          logger.warn(userFallbackWarning(route, policy.name));
-        }
+    return (this.ownParts ??= guardParts(
+      this.options,
+      this.reflector,
+      {
+        marks: this.sharedMarks,
+        policies: this.sharedPolicies ?? policiesOf(this.sluice),
+        lists: this.sharedLists ?? listsOf(this.sluice),
+        trackers: this.sharedTrackers,
+        routes: this.routes,
       },
-    });
+      this.logger,
+    ));
   }
 
   /** How the request's holdings give back and settle: the decider, the app's usageOf. */
@@ -214,29 +182,4 @@ export class SluiceGuard implements CanActivate {
       warn: (message) => logger.warn(message),
     });
   }
-}
-
-/** Where a guard built by hand, without the module's registry, remembers what it warned of. */
-const fallbackRoutes = new RouteRegistry();
-
-/**
- * Builds an error without capturing a stack trace: a refusal is an answer, not a fault, and the
- * capture alone would cost more than the rest of a refusal from the block cache.
- */
-function withoutStack<T>(build: () => T): T {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    return build();
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
-}
-
-function loadWebSockets(): Promise<typeof import('@nestjs/websockets')> {
-  return loadOptionalPeer(
-    '@nestjs/websockets',
-    'SluiceGuard on WebSocket handlers',
-    () => import('@nestjs/websockets'),
-  );
 }

@@ -16,6 +16,25 @@ export interface RequestResponse {
   res: unknown;
 }
 
+/**
+ * The request and response of a context: HTTP on Express and Fastify; for GraphQL the resolver
+ * context's `req` and `res` (Mercurius: `reply`); for WebSocket the client, with no response.
+ */
+export function requestResponseOf(context: ExecutionContext): RequestResponse {
+  const type = context.getType<string>();
+  if (type === 'http') {
+    const http = context.switchToHttp();
+    return { req: http.getRequest(), res: http.getResponse() };
+  }
+  if (type === 'graphql') {
+    const resolverContext = context.getArgByIndex<
+      { req?: unknown; res?: unknown; reply?: unknown } | undefined
+    >(2);
+    return { req: resolverContext?.req, res: resolverContext?.res ?? resolverContext?.reply };
+  }
+  return { req: context.switchToWs().getClient<unknown>(), res: undefined };
+}
+
 /** The guard's override points, as the steps call them (each dispatches to a subclass's own). */
 export interface RequestSeams {
   requestResponse(context: ExecutionContext): RequestResponse;
