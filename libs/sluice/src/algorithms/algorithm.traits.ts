@@ -57,7 +57,22 @@ export const ALGORITHM_TRAITS: Readonly<Record<AlgorithmName, AlgorithmTraits>> 
   },
 };
 
-/** The traits of `algorithm`. */
+/** What a name no release of this library knows can do: nothing beyond a limit and a period. */
+const UNKNOWN: AlgorithmTraits = {
+  window: false,
+  burst: false,
+  segments: false,
+  shapes: false,
+  quota: false,
+  holdsSlots: false,
+  eventual: false,
+  countsFailures: false,
+};
+
+/**
+ * The traits of `algorithm`. A name this release does not know (a panel reading a newer server,
+ * say) has none, rather than failing the caller.
+ */
 export function traitsOf(algorithm: AlgorithmName): AlgorithmTraits {
-  return ALGORITHM_TRAITS[algorithm];
+  return Object.hasOwn(ALGORITHM_TRAITS, algorithm) ? ALGORITHM_TRAITS[algorithm] : UNKNOWN;
 }

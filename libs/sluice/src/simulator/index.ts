@@ -5,6 +5,7 @@ export {
   isWindowAlgorithm,
   type AlgorithmName,
 } from '../algorithms/algorithm.types.js';
+export { traitsOf, type AlgorithmTraits } from '../algorithms/algorithm.traits.js';
 export type { PenaltyOptions, PolicyMode } from '../policy/policy.types.js';
 export {
   MAX_SIMULATED_REQUESTS,

@@ -1,5 +1,6 @@
 import type { IdentifierView } from '@sluice/admin/api';
 import { Badge, Flex, Heading, Table, Text } from '@radix-ui/themes';
+import { traitsOf } from '@sluice/nest/simulator';
 import { useCan } from '../../shared/session.hooks';
 import { formatDuration, formatTime } from '../../shared/format';
 import { ErrorCallout } from '../../shared/ErrorCallout';
@@ -67,7 +68,7 @@ export function IdentifierStates({ identifier, onDone }: IdentifierStatesProps) 
                 <Table.Cell>
                   {decision === undefined
                     ? '…'
-                    : decision.algorithm === 'concurrency'
+                    : traitsOf(decision.algorithm).holdsSlots
                       ? `${decision.limit - decision.remaining} in flight of ${decision.limit}`
                       : `${decision.remaining} of ${decision.limit}`}
                 </Table.Cell>

@@ -1,4 +1,5 @@
 import type { QuotaGrantRequest } from '@sluice/admin/api';
+import { traitsOf } from '@sluice/nest/simulator';
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import { queryKeys } from '../../api/query-keys';
@@ -63,12 +64,12 @@ export function useIdentifierMatches(text: string) {
   });
 }
 
-/** The identifier's quota under each fixed-window policy: used, credits, when it resets. */
+/** The identifier's quota under each quota (fixed-window) policy: used, credits, when it resets. */
 export function useIdentifierQuotas(identifier: string) {
   const policies = usePolicies();
   const names =
     policies.data?.policies
-      .filter((policy) => policy.algorithm === 'fixed-window')
+      .filter((policy) => traitsOf(policy.algorithm).quota)
       .map((policy) => policy.name) ?? [];
   const quotas = useQueries({
     queries: names.map((policy) => ({

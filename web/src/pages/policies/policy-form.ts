@@ -6,7 +6,7 @@ import type {
   PolicyMode,
   StoreErrorMode,
 } from '@sluice/nest';
-import { hasBurst, isWindowAlgorithm, type SimulatedPolicy } from '@sluice/nest/simulator';
+import { traitsOf, type SimulatedPolicy } from '@sluice/nest/simulator';
 import { durationText, parseDuration } from '../../shared/duration';
 import { isoToLocalInput, localInputToIso } from '../../shared/format';
 
@@ -20,7 +20,6 @@ export const ALGORITHM_LABELS: Record<AlgorithmName, string> = {
   concurrency: 'Concurrency (requests in flight)',
 };
 
-/** Which of the optional rate fields an algorithm takes. */
 /** The calendar periods a fixed-window may count in, as the editor offers them. */
 export const CALENDAR_UNIT_LABELS: Record<CalendarUnit, string> = {
   day: 'Each day',
@@ -29,16 +28,18 @@ export const CALENDAR_UNIT_LABELS: Record<CalendarUnit, string> = {
   year: 'Each year',
 };
 
+/** Which of the optional rate fields an algorithm takes, as its traits say. */
 export function algorithmFields(algorithm: AlgorithmName) {
+  const traits = traitsOf(algorithm);
   return {
-    calendar: algorithm === 'fixed-window',
-    isWindow: isWindowAlgorithm(algorithm),
-    burst: hasBurst(algorithm),
-    segments: algorithm === 'sliding-window',
-    maxDelayMs: algorithm === 'leaky-bucket',
+    calendar: traits.quota,
+    isWindow: traits.window,
+    burst: traits.burst,
+    segments: traits.segments,
+    maxDelayMs: traits.shapes,
     /** The period is how long a lease lasts unreleased, not a window. */
-    lease: algorithm === 'concurrency',
-    usage: algorithm === 'fixed-window',
+    lease: traits.holdsSlots,
+    usage: traits.quota,
   };
 }
 
