@@ -26,21 +26,21 @@ export { SluiceGuard, type RequestResponse } from './nest/sluice.guard.js';
 export { SluiceTestingModule, type SluiceTestingOptions } from './testing/sluice-testing.module.js';
 export { RouteRegistry, type ThrottledRoute } from './nest/route.registry.js';
 export type { Tracked } from './trackers/tracker.resolver.js';
-export {
-  SluiceService,
-  type GrantAudit,
-  type GrantOptions,
-  type GrantRecord,
-  type LiftOptions,
-  type ManualBlockOptions,
-} from './nest/sluice.service.js';
+export { SluiceService } from './nest/sluice.service.js';
+export type {
+  GrantAudit,
+  GrantOptions,
+  GrantRecord,
+  LiftOptions,
+  ManualBlockOptions,
+} from './nest/sluice-service.types.js';
 export type {
   Charged,
   ConsumeOptions,
   KeyOptions,
   Quota,
   QuotaOptions,
-} from './engine/sluice.engine.js';
+} from './engine/engine.types.js';
 export type { CallTarget } from './engine/call.target.js';
 export type { PolicySelection } from './engine/call.target.js';
 export { SLUICE_CLOCK } from './config/sluice.tokens.js';

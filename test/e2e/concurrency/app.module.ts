@@ -16,25 +16,7 @@ import {
 import { HttpAdapterHost } from '@nestjs/core';
 import { map, type Observable } from 'rxjs';
 import { SluiceModule, Throttle, type SluiceModuleOptions } from '@sluice/nest';
-
-/** How many exports run at once, and the most that ever did: the work a limit must bound. */
-@Injectable()
-export class ExportWork {
-  running = 0;
-  most = 0;
-  finished = 0;
-
-  async run(ms: number): Promise<void> {
-    this.running++;
-    this.most = Math.max(this.most, this.running);
-    try {
-      await new Promise((resolve) => setTimeout(resolve, ms));
-    } finally {
-      this.running--;
-      this.finished++;
-    }
-  }
-}
+import { WorkCounter } from '../../support/work.counter.js';
 
 function waitOf(ms: string): number {
   const wait = Number(ms);
@@ -72,7 +54,7 @@ class RejectingInterceptor implements NestInterceptor {
 
 @Controller()
 export class ExportController {
-  constructor(private readonly work: ExportWork) {}
+  constructor(private readonly work: WorkCounter) {}
 
   /** Answers after `ms` milliseconds: a slow export, at most 2 at once per API key. */
   @Get('export')
@@ -156,6 +138,6 @@ export function concurrencyApp(options: SluiceModuleOptions): ModuleMetadata {
       }),
     ],
     controllers: [ExportController],
-    providers: [ExportWork],
+    providers: [WorkCounter],
   };
 }

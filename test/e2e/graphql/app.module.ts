@@ -22,6 +22,7 @@ import {
   type RequestResponse,
   type SluiceModuleOptions,
 } from '@sluice/nest/internals';
+import { WorkCounter } from '../../support/work.counter.js';
 
 export const LIMIT = 2;
 /** A sliding log: no window boundary can fall inside a test and reset the count. */
@@ -68,26 +69,9 @@ export class GqlRequestOnlyGuard extends SluiceGuard {
   }
 }
 
-/** How many reports ran to their end, and how many run now: what a test waits on. */
-@Injectable()
-export class ReportWork {
-  running = 0;
-  finished = 0;
-
-  async run(ms: number): Promise<void> {
-    this.running++;
-    try {
-      await new Promise((resolve) => setTimeout(resolve, ms));
-    } finally {
-      this.running--;
-      this.finished++;
-    }
-  }
-}
-
 @Resolver()
 export class NewsResolver {
-  constructor(private readonly work: ReportWork) {}
+  constructor(private readonly work: WorkCounter) {}
 
   @Query('news')
   @UseGuards(SluiceGuard)
@@ -169,7 +153,7 @@ export function graphqlApp(
         ...(formatError === undefined ? {} : { formatError }),
       }),
     ],
-    providers: [NewsResolver, GqlRequestOnlyGuard, GqlSluiceGuard, ReportWork],
+    providers: [NewsResolver, GqlRequestOnlyGuard, GqlSluiceGuard, WorkCounter],
   };
 }
 
@@ -184,6 +168,6 @@ export function mercuriusApp(options: SluiceModuleOptions): ModuleMetadata {
         context: (req: unknown, reply: unknown) => ({ req, reply }),
       }),
     ],
-    providers: [NewsResolver, GqlRequestOnlyGuard, GqlSluiceGuard, ReportWork],
+    providers: [NewsResolver, GqlRequestOnlyGuard, GqlSluiceGuard, WorkCounter],
   };
 }

@@ -1,9 +1,10 @@
-import type { INestApplication, ModuleMetadata } from '@nestjs/common';
+import type { ModuleMetadata } from '@nestjs/common';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { closeAppsAfterEach, uniquePrefix, type AdapterName } from '../../support/nest-app.js';
 import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
 import type { SluiceModuleOptions } from '@sluice/nest/internals';
-import { graphqlApp, mercuriusApp, ReportWork } from './app.module.js';
+import { WorkCounter } from '../../support/work.counter.js';
+import { graphqlApp, mercuriusApp } from './app.module.js';
 
 // How a resolver's concurrency slot ends (docs/algorithms.md, "What a request holds"): held
 // while it works, whether its client waits or leaves, and given back once when it ends,
@@ -43,17 +44,6 @@ async function query(url: string, text: string, signal?: AbortSignal): Promise<A
 
 const refused = (answer: Answer) => answer.errors?.[0]?.extensions?.code === 'TOO_MANY_REQUESTS';
 
-/** Waits until `count` reports have ended; says when. */
-async function finishedAt(app: INestApplication, count: number): Promise<number> {
-  const work = app.get(ReportWork);
-  const deadline = Date.now() + 10_000;
-  while (work.finished < count) {
-    if (Date.now() > deadline) throw new Error(`${count} reports never finished`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return Date.now();
-}
-
 /** Asks for a report until one is admitted; how long after `since` that took. */
 async function admittedAfter(url: string, since: number): Promise<number> {
   while (Date.now() - since < RELEASE_BUDGET_MS + 500) {
@@ -82,9 +72,9 @@ describe.each(SERVERS)('a resolver under a concurrency limit, on $name', (server
       client.abort();
       expect(await gone).toBe('aborted');
       await new Promise((resolve) => setTimeout(resolve, 150));
-      expect(app.get(ReportWork).running).toBe(1);
+      expect(app.get(WorkCounter).running).toBe(1);
       expect(refused(await query(url, '{ report(ms: 0) }'))).toBe(true);
-      const ended = await finishedAt(app, 1);
+      const ended = await app.get(WorkCounter).finishedAt(1);
       expect(await admittedAfter(url, ended)).toBeLessThanOrEqual(RELEASE_BUDGET_MS);
     },
   );
@@ -97,7 +87,7 @@ describe.each(SERVERS)('a resolver under a concurrency limit, on $name', (server
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(refused(await query(url, '{ report(ms: 0) }'))).toBe(true);
       expect((await failing).errors?.[0]?.message).toBe('the report failed');
-      const ended = await finishedAt(app, 1);
+      const ended = await app.get(WorkCounter).finishedAt(1);
       expect(await admittedAfter(url, ended)).toBeLessThanOrEqual(RELEASE_BUDGET_MS);
     },
   );

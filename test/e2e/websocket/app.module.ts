@@ -16,6 +16,7 @@ import {
   type RequestResponse,
   type SluiceModuleOptions,
 } from '@sluice/nest/internals';
+import { WorkCounter } from '../../support/work.counter.js';
 
 export const LIMIT = 2;
 
@@ -38,23 +39,6 @@ export class WsSluiceGuard extends SluiceGuard {
 const perMinute = (limit: number) =>
   ({ algorithm: 'sliding-log', limit, periodMs: 60_000, key: 'header:x-client' }) as const;
 
-/** How many exports ran to their end, and how many run now: what a test waits on. */
-@Injectable()
-export class ExportWork {
-  running = 0;
-  finished = 0;
-
-  async run(ms: number): Promise<void> {
-    this.running++;
-    try {
-      await new Promise((resolve) => setTimeout(resolve, ms));
-    } finally {
-      this.running--;
-      this.finished++;
-    }
-  }
-}
-
 const oneExportAtOnce = {
   algorithm: 'concurrency',
   limit: 1,
@@ -64,7 +48,7 @@ const oneExportAtOnce = {
 
 @WebSocketGateway({ path: '/chat' })
 export class ChatGateway implements OnGatewayConnection {
-  constructor(private readonly work: ExportWork) {}
+  constructor(private readonly work: WorkCounter) {}
 
   handleConnection(client: ChatSocket, request: IncomingMessage): void {
     client.upgradeRequest = request;
@@ -110,6 +94,6 @@ export class ChatGateway implements OnGatewayConnection {
 export function websocketApp(options: SluiceModuleOptions): ModuleMetadata {
   return {
     imports: [SluiceModule.forRoot(options)],
-    providers: [ChatGateway, WsSluiceGuard, ExportWork],
+    providers: [ChatGateway, WsSluiceGuard, WorkCounter],
   };
 }

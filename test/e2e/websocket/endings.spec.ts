@@ -1,11 +1,12 @@
 import { once } from 'node:events';
-import type { INestApplication } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
-import { WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
-import { ExportWork, websocketApp } from './app.module.js';
+import { WorkCounter } from '../../support/work.counter.js';
+import { websocketApp } from './app.module.js';
+import { connectChat } from './chat.client.js';
 
 // How a WebSocket message's concurrency slot ends (docs/algorithms.md, "What a request holds"):
 // held while its handler works, whether its client stays or leaves, and given back once when the
@@ -18,52 +19,17 @@ const STORES = [
 /** How soon after a handler ends its slot is free again: one more store call. */
 const RELEASE_BUDGET_MS = 1_000;
 
-interface Message {
-  event: string;
-  data: unknown;
-}
-
 const sockets: WebSocket[] = [];
 afterEach(() => {
   for (const socket of sockets.splice(0)) socket.terminate();
 });
 afterAll(closeAll);
 
-/** A client of the chat gateway counted as `client`; `ask` sends and waits for the next answer. */
-async function connect(url: string, client: string) {
-  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/chat`, {
-    headers: { 'x-client': client },
-  });
-  sockets.push(socket);
-  const waiting: Array<(message: Message) => void> = [];
-  socket.on('message', (raw: Buffer) => waiting.shift()?.(JSON.parse(raw.toString()) as Message));
-  await once(socket, 'open');
-  return {
-    socket,
-    ask: (event: string, data: unknown) =>
-      new Promise<Message>((resolve) => {
-        waiting.push(resolve);
-        socket.send(JSON.stringify({ event, data }));
-      }),
-  };
-}
-
-/** Waits until `count` exports have ended; says when. */
-async function finishedAt(app: INestApplication, count: number): Promise<number> {
-  const work = app.get(ExportWork);
-  const deadline = Date.now() + 10_000;
-  while (work.finished < count) {
-    if (Date.now() > deadline) throw new Error(`${count} exports never finished`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return Date.now();
-}
-
 /** Asks for an export until one is admitted; how long after `since` that took. */
 async function admittedAfter(url: string, client: string, since: number): Promise<number> {
-  const asker = await connect(url, client);
+  const asker = await connectChat(url, client, sockets);
   while (Date.now() - since < RELEASE_BUDGET_MS + 500) {
-    const answer = await asker.ask('export', { ms: 0 });
+    const answer = await asker.send('export', { ms: 0 });
     if (answer.event === 'exported') return Date.now() - since;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -85,20 +51,20 @@ describe.each(ADAPTERS)('a WebSocket message under a concurrency limit, on %s', 
     async (store) => {
       const { app, url } = await start(store);
       const client = `client-${Math.random()}`;
-      const leaving = await connect(url, client);
+      const leaving = await connectChat(url, client, sockets);
       leaving.socket.send(JSON.stringify({ event: 'export', data: { ms: 800 } }));
       await new Promise((resolve) => setTimeout(resolve, 150));
       leaving.socket.close();
       await once(leaving.socket, 'close');
       // The handler still works: its slot is still held, whoever asks next.
       await new Promise((resolve) => setTimeout(resolve, 150));
-      expect(app.get(ExportWork).running).toBe(1);
-      const next = await connect(url, client);
-      expect(await next.ask('export', { ms: 0 })).toMatchObject({
+      expect(app.get(WorkCounter).running).toBe(1);
+      const next = await connectChat(url, client, sockets);
+      expect(await next.send('export', { ms: 0 })).toMatchObject({
         event: 'exception',
         data: { statusCode: 429 },
       });
-      const ended = await finishedAt(app, 1);
+      const ended = await app.get(WorkCounter).finishedAt(1);
       expect(await admittedAfter(url, client, ended)).toBeLessThanOrEqual(RELEASE_BUDGET_MS);
     },
   );
@@ -108,16 +74,16 @@ describe.each(ADAPTERS)('a WebSocket message under a concurrency limit, on %s', 
     async (store) => {
       const { app, url } = await start(store);
       const client = `client-${Math.random()}`;
-      const failing = await connect(url, client);
-      const answer = failing.ask('export-failing', { ms: 200 });
+      const failing = await connectChat(url, client, sockets);
+      const answer = failing.send('export-failing', { ms: 200 });
       await new Promise((resolve) => setTimeout(resolve, 50));
-      const other = await connect(url, client);
-      expect(await other.ask('export', { ms: 0 })).toMatchObject({ event: 'exception' });
+      const other = await connectChat(url, client, sockets);
+      expect(await other.send('export', { ms: 0 })).toMatchObject({ event: 'exception' });
       expect(await answer).toMatchObject({
         event: 'exception',
         data: { message: 'the export failed' },
       });
-      const ended = await finishedAt(app, 1);
+      const ended = await app.get(WorkCounter).finishedAt(1);
       expect(await admittedAfter(url, client, ended)).toBeLessThanOrEqual(RELEASE_BUDGET_MS);
     },
   );

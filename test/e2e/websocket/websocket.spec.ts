@@ -1,21 +1,10 @@
-import { once } from 'node:events';
 import { WsAdapter } from '@nestjs/platform-ws';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { LIMIT, websocketApp } from './app.module.js';
-
-interface Message {
-  event: string;
-  data: unknown;
-}
-
-interface ChatClient {
-  socket: WebSocket;
-  /** Sends `{ event, data }` and resolves with the next message the server sends back. */
-  send(event: string, data?: unknown): Promise<Message>;
-}
+import { connectChat, type ChatClient, type Message } from './chat.client.js';
 
 const startApp = closeAppsAfterEach();
 const sockets: WebSocket[] = [];
@@ -25,23 +14,7 @@ afterEach(() => {
 });
 afterAll(closeAll);
 
-async function connect(url: string, client: string): Promise<ChatClient> {
-  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/chat`, {
-    headers: { 'x-client': client },
-  });
-  sockets.push(socket);
-  const waiting: Array<(message: Message) => void> = [];
-  socket.on('message', (raw: Buffer) => waiting.shift()?.(JSON.parse(raw.toString()) as Message));
-  await once(socket, 'open');
-  return {
-    socket,
-    send: (event, data) =>
-      new Promise((resolve) => {
-        waiting.push(resolve);
-        socket.send(JSON.stringify({ event, data }));
-      }),
-  };
-}
+const connect = (url: string, client: string) => connectChat(url, client, sockets);
 
 async function sendTimes(client: ChatClient, event: string, times: number): Promise<Message[]> {
   const answers: Message[] = [];

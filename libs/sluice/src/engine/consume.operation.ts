@@ -13,7 +13,7 @@ import {
   type PolicyDecision,
 } from './decision.js';
 import type { PolicyPricing } from './policy.pricing.js';
-import type { Charged, ConsumeOptions } from './sluice.engine.js';
+import type { Charged, ConsumeOptions } from './engine.types.js';
 
 const NOTHING_CHARGED: readonly Policy[] = [];
 

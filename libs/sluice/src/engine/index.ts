@@ -1,13 +1,13 @@
 // The engine without Nest: decide in Redis or in memory from any Node program.
-export {
-  SluiceEngine,
-  type Charged,
-  type ConsumeOptions,
-  type KeyOptions,
-  type Quota,
-  type QuotaOptions,
-  type SluiceEngineOptions,
-} from './sluice.engine.js';
+export { SluiceEngine } from './sluice.engine.js';
+export type {
+  Charged,
+  ConsumeOptions,
+  KeyOptions,
+  Quota,
+  QuotaOptions,
+  SluiceEngineOptions,
+} from './engine.types.js';
 export type { CallTarget, PolicySelection } from './call.target.js';
 export {
   AccessLists,

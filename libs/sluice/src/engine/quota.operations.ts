@@ -5,7 +5,7 @@ import type { Policy } from '../policy/policy.types.js';
 import type { SluiceStore } from '../store/store.types.js';
 import type { CallTarget } from './call.target.js';
 import type { PolicyPricing, PriceTerms } from './policy.pricing.js';
-import type { Quota } from './sluice.engine.js';
+import type { Quota } from './engine.types.js';
 import { runOn } from './store.calls.js';
 
 /** The most credits one grant may add or take away, and the most units one settlement moves. */

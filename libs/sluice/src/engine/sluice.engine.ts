@@ -21,15 +21,6 @@ import { LeaseOperations } from './lease.operations.js';
 import { PolicyPricing } from './policy.pricing.js';
 import { QuotaOperations } from './quota.operations.js';
 
-export type {
-  Charged,
-  ConsumeOptions,
-  KeyOptions,
-  Quota,
-  QuotaOptions,
-  SluiceEngineOptions,
-} from './engine.types.js';
-
 /**
  * The framework-free API: policies by name (or resolved from `policies`), decided by one store
  * call per request. Each operation resolves its call target once and hands it to the part of the

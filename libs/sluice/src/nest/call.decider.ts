@@ -9,7 +9,8 @@ import {
   type PolicyDecision,
 } from '../engine/decision.js';
 import { operationsOf, type EngineOperations } from '../engine/engine.operations.js';
-import { SluiceEngine, type Charged, type ConsumeOptions } from '../engine/sluice.engine.js';
+import { SluiceEngine } from '../engine/sluice.engine.js';
+import type { Charged, ConsumeOptions } from '../engine/engine.types.js';
 import { InvalidIdentifierError, storedForm } from '../keys/identifier.js';
 import { UnknownPolicyError } from '../policy/policy.registry.js';
 import { PolicyValidationError } from '../policy/policy-validation.error.js';

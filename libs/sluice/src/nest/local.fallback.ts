@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PolicyBus } from '../bus/policy.bus.js';
 import type { Decision } from '../engine/decision.js';
-import { SluiceEngine, type ConsumeOptions } from '../engine/sluice.engine.js';
+import { SluiceEngine } from '../engine/sluice.engine.js';
+import type { ConsumeOptions } from '../engine/engine.types.js';
 import { parsePolicy } from '../policy/policy.schema.js';
 import type { Policy } from '../policy/policy.types.js';
 import { MemoryStore } from '../store/memory.store.js';

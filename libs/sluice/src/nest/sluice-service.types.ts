@@ -1,4 +1,4 @@
-import type { Quota, QuotaOptions } from '../engine/sluice.engine.js';
+import type { Quota, QuotaOptions } from '../engine/engine.types.js';
 
 // The options and records of SluiceService's operations beyond deciding: blocks by hand, and
 // grants with their audit.

@@ -1,14 +1,14 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Clock } from '../clock/clock.js';
 import type { Decision } from '../engine/decision.js';
-import {
-  SluiceEngine,
-  type Charged,
-  type ConsumeOptions,
-  type KeyOptions,
-  type Quota,
-  type QuotaOptions,
-} from '../engine/sluice.engine.js';
+import { SluiceEngine } from '../engine/sluice.engine.js';
+import type {
+  Charged,
+  ConsumeOptions,
+  KeyOptions,
+  Quota,
+  QuotaOptions,
+} from '../engine/engine.types.js';
 import type { PolicySelection } from '../engine/call.target.js';
 import type { PolicyRegistry } from '../policy/policy.registry.js';
 import type { Policy } from '../policy/policy.types.js';
@@ -20,14 +20,6 @@ import { reportUsage } from '../request/usage.settlement.js';
 import { CallDecider } from './call.decider.js';
 import { ManualBlocks } from './manual.blocks.js';
 import type {
-  GrantAudit,
-  GrantOptions,
-  GrantRecord,
-  LiftOptions,
-  ManualBlockOptions,
-} from './sluice-service.types.js';
-
-export type {
   GrantAudit,
   GrantOptions,
   GrantRecord,

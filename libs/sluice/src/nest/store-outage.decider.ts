@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Clock } from '../clock/clock.js';
 import { refusalWithoutStore, summarize, type Decision } from '../engine/decision.js';
-import type { ConsumeOptions } from '../engine/sluice.engine.js';
+import type { ConsumeOptions } from '../engine/engine.types.js';
 import type { Policy } from '../policy/policy.types.js';
 import { LocalFallback } from './local.fallback.js';
 import { SLUICE_CLOCK } from '../config/sluice.tokens.js';

@@ -1,5 +1,5 @@
 import type { CallTarget } from '../engine/call.target.js';
-import type { Charged } from '../engine/sluice.engine.js';
+import type { Charged } from '../engine/engine.types.js';
 import type { Policy } from '../policy/policy.types.js';
 import type { RequestTerms } from './request.plan.js';
 

@@ -1,5 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
-import type { ConsumeOptions } from '../engine/sluice.engine.js';
+import type { ConsumeOptions } from '../engine/engine.types.js';
 import type { PolicyMatcher } from '../http/policy.matcher.js';
 import type { AccessLists } from '../lists/access-lists.js';
 import type { ThrottleMetadataAccessor } from '../metadata/throttle-metadata.accessor.js';

@@ -1,5 +1,5 @@
 import type { CallTarget } from '../engine/call.target.js';
-import type { ConsumeOptions } from '../engine/sluice.engine.js';
+import type { ConsumeOptions } from '../engine/engine.types.js';
 import type { Policy } from '../policy/policy.types.js';
 
 /**

@@ -5,6 +5,7 @@ import {
   type EventualStoreOptions,
   type Scheduler,
 } from './eventual.options.js';
+import { quiet } from './decide.js';
 import { learn, refill, retryEstimate, ViewTable, type View } from './eventual.view.js';
 import type {
   OutcomeReason,
@@ -16,18 +17,6 @@ import type {
 } from './store.types.js';
 
 export type { EventualCounts, EventualStoreOptions, Scheduler } from './eventual.options.js';
-
-const REFUNDED: PolicyOutcome = {
-  allowed: true,
-  reason: 'ok',
-  remaining: 0,
-  reset: 0,
-  retry: 0,
-  delay: 0,
-  blockedUntil: 0,
-  offence: 0,
-  blockStarted: false,
-};
 
 /**
  * `consistency: 'eventual'` (docs/algorithms.md): a consume whose policies are all eventual is
@@ -213,7 +202,7 @@ export class EventualStore implements SluiceStore {
         local.dropped -= cost;
       }
     });
-    return Promise.resolve({ admitted: true, outcomes: call.specs.map(() => REFUNDED) });
+    return Promise.resolve({ admitted: true, outcomes: call.specs.map(() => quiet()) });
   }
 
   private async sync(key: string, views: View[]): Promise<void> {

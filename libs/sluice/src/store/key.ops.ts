@@ -1,4 +1,5 @@
 import * as penalty from '../penalty/penalty.js';
+import { quiet } from './decide.js';
 import type { CallState, Entry } from './state.js';
 import type { StoreResult } from './store.types.js';
 
@@ -32,21 +33,13 @@ export function keyOp(state: CallState): StoreResult {
   }
   return {
     admitted: true,
-    outcomes: entries.map((entry) => ({
-      allowed: true,
-      reason: 'ok',
-      remaining: 0,
-      reset: 0,
-      retry: 0,
-      delay: 0,
-      blockedUntil:
-        call.op === 'unblock' || call.op === 'forget'
-          ? (lifted.get(entry) ?? 0)
-          : entry.penalty.blockedUntil > now
-            ? entry.penalty.blockedUntil
-            : 0,
-      offence: entry.penalty.offence,
-      blockStarted: false,
-    })),
+    outcomes: entries.map((entry) => {
+      const result = quiet();
+      result.offence = entry.penalty.offence;
+      if (call.op === 'unblock' || call.op === 'forget')
+        result.blockedUntil = lifted.get(entry) ?? 0;
+      else if (entry.penalty.blockedUntil > now) result.blockedUntil = entry.penalty.blockedUntil;
+      return result;
+    }),
   };
 }
