@@ -152,6 +152,23 @@ describe('policies as code: npx sluice export, diff and apply against a running 
     expect(forced.out).toContain('~ policy reply\n    limit: 9 -> 5');
     expect(forced.out).toContain('Overwrote (--force):');
     expect((await policy('reply'))?.limit).toBe(5);
+    const applied = async () =>
+      (await admin.api<AuditPage>('GET', '/audit?limit=5')).body.entries.find(
+        (entry) => entry.action === 'policy-file.apply',
+      );
+    expect((await applied())?.after).toMatchObject({ forced: true, overwritten: 1 });
+
+    // A file from another admin, ahead of this one's version, needs --force too: audited so.
+    const edited = await readYaml('edited.yaml');
+    const fromAhead = {
+      ...edited,
+      version: 1_000_000,
+      policies: { ...edited.policies, reply: { ...edited.policies.reply!, limit: 6 } },
+    };
+    await writeYaml('ahead.yaml', fromAhead);
+    expect((await sluice(['apply', 'ahead.yaml'])).code).toBe(2);
+    expect((await sluice(['apply', 'ahead.yaml', '--force'])).code).toBe(0);
+    expect((await applied())?.after).toMatchObject({ forced: true, overwritten: 0 });
   });
 
   it('names every bad field of a file and writes nothing', async () => {

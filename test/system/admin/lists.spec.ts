@@ -159,6 +159,58 @@ describe('allow and deny lists through the admin', () => {
     expect((await adminCall(url, 'olga', 'GET', '/lists')).body.entries).toEqual([]);
   });
 
+  it('asks an admin to confirm an entry reaching all traffic or its writer, and never locks out the admin', async () => {
+    const url = demos[0]!.url;
+    const entry = (value: string, kind = 'address') => ({
+      list: 'deny',
+      kind,
+      value,
+      reason: 'everything, on purpose',
+    });
+    const refused = await adminCall(url, 'olga', 'POST', '/lists', { json: entry('0.0.0.0/0') });
+    expect(refused.status).toBe(400);
+    const issues = refused.body.issues as Array<{ field: string; message: string }>;
+    expect(issues.map((issue) => issue.field)).toEqual(['confirm']);
+    expect(issues[0]?.message).toMatch(/0\.0\.0\.0\/0 holds every address .* confirm=broad/);
+    const own = await adminCall(url, 'olga', 'POST', '/lists', { json: entry('127.0.0.0/8') });
+    expect(own.status).toBe(400);
+    expect(own.body.message).toMatch(/holds your own address/);
+    const byOperator = await adminCall(url, 'olga', 'POST', '/lists?confirm=broad', {
+      json: entry('0.0.0.0/0'),
+    });
+    expect(byOperator.status).toBe(403);
+
+    // An admin means it: every client of the app is denied, on both instances.
+    const ids: string[] = [];
+    for (const json of [entry('0.0.0.0/0'), entry('::/0'), entry('^', 'userAgent')]) {
+      const added = await adminCall(url, 'alice', 'POST', '/lists?confirm=broad', { json });
+      expect(added.status, added.text).toBe(201);
+      ids.push(added.body.id as string);
+    }
+    const { version } = (await adminCall(url, 'alice', 'GET', '/enforcement')).body as {
+      version: number;
+    };
+    await bothOn(version);
+    expect([await quote(0, 'free-demo-3'), await quote(1, 'free-demo-3')]).toEqual([429, 429]);
+    // The admin still reaches the admin, from the same address, on both instances: its own
+    // sign-in limits are out of every list's reach (docs/security.md).
+    for (const [at, who] of [
+      [0, 'olga'],
+      [1, 'victor'],
+      [1, 'alice'],
+    ] as const) {
+      expect((await adminCall(demos[at]!.url, who, 'GET', '/lists')).status).toBe(200);
+    }
+    for (const id of ids) {
+      const removed = await adminCall(demos[1]!.url, 'olga', 'DELETE', `/lists/${id}`, {
+        json: { comment: 'done' },
+      });
+      expect(removed.status, removed.text).toBe(200);
+      await bothOn(removed.body.version as number);
+    }
+    expect(await quote(0, 'free-demo-3')).toBe(200);
+  });
+
   it('holds at most 1000 entries and says so past the bound', async () => {
     // 999 entries written straight to the table: the bound, not 999 publications, is the subject.
     await withPostgres(database.url, (client) =>

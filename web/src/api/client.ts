@@ -141,7 +141,9 @@ export const api = {
   },
   lists: {
     list: () => call('GET /lists'),
-    add: (body: ListEntryRequest) => call('POST /lists', { body }),
+    /** `confirm`: an admin means an entry that reaches all traffic or its writer. */
+    add: (body: ListEntryRequest, confirm = false) =>
+      call('POST /lists', { body, query: confirm ? { confirm: 'broad' } : {} }),
     remove: (id: string, body: ChangeNoteRequest = {}) =>
       call('DELETE /lists/:id', { params: { id }, body }),
   },

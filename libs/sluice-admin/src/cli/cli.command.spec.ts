@@ -104,6 +104,19 @@ describe('a written policy file', () => {
     expect(parse(await readFile(join(folder, 'written.yaml'), 'utf8'))).toEqual(exported.document);
   });
 
+  it('writes policies named as properties of every object (constructor, toString) as any other', () => {
+    const rules = { algorithm: 'gcra' as const, limit: 5, periodMs: 1000 };
+    const named = {
+      ...exported,
+      document: { ...exported.document, policies: { constructor: rules, toString: { ...rules } } },
+      notes: { ...exported.notes, routes: { toString: ['GET /x (X.x)'] }, editedFromCode: [] },
+    };
+    const text = writePolicyFile(named, 'yaml', { url: 'http://x/sluice', schema: null });
+    expect(text).toContain('  # used by no route\n  constructor:');
+    expect(text).toContain('  # used by GET /x (X.x)\n  toString:');
+    expect(parse(text)).toEqual(named.document);
+  });
+
   it('is JSON with its schema named first', () => {
     const text = writePolicyFile(exported, 'json', { url: 'http://x/sluice', schema: './s.json' });
     expect(Object.keys(JSON.parse(text) as object)[0]).toBe('$schema');

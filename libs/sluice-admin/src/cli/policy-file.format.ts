@@ -40,7 +40,8 @@ export function writePolicyFile(
       if (!isScalar(pair.key)) continue;
       const name = String(pair.key.value);
       const lines: string[] = [];
-      const routes = notes.routes[name] ?? [];
+      // Own properties only: a policy may be named `constructor` or `toString`.
+      const routes = Object.hasOwn(notes.routes, name) ? (notes.routes[name] ?? []) : [];
       lines.push(routes.length === 0 ? ' used by no route' : ` used by ${routes.join(', ')}`);
       if (notes.editedFromCode.includes(name)) lines.push(' edited: differs from its code default');
       pair.key.commentBefore = lines.join('\n');

@@ -23,6 +23,7 @@ import type {
   QuotaState,
   ListEntryList,
   ListEntryRemoval,
+  ListEntryQuery,
   ListEntryRequest,
   ListEntryView,
   PenaltyPage,
@@ -115,7 +116,7 @@ export interface AdminRoutes {
   /** The allow and deny list entries, with what each matched. */
   'GET /lists': { response: ListEntryList };
   /** Adds an allow or deny list entry, on every instance within a second. */
-  'POST /lists': { body: ListEntryRequest; response: ListEntryView };
+  'POST /lists': { query: ListEntryQuery; body: ListEntryRequest; response: ListEntryView };
   /** Removes a list entry. */
   'DELETE /lists/:id': { body: ChangeNoteRequest; response: ListEntryRemoval };
   /** Every policy and list entry as one policy file (`npx sluice export`). */

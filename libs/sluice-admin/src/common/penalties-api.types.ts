@@ -145,6 +145,14 @@ export interface ListEntryList {
 /** POST /lists: an entry as an operator writes it. */
 export type ListEntryRequest = ListEntryInput;
 
+/**
+ * POST /lists' query: `confirm=broad` adds an enforced entry that reaches every client (a /0
+ * range, a User-Agent pattern matching any) or denies the address or User-Agent of the operator
+ * adding it; without it such an entry is refused (400, naming `confirm`). Only an admin may
+ * confirm.
+ */
+export type ListEntryQuery = { confirm?: 'broad' };
+
 /** DELETE /lists/:id: the entry is gone from every instance. */
 export interface ListEntryRemoval {
   /** Always true. */

@@ -13,18 +13,19 @@ export function readSetting(manager: EntityManager): Promise<SettingEntity> {
 }
 
 /**
- * Every policy row, each with its shadow candidate, and the switch at the current version; read
- * it inside one transaction.
+ * Every policy row, each with its shadow candidate, the list entries in force at `nowMs` (epoch
+ * ms; an expired entry is published no more), and the switch at the current version; read it
+ * inside one transaction.
  */
-export async function readSnapshot(manager: EntityManager): Promise<PolicySnapshot> {
+export async function readSnapshot(manager: EntityManager, nowMs: number): Promise<PolicySnapshot> {
   const setting = await readSetting(manager);
   const rows = await manager.find(PolicyEntity, { order: { name: 'ASC' } });
   const candidates = new Map(
     (await manager.find(PolicyCandidateEntity)).map((row) => [row.policyName, row]),
   );
-  const lists = (
-    await manager.find(ListEntryEntity, { order: { createdAt: 'ASC', id: 'ASC' } })
-  ).map(listEntryOf);
+  const lists = (await manager.find(ListEntryEntity, { order: { createdAt: 'ASC', id: 'ASC' } }))
+    .filter((row) => row.expiresAt === null || row.expiresAt.getTime() > nowMs)
+    .map(listEntryOf);
   return {
     version: setting.version,
     enforcement: setting.enforcement,

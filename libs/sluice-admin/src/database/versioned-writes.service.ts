@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { PolicySnapshot } from '@sluice/nest/internals';
+import { epochMs, SLUICE_CLOCK, type Clock, type PolicySnapshot } from '@sluice/nest/internals';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../common/actor.js';
 import { ADMIN_DATA_SOURCE } from './admin.persistence.js';
@@ -17,7 +17,10 @@ export interface Committed<T> {
 /** Runs each change as one transaction that also bumps the global version. */
 @Injectable()
 export class VersionedWrites {
-  constructor(@InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
+  ) {}
 
   /**
    * The bump comes first: its row lock makes concurrent writers wait their turn, so each one reads
@@ -37,7 +40,7 @@ export class VersionedWrites {
         .execute();
       const version = Number((bumped.raw as Array<{ version: string }>)[0]?.version);
       const result = await work(manager, version);
-      return { result, snapshot: await readSnapshot(manager) };
+      return { result, snapshot: await readSnapshot(manager, epochMs(this.clock)) };
     });
   }
 }

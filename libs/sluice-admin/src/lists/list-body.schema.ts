@@ -1,6 +1,10 @@
 import { listEntryInputSchema } from '@sluice/nest/internals';
 import { z } from 'zod';
-import type { ChangeNoteRequest, ListEntryRequest } from '../common/admin-api.types.js';
+import type {
+  ChangeNoteRequest,
+  ListEntryQuery,
+  ListEntryRequest,
+} from '../common/admin-api.types.js';
 import { freeText } from '../common/text.schema.js';
 
 /** POST /lists: the entry, checked as every instance will check it. */
@@ -14,3 +18,10 @@ export const listRemovalSchema = z.strictObject({
 }) satisfies z.ZodType<ChangeNoteRequest>;
 
 export type ListRemovalBody = z.infer<typeof listRemovalSchema>;
+
+/** POST /lists' query: `confirm=broad` for an entry that reaches all traffic or its writer. */
+export const listEntryQuerySchema = z.strictObject({
+  confirm: z.literal('broad', { error: "must be 'broad'" }).optional(),
+}) satisfies z.ZodType<ListEntryQuery>;
+
+export type ListEntryQueryInput = z.infer<typeof listEntryQuerySchema>;

@@ -6,11 +6,13 @@ import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { AdminController } from '../common/admin-controller.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
-import { ValidBody } from '../common/request-schema.pipe.js';
+import { ValidBody, ValidQuery } from '../common/request-schema.pipe.js';
 import {
   listEntryBodySchema,
+  listEntryQuerySchema,
   listRemovalSchema,
   type ListEntryBody,
+  type ListEntryQueryInput,
   type ListRemovalBody,
 } from './list-body.schema.js';
 import { ListsService } from './lists.service.js';
@@ -32,9 +34,10 @@ export class ListsController {
   @RequireRole('operator')
   add(
     @ValidBody(listEntryBodySchema) body: ListEntryBody,
+    @ValidQuery(listEntryQuerySchema) query: ListEntryQueryInput,
     @CurrentActor() actor: Actor,
   ): Promise<ListEntryView> {
-    return this.lists.add(body, actor);
+    return this.lists.add(body, actor, query.confirm === 'broad');
   }
 
   @Delete(':id')

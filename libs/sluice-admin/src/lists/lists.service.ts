@@ -1,4 +1,10 @@
-import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import {
+  ConflictException,
+  ForbiddenException,
+  Inject,
+  Injectable,
+  NotFoundException,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   epochMs,
@@ -20,6 +26,7 @@ import { ListEntryEntity } from '../database/list-entry.entity.js';
 import { PolicyEntity } from '../database/policy.entity.js';
 import { listEntryOf } from '../database/snapshot.reader.js';
 import { PolicyCommits } from '../policies/policy-commits.service.js';
+import { broadReach } from './broad-entry.check.js';
 import type { ListEntryBody, ListRemovalBody } from './list-body.schema.js';
 
 const NO_HITS = { enforced: 0, shadow: 0 };
@@ -51,14 +58,36 @@ export class ListsService {
     };
   }
 
-  async add(body: ListEntryBody, actor: Actor): Promise<ListEntryView> {
+  /**
+   * Adds an entry. One that reaches all traffic or denies its writer's own address or User-Agent
+   * needs `confirmed`, which only an admin may give.
+   */
+  async add(body: ListEntryBody, actor: Actor, confirmed = false): Promise<ListEntryView> {
     const now = epochMs(this.clock);
     if (body.expiresAt != null && Date.parse(body.expiresAt) <= now) {
       throw new InvalidRequestException([{ field: 'expiresAt', message: 'must be in the future' }]);
     }
+    const reach = broadReach(body, actor);
+    if (reach !== undefined && !confirmed) {
+      throw new InvalidRequestException([
+        {
+          field: 'confirm',
+          message: `${reach}; an admin who means it adds the entry with confirm=broad`,
+        },
+      ]);
+    }
+    if (reach !== undefined && actor.role !== 'admin') {
+      throw new ForbiddenException(
+        `Only an admin may confirm an entry whose reach is this: ${reach}`,
+      );
+    }
     const row = await this.commits.commit(actor, { changed: null }, async (manager, version) => {
-      // Counted under the version's row lock, so two writers cannot both take the last place.
-      const count = await manager.count(ListEntryEntity);
+      // Counted under the version's row lock, so two writers cannot both take the last place;
+      // an expired entry is in force nowhere, so it takes no place.
+      const count = await manager
+        .createQueryBuilder(ListEntryEntity, 'e')
+        .where('e.expiresAt IS NULL OR e.expiresAt > :now', { now: new Date(now) })
+        .getCount();
       if (count >= MAX_LIST_ENTRIES) {
         throw new ConflictException(
           `The lists hold at most ${MAX_LIST_ENTRIES} entries together; remove one before adding another`,

@@ -1,4 +1,5 @@
 import {
+  OWN_POLICY_PREFIX,
   parsePolicy,
   policyInputSchema,
   POLICY_NAME,
@@ -77,7 +78,7 @@ export function assertPolicyName(name: string): void {
  * Names the admin keeps for its own limits (the sign-in limits, `sluice-admin.*`): readable like
  * any policy, never written. An admin who could raise them could try tokens without limit.
  */
-export const RESERVED_POLICY_PREFIX = 'sluice-admin.';
+export const RESERVED_POLICY_PREFIX = OWN_POLICY_PREFIX;
 
 /** assertPolicyName, and refuses the reserved names: for every write. */
 export function assertWritablePolicyName(name: string): void {

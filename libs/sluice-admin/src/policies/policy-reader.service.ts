@@ -1,8 +1,11 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
+  epochMs,
   PolicyBus,
   RouteRegistry,
+  SLUICE_CLOCK,
+  type Clock,
   type Policy,
   type PolicyCandidateInput,
 } from '@sluice/nest/internals';
@@ -31,13 +34,14 @@ export class PolicyReader {
     @InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource,
     @Inject(PolicyBus) private readonly bus: PolicyBus,
     @Inject(RouteRegistry) private readonly routes: RouteRegistry,
+    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
   ) {}
 
   async list(): Promise<PolicyList> {
     const { snapshot, file } = await inTransaction(
       this.dataSource,
       async (manager) => ({
-        snapshot: await readSnapshot(manager),
+        snapshot: await readSnapshot(manager, epochMs(this.clock)),
         file: await latestAppliedFile(manager),
       }),
       'REPEATABLE READ',

@@ -1,6 +1,13 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PeriodicTask, PolicyBus, type PolicySnapshot } from '@sluice/nest/internals';
+import {
+  epochMs,
+  PeriodicTask,
+  PolicyBus,
+  SLUICE_CLOCK,
+  type Clock,
+  type PolicySnapshot,
+} from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { readSetting, readSnapshot, SETTING_ID } from '../database/snapshot.reader.js';
@@ -24,6 +31,7 @@ export class SnapshotPublisher implements OnApplicationShutdown {
   constructor(
     @Inject(PolicyBus) private readonly bus: PolicyBus,
     @InjectDataSource(ADMIN_DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(SLUICE_CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Publishes a committed snapshot; false (and a warning) when Redis did not take it. */
@@ -47,7 +55,11 @@ export class SnapshotPublisher implements OnApplicationShutdown {
   /** Publishes the database's snapshot once, then keeps Redis in step. */
   async start(): Promise<void> {
     await this.passRedisVersion();
-    const snapshot = await inTransaction(this.dataSource, readSnapshot, 'REPEATABLE READ');
+    const snapshot = await inTransaction(
+      this.dataSource,
+      (manager) => readSnapshot(manager, epochMs(this.clock)),
+      'REPEATABLE READ',
+    );
     if (snapshot.version > 0) await this.publish(snapshot, null);
     this.checks.start();
   }
@@ -72,7 +84,11 @@ export class SnapshotPublisher implements OnApplicationShutdown {
         this.warnIfAhead(stored, setting.version);
         return;
       }
-      const snapshot = await inTransaction(this.dataSource, readSnapshot, 'REPEATABLE READ');
+      const snapshot = await inTransaction(
+        this.dataSource,
+        (manager) => readSnapshot(manager, epochMs(this.clock)),
+        'REPEATABLE READ',
+      );
       await this.publish(snapshot, null);
     } catch (error) {
       if (!this.failing) {

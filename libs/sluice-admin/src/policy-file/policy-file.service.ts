@@ -192,7 +192,9 @@ export class PolicyFileService {
           after: {
             fileVersion: file.version,
             changes: plan.changes.length,
-            forced: conflicts.length > 0,
+            // Whether --force overrode a refusal: changes it overwrote, or a file from ahead.
+            forced: conflicts.length > 0 || file.version > base,
+            overwritten: conflicts.length,
           },
           comment,
           version,

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { SluiceEngine } from '../engine/sluice.engine.js';
 import type { Policy } from '../policy/policy.types.js';
-import type { Clock } from '../clock/clock.js';
+import { epochMs, type Clock } from '../clock/clock.js';
 import { POLICY_CHANNEL, SLUICE_CLOCK, SLUICE_OPTIONS } from '../config/sluice.tokens.js';
 import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
 import { TrackerResolver } from '../trackers/tracker.resolver.js';
@@ -50,7 +50,7 @@ export class PolicyBus
     @Inject(TrackerResolver) trackers: TrackerResolver,
     @Inject(SLUICE_CLOCK) clock: Clock,
   ) {
-    this.applier = new SnapshotApplier(engine, trackers, this.logger);
+    this.applier = new SnapshotApplier(engine, trackers, this.logger, () => epochMs(clock));
     this.presence = new InstancePresence(channel, clock);
     this.fanout = new UnblockFanout(channel, blocks);
     this.blocks = blocks;

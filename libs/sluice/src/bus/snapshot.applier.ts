@@ -21,6 +21,8 @@ export class SnapshotApplier {
     private readonly engine: SluiceEngine,
     private readonly trackers: TrackerResolver,
     private readonly logger: Logger,
+    /** The time, epoch ms: entries expired by then are not applied. */
+    private readonly nowMs: () => number = () => 0,
   ) {
     for (const policy of engine.policies.all()) this.codePolicies.set(policy.name, policy);
   }
@@ -61,7 +63,7 @@ export class SnapshotApplier {
     const effective = new Map(this.codePolicies);
     for (const policy of [...kept, ...stored]) effective.set(policy.name, policy);
     this.engine.policies.replaceAll([...effective.values()], snapshot.enforcement);
-    const listProblems = this.engine.lists.replace(snapshot.lists ?? []);
+    const listProblems = this.engine.lists.replace(snapshot.lists ?? [], this.nowMs());
     this.appliedVersion = snapshot.version;
     const rejections = [
       ...(problems.length === 0

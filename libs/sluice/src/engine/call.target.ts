@@ -1,5 +1,5 @@
 import { identifierByKey } from '../keys/identifier.js';
-import { assertKeyKind, identifierKey, toIdentifier } from '../keys/key.builder.js';
+import { assertKeyKind, identifierKey, normalKeyKind, toIdentifier } from '../keys/key.builder.js';
 import type { PolicyRegistry } from '../policy/policy.registry.js';
 import type { Policy } from '../policy/policy.types.js';
 
@@ -57,7 +57,7 @@ export function callTarget(
  * do not share one).
  */
 export function countedKeyKind(policies: readonly Policy[], keyKind: string | undefined): string {
-  const kind = keyKind ?? (policies[0] as Policy).key;
+  const kind = keyKind === undefined ? (policies[0] as Policy).key : normalKeyKind(keyKind);
   if (keyKind === undefined && policies.some((policy) => policy.key !== kind)) {
     throw new RangeError(
       `policies: ${policies.map((p) => `${p.name} counts by ${p.key}`).join(', ')}; decide them separately or pass keyKind`,

@@ -24,6 +24,14 @@ export function assertPrefix(prefix: string): void {
   }
 }
 
+/**
+ * A key kind as it is counted: a header's name in lower case (Node gives every header so, and
+ * `header:X-API-Key` and `header:x-api-key` are one header); any other kind as it is.
+ */
+export function normalKeyKind(keyKind: string): string {
+  return keyKind.startsWith('header:') ? keyKind.toLowerCase() : keyKind;
+}
+
 export function assertKeyKind(keyKind: string): void {
   if (!KEY_KIND.test(keyKind)) {
     throw new RangeError(

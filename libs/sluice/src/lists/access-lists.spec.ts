@@ -198,4 +198,58 @@ describe('allow and deny lists', () => {
       'policies: must name at least one policy, or be null for every policy',
     ]);
   });
+
+  it("never reaches Sluice's own policies: the admin's sign-in limits stay the admin's", async () => {
+    const { sluice } = engine([
+      entry({ id: 'all', kind: 'address', value: '0.0.0.0/0' }),
+      entry({ id: 'v6', kind: 'address', value: '::/0' }),
+      entry({ id: 'ip', kind: 'identifier', keyKind: 'ip', value: '1', prefix: true }),
+    ]);
+    sluice.policies.set({ ...rule, name: 'sluice-admin.sign-in-attempts', key: 'ip' });
+    const client = { address: '127.0.0.1' };
+    const own = await sluice.consume('sluice-admin.sign-in-attempts', '127.0.0.1', { client });
+    expect(own).toMatchObject({ allowed: true, reason: 'ok' });
+    expect(own.listEntry).toBeUndefined();
+    // The app's own policies are denied by the same entries.
+    expect(await sluice.consume('by-ip', '127.0.0.1', { client })).toMatchObject({
+      allowed: false,
+      reason: 'denylist',
+    });
+  });
+
+  it('leaves out entries expired when a snapshot is applied: they count towards no bound', () => {
+    const lists = new AccessLists();
+    const expired = entry({
+      id: 'old',
+      kind: 'identifier',
+      value: 'gone',
+      expiresAt: new Date(NOW_MS - 1).toISOString(),
+    });
+    const inForce = Array.from({ length: MAX_LIST_ENTRIES }, (_, index) =>
+      entry({ id: `e${index}`, kind: 'identifier', value: `user-${index}` }),
+    );
+    expect(lists.replace([expired, ...inForce], NOW_MS)).toEqual([]);
+    expect(lists.size).toBe(MAX_LIST_ENTRIES);
+    expect(lists.entries().some((each) => each.id === 'old')).toBe(false);
+    expect(lists.entries().at(-1)?.id).toBe(`e${MAX_LIST_ENTRIES - 1}`);
+  });
+
+  it('matches an entry naming a header in any case: headers are counted in lower case', async () => {
+    const parsed = listEntryInputSchema.parse({
+      list: 'deny',
+      kind: 'identifier',
+      keyKind: 'header:X-API-Key',
+      value: 'leaked',
+      reason: 'a leaked key',
+    });
+    expect(parsed.keyKind).toBe('header:x-api-key');
+    const { sluice } = engine([entry({ id: 'key', ...parsed, keyKind: parsed.keyKind ?? null })]);
+    sluice.policies.set({ ...rule, name: 'by-key', key: 'header:X-Api-Key' });
+    expect(await sluice.consume('by-key', 'leaked')).toMatchObject({ reason: 'denylist' });
+    expect(await sluice.consume('by-key', 'leaked', { keyKind: 'header:x-API-key' })).toMatchObject(
+      {
+        reason: 'denylist',
+      },
+    );
+  });
 });

@@ -1,4 +1,5 @@
 import { compileAddressRange, parseAddress, type ParsedAddress } from '../net/address-range.js';
+import { isOwnPolicy } from '../policy/own.policies.js';
 import type { Policy } from '../policy/policy.types.js';
 import { compileUserAgentPattern } from '../policy/user-agent.pattern.js';
 import { MAX_LIST_ENTRIES, listEntrySchema, type ListEntry } from './list-entry.schema.js';
@@ -64,7 +65,7 @@ export class AccessLists {
   private needsAddress = false;
   private needsUserAgent = false;
 
-  /** How many entries are in force (expired ones included until the next snapshot). */
+  /** How many entries are in force (one that expired since the last snapshot included). */
   get size(): number {
     return this.compiled.length;
   }
@@ -85,18 +86,20 @@ export class AccessLists {
   }
 
   /**
-   * Replaces every entry. An entry this instance cannot read is left out, and named in what this
-   * returns; past MAX_LIST_ENTRIES, the rest are left out too.
+   * Replaces every entry. An entry expired at `nowMs` (epoch ms) is left out and counts towards
+   * nothing; an entry this instance cannot read is left out, and named in what this returns; past
+   * MAX_LIST_ENTRIES entries in force, the rest are left out too, and said so.
    */
-  replace(inputs: readonly unknown[]): string[] {
+  replace(inputs: readonly unknown[], nowMs = 0): string[] {
     const problems: string[] = [];
     const compiled: Compiled[] = [];
     for (const [index, input] of inputs.entries()) {
+      const parsed = listEntrySchema.safeParse(input);
+      if (parsed.success && expired(parsed.data, nowMs)) continue;
       if (compiled.length === MAX_LIST_ENTRIES) {
         problems.push(`${inputs.length - index} list entries past the ${MAX_LIST_ENTRIES} held`);
         break;
       }
-      const parsed = listEntrySchema.safeParse(input);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         const id = (input as { id?: unknown } | null)?.id;
@@ -157,6 +160,7 @@ export class AccessLists {
       verdicts ??= new Map<Policy, ListEntry>();
       for (const policy of policies) {
         if (each.policies !== null && !each.policies.has(policy.name)) continue;
+        if (isOwnPolicy(policy.name)) continue;
         const current = verdicts.get(policy);
         if (current === undefined || (current.list === 'allow' && each.entry.list === 'deny')) {
           verdicts.set(policy, each.entry);
@@ -218,11 +222,21 @@ export class AccessLists {
   }
 }
 
-/** Whether the entry applies to one of the policies. */
+/**
+ * Whether the entry applies to one of the policies: Sluice's own (the admin's sign-in limits)
+ * are never among them.
+ */
 function applies(each: Compiled, policies: readonly Policy[]): boolean {
-  if (each.policies === null) return policies.length > 0;
-  for (const policy of policies) if (each.policies.has(policy.name)) return true;
+  for (const policy of policies) {
+    if (isOwnPolicy(policy.name)) continue;
+    if (each.policies === null || each.policies.has(policy.name)) return true;
+  }
   return false;
+}
+
+/** Whether the entry had expired by `nowMs`. */
+function expired(entry: ListEntry, nowMs: number): boolean {
+  return entry.expiresAt !== null && Date.parse(entry.expiresAt) <= nowMs;
 }
 
 function compile(entry: ListEntry): Compiled {

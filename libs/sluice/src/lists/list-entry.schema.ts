@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isPlainIdentifier, PLAIN_IDENTIFIER_RULE } from '../keys/identifier.js';
-import { KEY_KIND } from '../keys/key.builder.js';
+import { KEY_KIND, normalKeyKind } from '../keys/key.builder.js';
 import { isAddressRange } from '../net/address-range.js';
 import { POLICY_NAME } from '../policy/policy.schema.js';
 import { isUserAgentPattern } from '../policy/user-agent.pattern.js';
@@ -84,7 +84,10 @@ const entryFields = {
     .string({ error: 'must be a string' })
     .min(1, { error: 'must not be empty' })
     .refine((value) => !value.includes('\u0000'), { error: 'must not contain NUL' }),
-  keyKind: z.string({ error: 'must be a string' }).regex(KEY_KIND, { error: KEY_KIND_RULE }),
+  keyKind: z
+    .string({ error: 'must be a string' })
+    .regex(KEY_KIND, { error: KEY_KIND_RULE })
+    .transform(normalKeyKind),
   prefix: z.boolean({ error: 'must be true or false' }),
   policies: z
     .array(

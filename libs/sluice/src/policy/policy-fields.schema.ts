@@ -3,7 +3,7 @@ import { isUserAgentPattern } from './user-agent.pattern.js';
 import { ALGORITHMS } from '../algorithms/algorithm.types.js';
 import { CALENDAR_UNITS, isTimeZone } from '../clock/calendar.js';
 import { isPlainIdentifier, PLAIN_IDENTIFIER_RULE } from '../keys/identifier.js';
-import { KEY_KIND } from '../keys/key.builder.js';
+import { KEY_KIND, normalKeyKind } from '../keys/key.builder.js';
 import type { PolicyInput } from './policy.types.js';
 
 // The fields of a policy one by one, as zod checks them; the checks that read several fields are
@@ -70,6 +70,7 @@ const overrideSchema = z.strictObject({
   keyKind: z
     .string({ error: 'must be a string' })
     .regex(KEY_KIND, { error: "must be 'ip', 'user', 'header:<name>' or a tracker's name" })
+    .transform(normalKeyKind)
     .optional(),
   prefix: z.boolean({ error: 'must be true or false' }).optional(),
   // null is how a policy read back states an override that assigns no tier.
@@ -120,6 +121,7 @@ const basePolicySchema = z.strictObject({
   key: z
     .string({ error: 'must be a string' })
     .regex(KEY_KIND, { error: "must be 'ip', 'user', 'header:<name>' or a tracker's name" })
+    .transform(normalKeyKind)
     .optional(),
   match: z
     .strictObject({

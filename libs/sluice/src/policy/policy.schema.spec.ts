@@ -821,16 +821,45 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
         ...base,
         overrides: [
           { identifier: 'c', limit: 1, keyKind: 'header:X' },
-          { identifier: 'c', limit: 2, keyKind: 'header:X' },
+          { identifier: 'c', limit: 2, keyKind: 'header:x' },
         ],
       }),
-    ).toThrow(/overrides\.1\.identifier: appears twice for header:X/);
+    ).toThrow(/overrides\.1\.identifier: appears twice for header:x/);
+    // Headers arrive in lower case: a key kind naming one is counted so, wherever it is written.
+    const headed = parsePolicy({
+      ...base,
+      key: 'header:X-API-Key',
+      overrides: [{ identifier: 'c', limit: 1, keyKind: 'header:X-API-Key' }],
+    });
+    expect(headed.key).toBe('header:x-api-key');
+    expect(headed.overrides[0]?.keyKind).toBe('header:x-api-key');
     expect(() =>
       parsePolicy({
         ...base,
         overrides: [{ identifier: 'c', limit: 1, keyKind: 'no such kind!' }],
       }),
     ).toThrow(/overrides\.0\.keyKind: must be 'ip', 'user'/);
+  });
+
+  it('refuses tier names that plain objects would lose or misread, naming the field', () => {
+    const rules = { name: 'reply', algorithm: 'gcra', limit: 5, periodMs: 1000 };
+    // As a request body arrives: JSON gives `__proto__` as a key of its own.
+    const proto = JSON.parse('{"__proto__": {"limit": 3}}') as unknown;
+    expect(() => parsePolicy({ ...rules, tiers: proto })).toThrow(/tiers\.__proto__: must be 1-32/);
+    expect(() =>
+      parsePolicy({
+        ...rules,
+        tiers: { free: { limit: 2 } },
+        overrides: [{ identifier: 'x', tier: 'toString' }],
+      }),
+    ).toThrow(/overrides\.0\.tier: must name one of the policy's tiers \(free\), got "toString"/);
+    // A name an object has by inheritance is an ordinary tier when the policy defines it.
+    const own = parsePolicy({
+      ...rules,
+      tiers: { toString: { limit: 3 } },
+      overrides: [{ identifier: 'x', tier: 'toString' }],
+    });
+    expect(own.overrides[0]?.tier).toBe('toString');
   });
 
   it('tiers: their rates with defaults, and overrides that assign one', () => {

@@ -1,7 +1,12 @@
 import type { z } from 'zod';
 import { traitsOf } from '../algorithms/algorithm.traits.js';
 import { LONGEST_PERIOD_MS } from '../clock/calendar.js';
-import { DAY_MS, DEFAULT_SYNC_MS, policyInputSchema } from './policy-fields.schema.js';
+import {
+  DAY_MS,
+  DEFAULT_SYNC_MS,
+  policyInputSchema,
+  TIER_NAME_RULE,
+} from './policy-fields.schema.js';
 import { PolicyValidationError, type PolicyIssue } from './policy-validation.error.js';
 import {
   applicabilityIssues,
@@ -24,6 +29,10 @@ export {
 } from './policy-fields.schema.js';
 export { capacity } from './policy.rules.js';
 
+function hasProtoKey(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__');
+}
+
 function fieldOf(issue: z.core.$ZodIssue): string[] {
   const path = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
@@ -39,17 +48,20 @@ export function parsePolicy(input: unknown): Policy {
       ? (input as PolicyInput).name
       : undefined;
   const parsed = policyInputSchema.safeParse(input);
+  // A record parsed into a plain object loses a `__proto__` key without a word: said here.
+  const protoTier = hasProtoKey((input as { tiers?: unknown } | null)?.tiers);
   const applicability =
     typeof input === 'object' && input !== null
       ? applicabilityIssues(input as Record<string, unknown>)
       : [];
-  if (!parsed.success) {
-    const issues = parsed.error.issues.flatMap((issue) =>
+  if (!parsed.success || protoTier) {
+    const issues = (parsed.error?.issues ?? []).flatMap((issue) =>
       fieldOf(issue).map((field) => ({
         field,
         message: issue.code === 'unrecognized_keys' ? 'is not a policy field' : issue.message,
       })),
     );
+    if (protoTier) issues.push({ field: 'tiers.__proto__', message: TIER_NAME_RULE });
     const named = new Set(issues.map((issue) => issue.field));
     issues.push(
       ...[...applicability, ...candidateApplicability(input)].filter(
@@ -163,7 +175,7 @@ export function parsePolicy(input: unknown): Policy {
       });
       return;
     }
-    if (tier !== undefined && policy.tiers?.[tier] === undefined) {
+    if (tier !== undefined && !Object.hasOwn(policy.tiers ?? {}, tier)) {
       issues.push({
         field: `${field}.tier`,
         message: `must name one of the policy's tiers (${Object.keys(policy.tiers ?? {}).join(', ') || 'it has none'}), got ${JSON.stringify(tier)}`,

@@ -95,4 +95,61 @@ describe('adding a list entry', () => {
       reason: 'scraping',
     });
   });
+
+  it('asks before sending an entry that reaches all traffic, and sends it confirmed for an admin', async () => {
+    const requests = answerFetch({
+      'GET /policies': { body: POLICIES },
+      'POST /lists': { status: 201, body: { ...entry(null), value: '0.0.0.0/0' } },
+    });
+    const user = userEvent.setup();
+    const told: string[] = [];
+    renderScreen(<ListEntryDialog onDone={(message) => told.push(message)} />, {
+      role: 'admin',
+      path: '/',
+    });
+    await user.click(screen.getByRole('button', { name: 'Add an entry' }));
+    const dialog = screen.getByRole('dialog');
+    await user.type(within(dialog).getByLabelText('Value'), '0.0.0.0/0');
+    await user.type(within(dialog).getByLabelText('Reason'), 'everything');
+    await user.click(within(dialog).getByRole('button', { name: 'Add' }));
+    expect((await within(dialog).findByRole('alert')).textContent).toMatch(
+      /0\.0\.0\.0\/0 holds every address of its family: it would deny all traffic/,
+    );
+    expect(requests.filter((request) => request.method === 'POST')).toEqual([]);
+    await user.click(within(dialog).getByRole('button', { name: 'Add it anyway' }));
+    await waitFor(() => expect(told[0]).toMatch(/^0\.0\.0\.0\/0 is on the deny list/));
+    expect(requests.filter((request) => request.method === 'POST').map((r) => r.url)).toEqual([
+      '/api/lists?confirm=broad',
+    ]);
+  });
+
+  it("passes on the server's word that an entry denies its writer, and offers an operator no way round", async () => {
+    const requests = answerFetch({
+      'GET /policies': { body: POLICIES },
+      'POST /lists': {
+        status: 400,
+        body: {
+          statusCode: 400,
+          error: 'Bad Request',
+          message: 'confirm: …',
+          issues: [
+            {
+              field: 'confirm',
+              message:
+                '203.0.113.0/24 holds your own address (203.0.113.7): it would deny you; an admin who means it adds the entry with confirm=broad',
+            },
+          ],
+        },
+      },
+    });
+    const user = userEvent.setup();
+    renderScreen(<ListEntryDialog onDone={() => undefined} />, { role: 'operator', path: '/' });
+    const dialog = await fillAddressEntry(user);
+    await user.click(within(dialog).getByRole('button', { name: 'Add' }));
+    const alert = await within(dialog).findByRole('alert');
+    expect(alert.textContent).toMatch(/holds your own address \(203\.0\.113\.7\)/);
+    expect(alert.textContent).toContain('Only an admin may add such an entry.');
+    expect(within(dialog).queryByRole('button', { name: 'Add it anyway' })).toBeNull();
+    expect(requests.filter((request) => request.method === 'POST')).toHaveLength(1);
+  });
 });

@@ -1,12 +1,13 @@
 import type { ListEntryRequest } from '@sluice/admin/api';
-import { Button, Dialog, Flex, Text, TextField } from '@radix-ui/themes';
+import { Button, Callout, Dialog, Flex, Text, TextField } from '@radix-ui/themes';
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../api/client';
 import { CheckboxLabel } from '../../shared/CheckboxLabel';
 import { durationText, parseDuration } from '../../shared/duration';
 import { ErrorCallout } from '../../shared/ErrorCallout';
 import { Field } from '../../shared/Field';
-import { useAddListEntry } from './lists.hooks';
+import { useCan } from '../../shared/session.hooks';
+import { reachesEveryone, useAddListEntry } from './lists.hooks';
 import { PolicyScopeField } from './PolicyScopeField';
 import { DialogActions } from '../../shared/DialogActions';
 
@@ -46,13 +47,21 @@ export function ListEntryDialog({ onDone }: { onDone: (notice: string) => void }
   const [values, setValues] = useState(EMPTY);
   const [expiryError, setExpiryError] = useState<string | undefined>();
   const [scopeError, setScopeError] = useState<string | undefined>();
+  /** What the entry would reach beyond the usual, asked about before it is sent confirmed. */
+  const [reach, setReach] = useState<string | undefined>();
+  const isAdmin = useCan('admin');
   const set =
     <Name extends keyof typeof EMPTY>(name: Name) =>
-    (value: (typeof EMPTY)[Name]) =>
+    (value: (typeof EMPTY)[Name]) => {
+      setReach(undefined);
       setValues((current) => ({ ...current, [name]: value }));
+    };
   const errors = add.error instanceof ApiError ? add.error.fieldErrors : {};
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  // The server's word on the entry's reach (the writer's own address, say) asks the same question.
+  const serverReach = errors.confirm;
+  const asked = reach ?? serverReach;
+  const send = (confirm: boolean) => (event?: FormEvent) => {
+    event?.preventDefault();
     const after = values.expiresAfter.trim();
     const ms = after === '' ? null : parseDuration(after);
     if (ms === undefined || (ms !== null && ms <= 0)) {
@@ -66,21 +75,28 @@ export function ListEntryDialog({ onDone }: { onDone: (notice: string) => void }
     }
     setScopeError(undefined);
     const identifier = values.kind === 'identifier';
+    const body: ListEntryRequest = {
+      list: values.list,
+      kind: values.kind,
+      value: values.value.trim(),
+      ...(identifier ? { keyKind: values.keyKind.trim(), prefix: values.prefix } : {}),
+      policies: values.policies,
+      mode: values.mode,
+      reason: values.reason,
+      expiresAt: ms === null ? null : new Date(Date.now() + ms).toISOString(),
+    };
+    const everyone = confirm ? undefined : reachesEveryone(body);
+    if (everyone !== undefined) {
+      setReach(everyone);
+      return;
+    }
     add.mutate(
-      {
-        list: values.list,
-        kind: values.kind,
-        value: values.value.trim(),
-        ...(identifier ? { keyKind: values.keyKind.trim(), prefix: values.prefix } : {}),
-        policies: values.policies,
-        mode: values.mode,
-        reason: values.reason,
-        expiresAt: ms === null ? null : new Date(Date.now() + ms).toISOString(),
-      },
+      { body, confirm },
       {
         onSuccess: (entry) => {
           setOpen(false);
           setValues(EMPTY);
+          setReach(undefined);
           onDone(
             `${entry.value} is on the ${entry.list} list${entry.mode === 'shadow' ? ', in shadow mode' : ''}${ms === null ? '' : ` for ${durationText(ms)}`}; every instance applies it within a second.`,
           );
@@ -100,7 +116,7 @@ export function ListEntryDialog({ onDone }: { onDone: (notice: string) => void }
           A deny entry refuses matching requests before any Redis call; an allow entry lets them
           skip the policy. Shadow mode only counts what the entry would have done.
         </Dialog.Description>
-        <form onSubmit={submit} noValidate>
+        <form onSubmit={send(false)} noValidate>
           <Flex direction="column" gap="3" mt="3">
             <Flex gap="3" wrap="wrap">
               <Field label="Which list" error={errors.list}>
@@ -186,7 +202,23 @@ export function ListEntryDialog({ onDone }: { onDone: (notice: string) => void }
                 onChange={(event) => set('expiresAfter')(event.target.value)}
               />
             </Field>
-            <ErrorCallout error={add.error} />
+            {asked === undefined ? (
+              <ErrorCallout error={add.error} />
+            ) : (
+              <Callout.Root color="red" role="alert">
+                <Callout.Text>
+                  {asked}{' '}
+                  {isAdmin ? 'Add it only if you mean it.' : 'Only an admin may add such an entry.'}
+                </Callout.Text>
+                {isAdmin && (
+                  <Flex>
+                    <Button type="button" color="red" onClick={() => send(true)()}>
+                      Add it anyway
+                    </Button>
+                  </Flex>
+                )}
+              </Callout.Root>
+            )}
             <Text size="1" color="gray">
               Recorded in the audit with your name.
             </Text>

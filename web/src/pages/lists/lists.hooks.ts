@@ -6,7 +6,8 @@ import { queryKeys } from '../../api/query-keys';
 export function useAddListEntry() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: ListEntryRequest) => api.lists.add(body),
+    mutationFn: ({ body, confirm = false }: { body: ListEntryRequest; confirm?: boolean }) =>
+      api.lists.add(body, confirm),
     onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.lists }),
   });
 }
@@ -18,4 +19,30 @@ export function useRemoveListEntry() {
       api.lists.remove(id, { comment }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.lists }),
   });
+}
+
+/** User-Agents unlike each other: a pattern matching all of them matches any. */
+const UNLIKE_AGENTS = ['', 'curl/8.5.0', 'Mozilla/5.0 (Windows NT 10.0; Win64; x64)', 'Z'];
+
+/**
+ * What an entry would reach beyond the usual, as far as the panel can tell before sending it
+ * (every address, every User-Agent); the server also knows the writer's own address and says so.
+ */
+export function reachesEveryone(entry: ListEntryRequest): string | undefined {
+  if (entry.mode === 'shadow') return undefined;
+  const verb = entry.list === 'deny' ? 'deny' : 'allow';
+  if (entry.kind === 'address' && /\/0$/.test(entry.value)) {
+    return `${entry.value} holds every address of its family: it would ${verb} all traffic.`;
+  }
+  if (entry.kind === 'userAgent') {
+    try {
+      const pattern = new RegExp(entry.value, 'i');
+      if (UNLIKE_AGENTS.every((agent) => pattern.test(agent))) {
+        return `The pattern matches every User-Agent: it would ${verb} all traffic.`;
+      }
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }
