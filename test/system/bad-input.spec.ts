@@ -295,6 +295,11 @@ describe('the demo started with a bad environment', () => {
       named: ['SLUICE_ADMIN_TOKENS'],
     },
     {
+      name: 'an admin token too short to be one',
+      env: { SLUICE_ADMIN_TOKENS: 'alice:admin:hunter2' },
+      named: ['SLUICE_ADMIN_TOKENS'],
+    },
+    {
       name: 'a sync interval of zero',
       env: { SLUICE_SYNC_INTERVAL_MS: '0' },
       named: ['SLUICE_SYNC_INTERVAL_MS'],

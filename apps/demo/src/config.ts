@@ -1,3 +1,4 @@
+import { credentialProblems } from '@sluice/admin';
 import { TrackerResolver, type TrustProxy } from '@sluice/nest/internals';
 import { isIP } from 'node:net';
 import { z } from 'zod';
@@ -115,15 +116,8 @@ const adminTokens = z
   .optional()
   .transform((raw, context) => {
     if (unset(raw)) return undefined;
-    raw.split(',').forEach((entry, index) => {
-      const [name, role, ...token] = entry.trim().split(':');
-      if (token.length === 0 || !name || !['viewer', 'operator', 'admin'].includes(role ?? '')) {
-        context.addIssue({
-          code: 'custom',
-          message: `entry ${index + 1} must be name:role:token with role viewer, operator or admin`,
-        });
-      }
-    });
+    // The admin module's own rules, each problem said under this variable's name.
+    for (const message of credentialProblems(raw)) context.addIssue({ code: 'custom', message });
     return raw;
   });
 

@@ -1,5 +1,6 @@
 export { SluiceAdminModule } from './sluice-admin.module.js';
 export { setupSluiceAdminDocs } from './setup-admin-docs.js';
+export { credentialProblems } from './auth/credentials.parser.js';
 export {
   startEmbeddedDatabase,
   type EmbeddedDatabase,

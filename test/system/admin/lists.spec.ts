@@ -116,8 +116,10 @@ describe('allow and deny lists through the admin', () => {
         (await adminCall(demos[0]!.url, 'alice', 'GET', `/audit?action=${action}`)).body
           .entries as Array<{ actor: string; comment: string; target: string }>
       ).map((entry) => [entry.actor, entry.comment, entry.target]);
-    expect(await audited('list.add')).toEqual([['olga', 'scraping the quote API', `deny:${id}`]]);
-    expect(await audited('list.remove')).toEqual([['olga', 'they stopped', `deny:${id}`]]);
+    expect(await audited('list.add')).toEqual([
+      ['olga', 'scraping the quote API', 'deny:free-demo-1'],
+    ]);
+    expect(await audited('list.remove')).toEqual([['olga', 'they stopped', 'deny:free-demo-1']]);
   });
 
   it('refuses bad entries naming the field, writing nothing, and a viewer altogether', async () => {

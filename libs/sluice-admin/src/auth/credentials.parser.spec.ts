@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { CredentialsConfigError, parseCredentials } from './credentials.parser.js';
+import {
+  credentialProblems,
+  CredentialsConfigError,
+  parseCredentials,
+} from './credentials.parser.js';
 
 const TOKEN = 'correct-horse-battery';
 
@@ -55,7 +59,7 @@ describe('parseCredentials', () => {
 
   it('refuses a name used twice, naming the first use', () => {
     expect(problemsOf(`alice:admin:${TOKEN},alice:viewer:${TOKEN}x`)).toEqual([
-      'SluiceAdminModule options.auth.credentials[1].name: "alice" is already used by credentials[0]',
+      'SluiceAdminModule options.auth.credentials[1].name: "alice" is already used by SluiceAdminModule options.auth.credentials[0]',
     ]);
   });
 
@@ -72,6 +76,16 @@ describe('parseCredentials', () => {
   it('refuses a token longer than 1024 characters', () => {
     expect(problemsOf(`alice:admin:${'x'.repeat(1025)}`)).toEqual([
       'SluiceAdminModule options.auth.credentials[0].token: must be at most 1024 characters',
+    ]);
+  });
+
+  it("says an environment variable's problems by entry, for an app to name the variable", () => {
+    expect(credentialProblems(`alice:admin:${TOKEN}`)).toEqual([]);
+    expect(
+      credentialProblems(`alice:admin:${TOKEN},bob:admin:hunter2,alice:viewer:${TOKEN}`),
+    ).toEqual([
+      'entry 2.token: must be at least 12 characters',
+      'entry 3.name: "alice" is already used by entry 1',
     ]);
   });
 });

@@ -22,7 +22,10 @@ export class CredentialsConfigError extends Error {
  * "name:role:token,…" (the token is everything after the second colon). Absent or blank → [].
  * Invalid values are never echoed: a misordered entry could put a token where a name belongs.
  */
-export function parseCredentials(input: unknown): AdminCredential[] {
+export function parseCredentials(
+  input: unknown,
+  entryPath: (index: number) => string = (index) => `${OPTION}[${index}]`,
+): AdminCredential[] {
   if (input === undefined || input === null) return [];
   const entries = typeof input === 'string' ? splitCredentialString(input) : input;
   if (!Array.isArray(entries)) {
@@ -35,12 +38,12 @@ export function parseCredentials(input: unknown): AdminCredential[] {
   const firstIndexOfName = new Map<string, number>();
   entries.forEach((entry: unknown, index) => {
     if (entry === undefined) return;
-    const credential = checkedCredential(entry, `${OPTION}[${index}]`, problems);
+    const credential = checkedCredential(entry, entryPath(index), problems);
     if (credential === undefined) return;
     const earlier = firstIndexOfName.get(credential.name);
     if (earlier !== undefined) {
       problems.push(
-        `${OPTION}[${index}].name: "${credential.name}" is already used by credentials[${earlier}]`,
+        `${entryPath(index)}.name: "${credential.name}" is already used by ${entryPath(earlier)}`,
       );
       return;
     }
@@ -100,4 +103,19 @@ function whatIsWrongWithToken(token: unknown): string | null {
   if (token.length > MAX_TOKEN_LENGTH) return `must be at most ${MAX_TOKEN_LENGTH} characters`;
   if (!TOKEN_CHARACTERS.test(token)) return 'must be visible ASCII characters without spaces';
   return null;
+}
+
+/**
+ * What is wrong with the admin's credentials as a "name:role:token,…" string from an environment
+ * variable, each problem naming the entry by its place (1 for the first): what an app that reads
+ * SLUICE_ADMIN_TOKENS itself says under that variable's name. Empty when they are good.
+ */
+export function credentialProblems(tokens: string): string[] {
+  try {
+    parseCredentials(tokens, (index) => `entry ${index + 1}`);
+    return [];
+  } catch (error) {
+    if (error instanceof CredentialsConfigError) return error.problems;
+    throw error;
+  }
 }

@@ -112,7 +112,7 @@ export class ListsService {
       await recordAudit(manager, {
         actor,
         action: 'list.add',
-        target: `${entry.list}:${entry.id}`,
+        target: `${entry.list}:${entry.value}`,
         before: null,
         after: listEntryOf(entry),
         comment: entry.reason,
@@ -134,7 +134,7 @@ export class ListsService {
         await recordAudit(manager, {
           actor,
           action: 'list.remove',
-          target: `${row.list}:${row.id}`,
+          target: `${row.list}:${row.value}`,
           before: listEntryOf(row),
           after: null,
           comment: body.comment ?? null,

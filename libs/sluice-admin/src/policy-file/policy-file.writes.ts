@@ -73,7 +73,7 @@ export async function applyWrite(
       return recordAudit(manager, {
         actor,
         action: 'list.add',
-        target: `${row.list}:${row.id}`,
+        target: `${row.list}:${row.value}`,
         before: null,
         after: listEntryOf(row),
         comment: comment ?? row.reason,
@@ -86,7 +86,7 @@ export async function applyWrite(
       return recordAudit(manager, {
         actor,
         action: 'list.replace',
-        target: `${row.list}:${row.id}`,
+        target: `${row.list}:${row.value}`,
         before: write.before,
         after: listEntryOf(row),
         comment,
@@ -98,7 +98,7 @@ export async function applyWrite(
       return recordAudit(manager, {
         actor,
         action: 'list.remove',
-        target: `${write.before.list}:${write.id}`,
+        target: `${write.before.list}:${write.before.value}`,
         before: write.before,
         after: null,
         comment,
