@@ -51,14 +51,39 @@ const CONTROLS =
 
 /**
  * Presses Tab from the top of the page until focus comes back round to the first control, and returns the visible,
- * enabled controls it never reached (described by their accessible text).
+ * enabled controls it never reached (described by their accessible text). A control counts as
+ * reached when its DOM node was, or, for a node the screen re-rendered while the keys were
+ * pressed (a live list), one like it: the same tag, role, label or target, at the same place
+ * among controls alike.
  */
 export async function controlsNotReachedByKeyboard(page: Page): Promise<string[]> {
   await page.evaluate((selector) => {
+    // Its text only for a control with neither label nor target: text may hold live counts.
+    const describe = (element: HTMLElement): string =>
+      [
+        element.tagName,
+        element.getAttribute('role'),
+        element.getAttribute('name'),
+        element.getAttribute('type'),
+        element.getAttribute('aria-label') ??
+          element.getAttribute('href') ??
+          element.textContent?.trim().slice(0, 60),
+      ].join('|');
     let index = 0;
     for (const element of document.querySelectorAll<HTMLElement>(selector)) {
       element.dataset.keyboardProbe = String(index++);
     }
+    (window as unknown as { controlKeys: () => Map<Element, string> }).controlKeys = () => {
+      const seen = new Map<string, number>();
+      const keys = new Map<Element, string>();
+      for (const element of document.querySelectorAll<HTMLElement>(selector)) {
+        const described = describe(element);
+        const count = seen.get(described) ?? 0;
+        seen.set(described, count + 1);
+        keys.set(element, `${described}#${count}`);
+      }
+      return keys;
+    };
     (document.activeElement as HTMLElement | null)?.blur();
   }, CONTROLS);
   const reached = new Set<string>();
@@ -69,17 +94,18 @@ export async function controlsNotReachedByKeyboard(page: Page): Promise<string[]
     // The focused control, then every control around it: focus on an item of a composite
     // widget (the options of a segmented control, whose group hands focus to the checked one)
     // reaches the widget too.
-    const probes = await page.evaluate(() => {
+    const probes = await page.evaluate((selector) => {
+      const keys = (window as unknown as { controlKeys: () => Map<Element, string> }).controlKeys();
       const found: string[] = [];
-      let at = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>(
-        '[data-keyboard-probe]',
-      );
+      let at = document.activeElement?.closest(selector);
       while (at) {
-        found.push(at.dataset.keyboardProbe ?? '');
-        at = at.parentElement?.closest<HTMLElement>('[data-keyboard-probe]');
+        const probe = (at as HTMLElement).dataset.keyboardProbe;
+        if (probe !== undefined) found.push(`probe ${probe}`);
+        found.push(keys.get(at) ?? '');
+        at = at.parentElement?.closest(selector);
       }
       return found;
-    });
+    }, CONTROLS);
     const probe = probes[0] ?? null;
     // A date input takes several presses (day, month, year …) without leaving the control.
     if (probe === null || probe === previous) continue;
@@ -89,15 +115,18 @@ export async function controlsNotReachedByKeyboard(page: Page): Promise<string[]
     for (const each of probes) reached.add(each);
   }
   return page.evaluate(
-    ({ selector, reachedProbes }) => {
+    ({ selector, reachedKeys }) => {
+      const keys = (window as unknown as { controlKeys: () => Map<Element, string> }).controlKeys();
       const missed: string[] = [];
       for (const element of document.querySelectorAll<HTMLElement>(selector)) {
         const rect = element.getBoundingClientRect();
         const hidden = rect.width === 0 || rect.height === 0 || element.closest('[inert]') !== null;
         const disabled = (element as HTMLButtonElement).disabled === true;
-        const nested = element.parentElement?.closest('[data-keyboard-probe]') != null;
+        const nested = element.parentElement?.closest(selector) != null;
         if (hidden || disabled || nested) continue;
-        if (!reachedProbes.includes(element.dataset.keyboardProbe ?? '')) {
+        const probe = element.dataset.keyboardProbe;
+        const byNode = probe !== undefined && reachedKeys.includes(`probe ${probe}`);
+        if (!byNode && !reachedKeys.includes(keys.get(element) ?? '')) {
           const label =
             element.getAttribute('aria-label') ?? element.textContent?.trim() ?? element.tagName;
           missed.push(`${element.tagName.toLowerCase()} "${label.slice(0, 60)}"`);
@@ -105,6 +134,6 @@ export async function controlsNotReachedByKeyboard(page: Page): Promise<string[]
       }
       return missed;
     },
-    { selector: CONTROLS, reachedProbes: [...reached] },
+    { selector: CONTROLS, reachedKeys: [...reached] },
   );
 }
