@@ -44,7 +44,7 @@ export {
 } from './policy/policy.schema.js';
 export { isOwnPolicy, OWN_POLICY_PREFIX } from './policy/own.policies.js';
 export { compileAddressList } from './net/address-range.js';
-export { compileUserAgentPattern } from './policy/user-agent.pattern.js';
+export { compileUserAgentPattern, type UserAgentPattern } from './policy/user-agent.pattern.js';
 export { traitsOf, type AlgorithmTraits } from './algorithms/algorithm.traits.js';
 export { MAX_GRANT } from './engine/quota.operations.js';
 export { candidateStatsName, sampledStatsName, tierStatsName } from './stats/decision-outcome.js';

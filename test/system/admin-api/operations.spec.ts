@@ -5,11 +5,13 @@ import type {
   InspectResult,
   InstanceList,
   PolicyList,
+  QuotaState,
   RouteList,
 } from '@sluice/admin/api';
 import { PolicyBus, SluiceService } from '@sluice/nest/internals';
 import { describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../support/nest-app.js';
+import { withPostgres } from '../../support/postgres-server.js';
 import { eventually, query } from './admin.client.js';
 import { useAdminApp } from './admin.fixture.js';
 import { TOKENS } from './app.module.js';
@@ -69,6 +71,60 @@ describe.each(ADAPTERS)('admin operations API on %s', (adapter) => {
       ['quota.grant', 'olga', 'ticket 881'],
     ]);
     expect(grants[1]).toMatchObject({ ip: expect.any(String) as string });
+  });
+
+  it('audits under 40 parallel grants the total Redis answered for each one', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        admin.api<QuotaState>('POST', '/quotas/browse/203.0.113.9/grant', {
+          as: 'operator',
+          body: { amount: 3 },
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(40).fill(200));
+    const held = await admin.api<QuotaState>('GET', '/quotas/browse/203.0.113.9');
+    expect(held.body.granted).toBe(120);
+    const totals = (await audit('action=quota.grant&limit=100')).entries
+      .filter((entry) => entry.target === 'browse/203.0.113.9')
+      .map((entry) => (entry.after as { granted: number }).granted)
+      .sort((a, b) => a - b);
+    // Each grant's entry says what Redis held right after it: 3, 6, … 120, none twice.
+    expect(totals).toEqual(Array.from({ length: 40 }, (_, index) => 3 * (index + 1)));
+  });
+
+  it('takes a grant back and answers 503 when its audit entry cannot be written', async () => {
+    // A real refusal by PostgreSQL, after Redis took the credits: the audit insert fails.
+    await withPostgres(admin.database.url, (client) =>
+      client.query(`
+        CREATE FUNCTION refuse_marked_audit() RETURNS trigger AS $$
+        BEGIN
+          IF NEW.comment = 'the audit refuses this' THEN RAISE EXCEPTION 'audit refused'; END IF;
+          RETURN NEW;
+        END $$ LANGUAGE plpgsql;
+        CREATE TRIGGER refuse_marked_audit BEFORE INSERT ON sluice_admin_audit
+          FOR EACH ROW EXECUTE FUNCTION refuse_marked_audit();`),
+    );
+    try {
+      const refused = await admin.api('POST', '/quotas/browse/203.0.113.10/grant', {
+        as: 'operator',
+        body: { amount: 50, note: 'the audit refuses this' },
+      });
+      expect(refused.status).toBe(503);
+      expect((refused.body as { message: string }).message).toMatch(
+        /could not be audited, so it was taken back and nothing was granted/,
+      );
+      const held = await admin.api<QuotaState>('GET', '/quotas/browse/203.0.113.10');
+      expect(held.body).toMatchObject({ granted: 0, remaining: 100 });
+      const entries = (await audit('action=quota.grant&limit=100')).entries;
+      expect(entries.filter((entry) => entry.target === 'browse/203.0.113.10')).toEqual([]);
+    } finally {
+      await withPostgres(admin.database.url, (client) =>
+        client.query(
+          'DROP TRIGGER refuse_marked_audit ON sluice_admin_audit; DROP FUNCTION refuse_marked_audit();',
+        ),
+      );
+    }
   });
 
   it('switches enforcement off and on (admin only), audited and versioned', async () => {

@@ -1,4 +1,11 @@
-import { Inject, Injectable, NotFoundException, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  NotFoundException,
+  ServiceUnavailableException,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   SluiceEngine,
@@ -27,6 +34,8 @@ import { identifier as identifierSchema } from '../penalties/penalty-requests.sc
  */
 @Injectable()
 export class QuotasService implements GrantAudit, OnModuleInit {
+  private readonly logger = new Logger('SluiceAdmin');
+
   constructor(
     @Inject(SluiceEngine) private readonly engine: SluiceEngine,
     @Inject(SluiceService) private readonly sluice: SluiceService,
@@ -66,9 +75,10 @@ export class QuotasService implements GrantAudit, OnModuleInit {
   }
 
   /**
-   * Records a grant around `apply`: the audit entry is written first, from the quota just before,
-   * and committed only once Redis has the credits, so the audit never records a grant that
-   * failed, as for a reset of the counters.
+   * Records a grant around `apply`, all or nothing: the policy database is reached first, the
+   * credits go to Redis, and the audit entry (with the total Redis answered for this grant) is
+   * written and committed after; an entry that cannot be committed has the credits taken back
+   * (`revert`), and the answer is a 503 saying nothing was granted.
    */
   async record(grant: GrantRecord, apply: () => Promise<Quota>): Promise<Quota> {
     const display = toIdentifier(grant.identifier).display;
@@ -82,31 +92,56 @@ export class QuotasService implements GrantAudit, OnModuleInit {
       if (error instanceof RangeError) throw error;
       throw new RedisUnavailableException('nothing was granted', error);
     }
-    return inTransaction(this.dataSource, async (manager) => {
-      const { version } = await readSetting(manager);
-      await recordAudit(manager, {
-        actor,
-        action: grant.amount > 0 ? 'quota.grant' : 'quota.debit',
-        target: `${grant.policy}/${display}`,
-        before: { granted: before.granted, used: before.used, remaining: before.remaining },
-        after: {
-          policy: grant.policy,
-          identifier: display,
-          amount: grant.amount,
-          granted: before.granted + grant.amount,
-          resetAt: before.resetAt,
-          tier: before.tier,
-        },
-        comment: grant.note,
-        version,
+    let applied: Quota | undefined;
+    try {
+      return await inTransaction(this.dataSource, async (manager) => {
+        const { version } = await readSetting(manager);
+        try {
+          applied = await apply();
+        } catch (error) {
+          if (error instanceof RangeError) throw error;
+          throw new RedisUnavailableException('nothing was granted', error);
+        }
+        await recordAudit(manager, {
+          actor,
+          action: grant.amount > 0 ? 'quota.grant' : 'quota.debit',
+          target: `${grant.policy}/${display}`,
+          before: { granted: before.granted, used: before.used, remaining: before.remaining },
+          after: {
+            policy: grant.policy,
+            identifier: display,
+            amount: grant.amount,
+            // What Redis held right after this grant: parallel grants read the same `before`.
+            granted: applied.granted,
+            remaining: applied.remaining,
+            resetAt: before.resetAt,
+            tier: applied.tier,
+          },
+          comment: grant.note,
+          version,
+        });
+        return applied;
       });
-      try {
-        return await apply();
-      } catch (error) {
-        if (error instanceof RangeError) throw error;
-        throw new RedisUnavailableException('nothing was granted', error);
-      }
-    });
+    } catch (error) {
+      if (applied === undefined) throw error;
+      await this.takeBack(grant, error);
+      throw new ServiceUnavailableException({
+        statusCode: 503,
+        error: 'Service Unavailable',
+        message: `The grant could not be audited, so it was taken back and nothing was granted: ${(error as Error).message}`,
+      });
+    }
+  }
+
+  /** Takes back credits applied whose audit entry did not commit; says so when it cannot. */
+  private async takeBack(grant: GrantRecord, cause: unknown): Promise<void> {
+    try {
+      await grant.revert?.();
+    } catch (error) {
+      this.logger.error(
+        `A grant of ${grant.amount} to ${grant.policy}/${grant.identifier} by ${grant.actor} is in Redis without its audit entry (${(cause as Error).message}), and taking it back failed: ${(error as Error).message}`,
+      );
+    }
   }
 
   /** 404 for a policy not in force here, 400 for one that keeps no quota. */

@@ -38,6 +38,8 @@ export interface GrantRecord {
   context?: object;
   /** Reads the quota as it is before the grant: the audit entry is written from it. */
   current: () => Promise<Quota>;
+  /** Takes the grant back (the opposite amount): for an audit that could not record it. */
+  revert?: () => Promise<Quota>;
 }
 
 /**

@@ -167,7 +167,8 @@ export class SluiceService {
     const audit = this.grantAudit;
     if (audit === undefined) return apply();
     const current = () => this.engine.quota(policy, identifier, resolved);
-    const record: GrantRecord = { policy, identifier, amount, actor, note, current };
+    const revert = () => this.engine.grant(policy, identifier, -amount, resolved);
+    const record: GrantRecord = { policy, identifier, amount, actor, note, current, revert };
     if (context !== undefined) record.context = context;
     return audit.record(record, apply);
   }

@@ -7,6 +7,7 @@ import { RE2JS } from 're2js';
  * RE2 has no lookaround or backreferences; a pattern using them is refused at validation.
  */
 export interface UserAgentPattern {
+  /** Whether the pattern is found in `userAgent`, whatever its case. */
   test(userAgent: string): boolean;
 }
 
