@@ -93,17 +93,17 @@ export class TierResolver {
       const answer = ofIdentifier(identifier, keyKind);
       const settled = answer instanceof Promise ? await this.bounded(answer) : answer;
       if (typeof settled !== 'object' || settled === null) {
-        const tier = this.checked(settled);
+        const tier = this.checked(settled, 'tiers.ofIdentifier');
         return tier === undefined ? {} : { tier };
       }
       const plan: { tier?: string; anchorDay?: number } = {};
-      const tier = this.checked(settled.tier);
+      const tier = this.checked(settled.tier, 'tiers.ofIdentifier');
       if (tier !== undefined) plan.tier = tier;
       const anchorDay = this.checkedDay(settled.anchorDay);
       if (anchorDay !== undefined) plan.anchorDay = anchorDay;
       return plan;
     } catch (error) {
-      this.failed(error);
+      this.failed(error, 'tiers.ofIdentifier');
       return {};
     }
   }
@@ -149,18 +149,19 @@ export class TierResolver {
     return answer;
   }
 
-  private failed(error: unknown): undefined {
+  /** Says which lookup failed: `tiers.resolve` (a request's) or `tiers.ofIdentifier` (an identifier's). */
+  private failed(error: unknown, lookup = 'tiers.resolve'): undefined {
     this.logger.warn(
-      `tiers.resolve failed, deciding at the policies' own rates: ${(error as Error).message}`,
+      `${lookup} failed, deciding at the policies' own rates: ${(error as Error).message}`,
     );
     return undefined;
   }
 
-  private checked(answer: unknown): string | undefined {
+  private checked(answer: unknown, lookup = 'tiers.resolve'): string | undefined {
     if (answer === undefined || answer === null) return undefined;
     if (typeof answer !== 'string' || !TIER_NAME.test(answer)) {
       this.logger.warn(
-        `tiers.resolve answered ${JSON.stringify(answer).slice(0, 80)}, not a tier name: deciding at the policies' own rates`,
+        `${lookup} answered ${JSON.stringify(answer).slice(0, 80)}, not a tier name: deciding at the policies' own rates`,
       );
       return undefined;
     }

@@ -202,4 +202,17 @@ describe('the Identifiers screen', () => {
     expect(await screen.findByText(/3 of 20/)).toBeTruthy();
     expect(screen.queryByRole('button', { name: /Grant credits/ })).toBeNull();
   });
+
+  it('reads everything again when the same identifier is searched again', async () => {
+    const requests = answerFetch(routes);
+    const user = userEvent.setup();
+    renderScreen(<IdentifiersPage />, { role: 'viewer', path: '/identifiers?q=harry' });
+    // The penalty history is read once and on demand only (no timer reads it again).
+    const histories = () =>
+      requests.filter((request) => request.url.startsWith('/api/penalties?identifier=harry'))
+        .length;
+    await waitFor(() => expect(histories()).toBe(1));
+    await user.click(screen.getByRole('button', { name: 'Search' }));
+    await waitFor(() => expect(histories()).toBe(2));
+  });
 });

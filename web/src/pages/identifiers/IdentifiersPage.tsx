@@ -7,8 +7,10 @@ import {
   Text,
   TextField,
 } from '@radix-ui/themes';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { queryKeys } from '../../api/query-keys';
 import { Field } from '../../shared/Field';
 import { IdentifierPenalties } from './IdentifierPenalties';
 import { IdentifierQuotas } from './IdentifierQuotas';
@@ -27,10 +29,13 @@ export function IdentifiersPage() {
     setDraft(identifier);
   }
   const [notice, setNotice] = useState<string | null>(null);
+  const queryClient = useQueryClient();
   const search = (event: FormEvent) => {
     event.preventDefault();
     setNotice(null);
     setParams(draft.trim() === '' ? {} : { q: draft.trim() });
+    // Searching again reads everything again: what the screen shows is what holds now.
+    void queryClient.invalidateQueries({ queryKey: queryKeys.identifiers.all });
   };
   return (
     <Flex direction="column" gap="4">

@@ -6,6 +6,8 @@ import { queryKeys } from '../../api/query-keys';
 import { usePolicies } from '../../shared/policies.hooks';
 
 const HISTORY_SIZE = 20;
+/** How often an identifier's state is read again: slots and counts move within seconds. */
+const STATE_REFRESH_MS = 1_000;
 
 /** One identifier under every policy: what its next request would get, nothing charged. */
 export function useIdentifierStates(identifier: string) {
@@ -16,7 +18,7 @@ export function useIdentifierStates(identifier: string) {
       queryKey: queryKeys.identifiers.inspect(identifier, policy),
       queryFn: () => api.inspect(policy, identifier),
       enabled: identifier !== '',
-      refetchInterval: 5_000,
+      refetchInterval: STATE_REFRESH_MS,
     })),
   });
   return { policies, names, states };
@@ -76,7 +78,7 @@ export function useIdentifierQuotas(identifier: string) {
       queryKey: queryKeys.identifiers.quota(identifier, policy),
       queryFn: () => api.quotas.get(policy, identifier),
       enabled: identifier !== '',
-      refetchInterval: 5_000,
+      refetchInterval: STATE_REFRESH_MS,
     })),
   });
   return { names, quotas };
