@@ -53,6 +53,7 @@ const GRANTS: Record<string, Grant> = {
   'DELETE /blocked/:policy/:identifier': 'operator',
   'GET /lists': 'viewer',
   'POST /lists': 'operator',
+  'PATCH /lists/:id': 'operator',
   'DELETE /lists/:id': 'operator',
   'GET /policy-file': 'viewer',
   'POST /policy-file/diff': 'viewer',

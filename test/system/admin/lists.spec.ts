@@ -122,6 +122,66 @@ describe('allow and deny lists through the admin', () => {
     expect(await audited('list.remove')).toEqual([['olga', 'they stopped', 'deny:free-demo-1']]);
   });
 
+  it('switches an entry from shadow to enforce in place, keeping its counts, audited', async () => {
+    const added = await adminCall(demos[0]!.url, 'olga', 'POST', '/lists', {
+      json: {
+        list: 'deny',
+        kind: 'identifier',
+        keyKind: 'header:x-api-key',
+        value: 'free-demo-1',
+        policies: ['api-burst'],
+        mode: 'shadow',
+        reason: 'watching before denying',
+      },
+    });
+    expect(added.status, added.text).toBe(201);
+    const id = added.body.id as string;
+    await bothOn(
+      (await adminCall(demos[0]!.url, 'olga', 'GET', '/enforcement')).body.version as number,
+    );
+    expect(await quote(0, 'free-demo-1')).toBe(200);
+    await waitFor(
+      'the shadow match counted',
+      async () => {
+        const list = await adminCall(demos[1]!.url, 'victor', 'GET', '/lists');
+        const entry = (list.body.entries as Array<{ id: string; hits: { shadow: number } }>).find(
+          (each) => each.id === id,
+        );
+        return entry !== undefined && entry.hits.shadow >= 1 ? entry : undefined;
+      },
+      { timeoutMs: HITS_FLUSHED_MS, intervalMs: 100 },
+    );
+    expect(
+      (
+        await adminCall(demos[0]!.url, 'victor', 'PATCH', `/lists/${id}`, {
+          json: { mode: 'enforce' },
+        })
+      ).status,
+    ).toBe(403);
+    const switched = await adminCall(demos[1]!.url, 'olga', 'PATCH', `/lists/${id}`, {
+      json: { mode: 'enforce', comment: 'seen enough' },
+    });
+    expect(switched.status, switched.text).toBe(200);
+    expect(switched.body).toMatchObject({ id, mode: 'enforce', hits: { shadow: 1 } });
+    await bothOn(
+      (await adminCall(demos[0]!.url, 'olga', 'GET', '/enforcement')).body.version as number,
+    );
+    expect([await quote(0, 'free-demo-1'), await quote(1, 'free-demo-1')]).toEqual([429, 429]);
+    const audited = (await adminCall(demos[0]!.url, 'alice', 'GET', '/audit?action=list.mode')).body
+      .entries as Array<{
+      actor: string;
+      target: string;
+      comment: string;
+      after: { mode: string };
+    }>;
+    expect(
+      audited.map((entry) => [entry.actor, entry.target, entry.comment, entry.after.mode]),
+    ).toEqual([['olga', 'deny:free-demo-1', 'seen enough', 'enforce']]);
+    const removed = await adminCall(demos[0]!.url, 'olga', 'DELETE', `/lists/${id}`, { json: {} });
+    expect(removed.status).toBe(200);
+    await bothOn(removed.body.version as number);
+  });
+
   it('refuses bad entries naming the field, writing nothing, and a viewer altogether', async () => {
     const url = demos[0]!.url;
     const before = (await adminCall(url, 'olga', 'GET', '/enforcement')).body.version as number;

@@ -11,6 +11,7 @@ import type {
   CounterResetQuery,
   EnforcementRequest,
   IdentifiersQuery,
+  ListEntryModeChange,
   ListEntryRequest,
   PenaltyQuery,
   PolicyWriteRequest,
@@ -144,6 +145,13 @@ export const api = {
     /** `confirm`: an admin means an entry that reaches all traffic or its writer. */
     add: (body: ListEntryRequest, confirm = false) =>
       call('POST /lists', { body, query: confirm ? { confirm: 'broad' } : {} }),
+    /** Switches an entry between shadow and enforce in place, its counts kept. */
+    setMode: (id: string, body: ListEntryModeChange, confirm = false) =>
+      call('PATCH /lists/:id', {
+        params: { id },
+        body,
+        query: confirm ? { confirm: 'broad' } : {},
+      }),
     remove: (id: string, body: ChangeNoteRequest = {}) =>
       call('DELETE /lists/:id', { params: { id }, body }),
   },

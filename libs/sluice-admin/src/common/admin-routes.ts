@@ -23,6 +23,7 @@ import type {
   QuotaState,
   ListEntryList,
   ListEntryRemoval,
+  ListEntryModeChange,
   ListEntryQuery,
   ListEntryRequest,
   ListEntryView,
@@ -117,6 +118,8 @@ export interface AdminRoutes {
   'GET /lists': { response: ListEntryList };
   /** Adds an allow or deny list entry, on every instance within a second. */
   'POST /lists': { query: ListEntryQuery; body: ListEntryRequest; response: ListEntryView };
+  /** Switches a list entry between shadow and enforce in place, its counts kept. */
+  'PATCH /lists/:id': { query: ListEntryQuery; body: ListEntryModeChange; response: ListEntryView };
   /** Removes a list entry. */
   'DELETE /lists/:id': { body: ChangeNoteRequest; response: ListEntryRemoval };
   /** Every policy and list entry as one policy file (`npx sluice export`). */
@@ -168,6 +171,7 @@ export const ADMIN_ROUTES = [
   'DELETE /blocked/:policy/:identifier',
   'GET /lists',
   'POST /lists',
+  'PATCH /lists/:id',
   'DELETE /lists/:id',
   'GET /policy-file',
   'POST /policy-file/diff',

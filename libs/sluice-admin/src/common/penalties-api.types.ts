@@ -153,6 +153,17 @@ export type ListEntryRequest = ListEntryInput;
  */
 export type ListEntryQuery = { confirm?: 'broad' };
 
+/**
+ * PATCH /lists/:id: an entry switched between shadow and enforce in place, its counts kept; with
+ * `?confirm=broad` as POST needs it for an entry reaching all traffic or its writer.
+ */
+export interface ListEntryModeChange {
+  /** The mode to switch to. */
+  mode: 'enforce' | 'shadow';
+  /** Why, for the audit. */
+  comment?: string | null;
+}
+
 /** DELETE /lists/:id: the entry is gone from every instance. */
 export interface ListEntryRemoval {
   /** Always true. */

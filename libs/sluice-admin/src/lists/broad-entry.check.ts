@@ -20,7 +20,10 @@ const UNLIKE_AGENTS = [
  * a deny entry matching the address or User-Agent of the operator adding it. Such an entry is
  * added only when the request confirms it (docs/operations.md, "Allow and deny lists").
  */
-export function broadReach(entry: ListEntryBody, actor: Actor): string | undefined {
+export function broadReach(
+  entry: Pick<ListEntryBody, 'list' | 'kind' | 'value' | 'keyKind' | 'prefix' | 'mode'>,
+  actor: Actor,
+): string | undefined {
   if (entry.mode === 'shadow') return undefined;
   const denies = entry.list === 'deny';
   if (entry.kind === 'address') {

@@ -2,6 +2,7 @@ import { listEntryInputSchema } from '@sluice/nest/internals';
 import { z } from 'zod';
 import type {
   ChangeNoteRequest,
+  ListEntryModeChange,
   ListEntryQuery,
   ListEntryRequest,
 } from '../common/admin-api.types.js';
@@ -25,3 +26,11 @@ export const listEntryQuerySchema = z.strictObject({
 }) satisfies z.ZodType<ListEntryQuery>;
 
 export type ListEntryQueryInput = z.infer<typeof listEntryQuerySchema>;
+
+/** PATCH /lists/:id: the mode to switch to, and a note for the audit. */
+export const listModeSchema = z.strictObject({
+  mode: z.enum(['enforce', 'shadow'], { error: "must be 'enforce' or 'shadow'" }),
+  comment: freeText(500).nullish(),
+}) satisfies z.ZodType<ListEntryModeChange>;
+
+export type ListModeBody = z.infer<typeof listModeSchema>;

@@ -1,4 +1,14 @@
-import { Delete, Get, HttpCode, Inject, Param, Post, UseFilters, UseGuards } from '@nestjs/common';
+import {
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Patch,
+  Post,
+  UseFilters,
+  UseGuards,
+} from '@nestjs/common';
 import type { ListEntryList, ListEntryRemoval, ListEntryView } from '../common/admin-api.types.js';
 import type { Actor } from '../common/actor.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
@@ -10,9 +20,11 @@ import { ValidBody, ValidQuery } from '../common/request-schema.pipe.js';
 import {
   listEntryBodySchema,
   listEntryQuerySchema,
+  listModeSchema,
   listRemovalSchema,
   type ListEntryBody,
   type ListEntryQueryInput,
+  type ListModeBody,
   type ListRemovalBody,
 } from './list-body.schema.js';
 import { ListsService } from './lists.service.js';
@@ -38,6 +50,17 @@ export class ListsController {
     @CurrentActor() actor: Actor,
   ): Promise<ListEntryView> {
     return this.lists.add(body, actor, query.confirm === 'broad');
+  }
+
+  @Patch(':id')
+  @RequireRole('operator')
+  setMode(
+    @Param('id') id: string,
+    @ValidBody(listModeSchema) body: ListModeBody,
+    @ValidQuery(listEntryQuerySchema) query: ListEntryQueryInput,
+    @CurrentActor() actor: Actor,
+  ): Promise<ListEntryView> {
+    return this.lists.setMode(id, body, actor, query.confirm === 'broad');
   }
 
   @Delete(':id')

@@ -27,7 +27,7 @@ import { PolicyEntity } from '../database/policy.entity.js';
 import { listEntryOf } from '../database/snapshot.reader.js';
 import { PolicyCommits } from '../policies/policy-commits.service.js';
 import { broadReach } from './broad-entry.check.js';
-import type { ListEntryBody, ListRemovalBody } from './list-body.schema.js';
+import type { ListEntryBody, ListModeBody, ListRemovalBody } from './list-body.schema.js';
 
 const NO_HITS = { enforced: 0, shadow: 0 };
 
@@ -123,6 +123,43 @@ export class ListsService {
     return this.view(row, NO_HITS, now);
   }
 
+  /**
+   * Switches an entry between shadow and enforce in place: one versioned, audited change that
+   * keeps its id and so its counts. An entry that would enforce all traffic or its writer needs
+   * `confirmed`, as when it is added.
+   */
+  async setMode(
+    id: string,
+    body: ListModeBody,
+    actor: Actor,
+    confirmed = false,
+  ): Promise<ListEntryView> {
+    const now = epochMs(this.clock);
+    const current = await this.dataSource.manager.findOneBy(ListEntryEntity, { id: validId(id) });
+    if (current === null) throw new NotFoundException(`No list entry has the id ${id}`);
+    const totals = await this.hits.read().catch(() => new Map<string, ListHits>());
+    if (current.mode === body.mode) return this.view(current, totals.get(id) ?? NO_HITS, now);
+    assertReach({ ...listEntryOf(current), mode: body.mode }, actor, confirmed);
+    const row = await this.commits.commit(actor, { changed: null }, async (manager, version) => {
+      const locked = await manager.findOneBy(ListEntryEntity, { id: current.id });
+      if (locked === null) throw new NotFoundException(`No list entry has the id ${id}`);
+      const before = listEntryOf(locked);
+      locked.mode = body.mode;
+      await manager.update(ListEntryEntity, { id: locked.id }, { mode: body.mode });
+      await recordAudit(manager, {
+        actor,
+        action: 'list.mode',
+        target: `${locked.list}:${locked.value}`,
+        before,
+        after: listEntryOf(locked),
+        comment: body.comment ?? null,
+        version,
+      });
+      return locked;
+    });
+    return this.view(row, totals.get(id) ?? NO_HITS, now);
+  }
+
   async remove(id: string, body: ListRemovalBody, actor: Actor): Promise<ListEntryRemoval> {
     const removed = await this.commits.commit(
       actor,
@@ -184,4 +221,27 @@ function validId(id: string): string {
     throw new NotFoundException(`No list entry has the id ${id.slice(0, 64)}`);
   }
   return id;
+}
+
+/**
+ * An entry that would enforce all traffic or deny its writer is refused (400 naming `confirm`)
+ * unless confirmed, and only an admin may confirm it.
+ */
+function assertReach(
+  entry: Pick<ListEntryBody, 'list' | 'kind' | 'value' | 'keyKind' | 'prefix' | 'mode'>,
+  actor: Actor,
+  confirmed: boolean,
+): void {
+  const reach = broadReach(entry, actor);
+  if (reach === undefined) return;
+  if (!confirmed) {
+    throw new InvalidRequestException([
+      { field: 'confirm', message: `${reach}; an admin who means it sends confirm=broad` },
+    ]);
+  }
+  if (actor.role !== 'admin') {
+    throw new ForbiddenException(
+      `Only an admin may confirm an entry whose reach is this: ${reach}`,
+    );
+  }
 }

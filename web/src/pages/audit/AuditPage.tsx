@@ -30,6 +30,7 @@ const ACTIONS = [
   'quota.grant',
   'quota.debit',
   'list.add',
+  'list.mode',
   'list.replace',
   'list.remove',
   'policy-file.apply',

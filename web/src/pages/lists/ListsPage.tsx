@@ -1,5 +1,6 @@
 import { Callout, Flex, Heading, Table, Text } from '@radix-ui/themes';
 import { useState } from 'react';
+import { ApiError } from '../../api/client';
 import { ConfirmDialog } from '../../shared/ConfirmDialog';
 import { formatTime } from '../../shared/format';
 import { matchedText, matchText } from '../../shared/list-entry';
@@ -8,12 +9,16 @@ import { ListEntryBadges } from '../../shared/ListEntryBadges';
 import { QueryState } from '../../shared/QueryState';
 import { useCan } from '../../shared/session.hooks';
 import { ListEntryDialog } from './ListEntryDialog';
-import { useRemoveListEntry } from './lists.hooks';
+import { useRemoveListEntry, useSetListEntryMode } from './lists.hooks';
 
 export function ListsPage() {
   const canAct = useCan('operator');
   const lists = useLists();
   const remove = useRemoveListEntry();
+  const setMode = useSetListEntryMode();
+  const isAdmin = useCan('admin');
+  /** Entries whose reach the server asked about: an admin's next click on the same confirms it. */
+  const [asked, setAsked] = useState<ReadonlySet<string>>(new Set());
   const [notice, setNotice] = useState<string | null>(null);
   return (
     <Flex direction="column" gap="4">
@@ -60,26 +65,64 @@ export function ListsPage() {
                       </Table.RowHeaderCell>
                       {canAct && (
                         <Table.Cell>
-                          <ConfirmDialog
-                            label="Remove"
-                            ariaLabel={`Remove ${entry.value}`}
-                            title={`Remove ${entry.value} from the ${entry.list} list?`}
-                            description="Every instance stops applying it within a second."
-                            danger
-                            triggerVariant="soft"
-                            triggerSize="1"
-                            busy={remove.isPending}
-                            error={remove.error?.message ?? null}
-                            onConfirm={async (comment) => {
-                              try {
-                                await remove.mutateAsync({ id: entry.id, comment });
-                                setNotice(`${entry.value} is off the ${entry.list} list.`);
-                                return true;
-                              } catch {
-                                return false;
+                          <Flex gap="2" wrap="wrap">
+                            <ConfirmDialog
+                              label={entry.mode === 'shadow' ? 'Enforce' : 'Shadow'}
+                              ariaLabel={`${entry.mode === 'shadow' ? 'Enforce' : 'Shadow'} ${entry.value}`}
+                              title={
+                                entry.mode === 'shadow'
+                                  ? `Enforce ${entry.value} on the ${entry.list} list?`
+                                  : `Put ${entry.value} in shadow mode?`
                               }
-                            }}
-                          />
+                              description={
+                                entry.mode === 'shadow'
+                                  ? `From now on it ${entry.list === 'deny' ? 'refuses' : 'lets through'} the requests it matches, on every instance within a second; its counts stay.`
+                                  : 'It stops deciding requests and only counts what it would have done; its counts stay.'
+                              }
+                              triggerVariant="soft"
+                              triggerSize="1"
+                              busy={setMode.isPending}
+                              error={setMode.error?.message ?? null}
+                              onConfirm={async () => {
+                                const mode = entry.mode === 'shadow' ? 'enforce' : 'shadow';
+                                // The server says when the entry reaches all traffic or its
+                                // writer (shown in the dialog); an admin who clicks again means it.
+                                const confirm = isAdmin && asked.has(entry.id);
+                                try {
+                                  await setMode.mutateAsync({ id: entry.id, mode, confirm });
+                                  setNotice(
+                                    `${entry.value} is ${mode === 'enforce' ? 'enforced' : 'in shadow mode'}; every instance applies it within a second.`,
+                                  );
+                                  return true;
+                                } catch (error) {
+                                  if (error instanceof ApiError && 'confirm' in error.fieldErrors) {
+                                    setAsked((ids) => new Set(ids).add(entry.id));
+                                  }
+                                  return false;
+                                }
+                              }}
+                            />
+                            <ConfirmDialog
+                              label="Remove"
+                              ariaLabel={`Remove ${entry.value}`}
+                              title={`Remove ${entry.value} from the ${entry.list} list?`}
+                              description="Every instance stops applying it within a second."
+                              danger
+                              triggerVariant="soft"
+                              triggerSize="1"
+                              busy={remove.isPending}
+                              error={remove.error?.message ?? null}
+                              onConfirm={async (comment) => {
+                                try {
+                                  await remove.mutateAsync({ id: entry.id, comment });
+                                  setNotice(`${entry.value} is off the ${entry.list} list.`);
+                                  return true;
+                                } catch {
+                                  return false;
+                                }
+                              }}
+                            />
+                          </Flex>
                         </Table.Cell>
                       )}
                       <Table.Cell>

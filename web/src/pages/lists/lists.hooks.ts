@@ -12,6 +12,15 @@ export function useAddListEntry() {
   });
 }
 
+export function useSetListEntryMode() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { id: string; mode: 'enforce' | 'shadow'; confirm?: boolean }) =>
+      api.lists.setMode(input.id, { mode: input.mode }, input.confirm ?? false),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.lists }),
+  });
+}
+
 export function useRemoveListEntry() {
   const queryClient = useQueryClient();
   return useMutation({
