@@ -63,6 +63,26 @@ describe('allow and deny lists through the admin', () => {
     );
   }
 
+  /** An entry's matches as the panel reads them, once `kind` has reached `least`. */
+  async function countedAtLeast(
+    id: string,
+    kind: 'enforced' | 'shadow',
+    least: number,
+  ): Promise<{ enforced: number; shadow: number }> {
+    const entry = await waitFor(
+      `${least} ${kind} matches counted`,
+      async () => {
+        const list = await adminCall(demos[1]!.url, 'victor', 'GET', '/lists');
+        const found = (
+          list.body.entries as Array<{ id: string; hits: { enforced: number; shadow: number } }>
+        ).find((each) => each.id === id);
+        return found !== undefined && found.hits[kind] >= least ? found : undefined;
+      },
+      { timeoutMs: HITS_FLUSHED_MS, intervalMs: 100 },
+    );
+    return entry.hits;
+  }
+
   it('denies an API key on every instance within a second, counts it, audits it, and lifts it', async () => {
     expect(await quote(0, 'free-demo-1')).toBe(200);
     const added = await adminCall(demos[0]!.url, 'olga', 'POST', '/lists', {
@@ -85,18 +105,7 @@ describe('allow and deny lists through the admin', () => {
     expect([await quote(0, 'free-demo-1'), await quote(1, 'free-demo-1')]).toEqual([429, 429]);
     expect(await quote(1, 'free-demo-2')).toBe(200);
 
-    const counted = await waitFor(
-      'the two refusals counted',
-      async () => {
-        const list = await adminCall(demos[1]!.url, 'victor', 'GET', '/lists');
-        const entry = (list.body.entries as Array<{ id: string; hits: { enforced: number } }>).find(
-          (each) => each.id === id,
-        );
-        return entry !== undefined && entry.hits.enforced >= 2 ? entry : undefined;
-      },
-      { timeoutMs: HITS_FLUSHED_MS, intervalMs: 100 },
-    );
-    expect(counted.hits).toEqual({ enforced: 2, shadow: 0 });
+    expect(await countedAtLeast(id, 'enforced', 2)).toEqual({ enforced: 2, shadow: 0 });
 
     expect(
       (await adminCall(demos[1]!.url, 'victor', 'DELETE', `/lists/${id}`, { json: {} })).status,
@@ -140,17 +149,7 @@ describe('allow and deny lists through the admin', () => {
       (await adminCall(demos[0]!.url, 'olga', 'GET', '/enforcement')).body.version as number,
     );
     expect(await quote(0, 'free-demo-1')).toBe(200);
-    await waitFor(
-      'the shadow match counted',
-      async () => {
-        const list = await adminCall(demos[1]!.url, 'victor', 'GET', '/lists');
-        const entry = (list.body.entries as Array<{ id: string; hits: { shadow: number } }>).find(
-          (each) => each.id === id,
-        );
-        return entry !== undefined && entry.hits.shadow >= 1 ? entry : undefined;
-      },
-      { timeoutMs: HITS_FLUSHED_MS, intervalMs: 100 },
-    );
+    await countedAtLeast(id, 'shadow', 1);
     expect(
       (
         await adminCall(demos[0]!.url, 'victor', 'PATCH', `/lists/${id}`, {
