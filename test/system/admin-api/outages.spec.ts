@@ -6,7 +6,7 @@ import { createApp, startApp, uniquePrefix, type RunningApp } from '../../suppor
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { createTestDatabase, postgresUrl, type TestDatabase } from '../../support/test-database.js';
 import { adminClient, eventually } from './admin.client.js';
-import { adminApp } from './app.module.js';
+import { adminApp, TOKENS } from './app.module.js';
 
 const quota = { algorithm: 'fixed-window', limit: 1, periodMs: 60_000, key: 'ip' };
 /** The PostgreSQL the run's databases live on (TEST_DATABASE_URL, or the machine's). */
@@ -71,6 +71,33 @@ describe('the admin when Redis or PostgreSQL fail', () => {
 
     await redisProxy.mode('pass');
     await eventually(async () => (await storedVersion()) === String(written.body.version), 8_000);
+  });
+
+  it('lets an admin sign in again and again while Redis is away (attempts given back locally)', async () => {
+    const redisUrl = inject('redisUrl');
+    const { hostname, port } = new URL(redisUrl);
+    const redisProxy = await proxy({ host: hostname, port: Number(port) });
+    const app = await running(
+      'express',
+      adminApp({
+        redisUrl: redisProxy.url(redisUrl),
+        prefix: uniquePrefix('admin-outage'),
+        databaseUrl: (await database()).url,
+      }),
+    );
+    await redisProxy.mode('drop');
+    // More sign-ins than the 20 attempts a minute one address may make: each one proved right.
+    const statuses: number[] = [];
+    for (let i = 0; i < 25; i++) {
+      const signedIn = await fetch(`${app.url}/sluice/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'alice', password: TOKENS.admin }),
+      });
+      statuses.push(signedIn.status);
+    }
+    expect(statuses.filter((status) => status !== 201 && status !== 200)).toEqual([]);
+    await redisProxy.mode('pass');
   });
 
   it("answers the charts, identifier and instance lists while Redis is slow, past the decisions' 100 ms", async () => {

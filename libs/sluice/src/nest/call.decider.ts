@@ -72,7 +72,18 @@ export class CallDecider implements RequestDecider {
     terms: RequestTerms,
     policies: readonly Policy[],
   ): Promise<void> {
-    return this.operations.leases.refund(target, terms, policies);
+    try {
+      await this.operations.leases.refund(target, terms, policies);
+    } catch (error) {
+      // While the store fails, what a local decision charged is given back where it was charged.
+      const options = { ...terms, keyKind: target.keyKind };
+      if (
+        isInputError(error) ||
+        !(await this.outage.refund(policies, target.identifier, options))
+      ) {
+        throw error;
+      }
+    }
   }
 
   async release(target: CallTarget, terms: RequestTerms, lease: string): Promise<void> {

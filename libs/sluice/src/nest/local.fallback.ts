@@ -35,15 +35,23 @@ export class LocalFallback {
     identifier: string,
     options: ConsumeOptions,
   ): Promise<Decision> {
+    return this.engine.consume(this.shares(policies), identifier, options);
+  }
+
+  /** Gives back what consume charged here: a request that turned out not to count. */
+  refund(policies: readonly Policy[], identifier: string, options: ConsumeOptions): Promise<void> {
+    return this.engine.refund(this.shares(policies), identifier, options);
+  }
+
+  private shares(policies: readonly Policy[]): Policy[] {
     const instances = this.bus.liveInstances;
-    const shares = policies.map((policy) => {
+    return policies.map((policy) => {
       const known = this.splits.get(policy);
       if (known?.instances === instances) return known.local;
       const local = split(policy, instances);
       this.splits.set(policy, { instances, local });
       return local;
     });
-    return this.engine.consume(shares, identifier, options);
   }
 }
 

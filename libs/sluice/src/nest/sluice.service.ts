@@ -134,7 +134,8 @@ export class SluiceService {
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<void> {
-    return this.engine.refund(policies, identifier, options);
+    const target = this.engine.target(policies, identifier, options);
+    return this.decider.refund(target, options, target.policies);
   }
 
   /**

@@ -48,4 +48,19 @@ export class StoreOutageDecider {
       decisions.every((decision) => decision.allowed),
     );
   }
+
+  /**
+   * Gives back, in this process, what `policies` with onStoreError 'local' charged here while the
+   * store failed; false when none of them decides locally, so the store's failure stands.
+   */
+  async refund(
+    policies: readonly Policy[],
+    identifier: string,
+    options: ConsumeOptions,
+  ): Promise<boolean> {
+    const local = policies.filter((policy) => policy.onStoreError === 'local');
+    if (local.length === 0) return false;
+    await this.local.refund(local, identifier, options);
+    return true;
+  }
 }
