@@ -140,6 +140,9 @@ const step = fc.record({
   identifier: fc.constantFrom(...IDENTIFIERS),
   /** grant: the credits (0 reads); settle: the units; release: which consume's lease it ends. */
   amount: fc.integer({ min: -5, max: 5 }),
+  /** grant: made once under this mark, or that mark's grant taken back (`undo`). */
+  mark: fc.constantFrom(undefined, 'm1', 'm2'),
+  undo: fc.boolean(),
   /** Fraction of the first policy's period to let pass before this step. */
   gap: fc.oneof(
     fc.constant(0),
@@ -288,6 +291,8 @@ async function conforms(
   const firstPeriod = (policies[0] as Policy).periodMs * 1000;
   const calendar = (policies[0] as Policy).calendar;
   const leases: string[] = [];
+  // Grants' marks live beside the policies' state: the twin keeps them across steps.
+  const marks = new Map<string, unknown>();
   for (const [index, request] of steps.entries()) {
     now += Math.floor(request.gap * firstPeriod);
     if (calendar !== null && request.boundary !== null) {
@@ -310,6 +315,10 @@ async function conforms(
     };
     if (op === 'consume' || op === 'peek') leases.push((call.lease = `l${index}`));
     if (op === 'release') call.lease = leases[Math.abs(request.amount) % (leases.length || 1)];
+    if (op === 'grant' && request.mark !== undefined) {
+      call.once = request.mark;
+      call.undo = request.undo;
+    }
     const args = [call.op, String(now), callArgument(call), ...call.specs.map(encodeSpec)];
     const [before, reply, after] = (await client.eval(script, 1, call.key, ...args)) as [
       Snapshot,
@@ -320,11 +329,13 @@ async function conforms(
     const ttls = new Map<string, number>();
     const twin = runOperation(
       {
-        get: <T>(key: string) => states.get(key) as T | undefined,
+        get: <T>(key: string) =>
+          (key.includes(':g:') ? marks.get(key) : states.get(key)) as T | undefined,
         set: (key, value, ttl) => {
-          if (ttl <= 0) states.delete(key);
+          if (key.includes(':g:')) marks.set(key, value);
+          else if (ttl <= 0) states.delete(key);
           else states.set(key, value);
-          ttls.set(key, ttl);
+          if (!key.includes(':g:')) ttls.set(key, ttl);
         },
         delete: (key) => states.delete(key),
       },

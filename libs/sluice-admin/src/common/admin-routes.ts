@@ -18,6 +18,7 @@ import type {
   IdentifiersQuery,
   InspectResult,
   InstanceList,
+  QuotaGrantAnswer,
   QuotaGrantRequest,
   QuotaQuery,
   QuotaState,
@@ -133,7 +134,7 @@ export interface AdminRoutes {
   /** An identifier's quota in the current period: used, remaining, credits, when it resets. */
   'GET /quotas/:policy/:identifier': { query: QuotaQuery; response: QuotaState };
   /** Credits (or debits) an identifier's quota for the current period, audited with its note. */
-  'POST /quotas/:policy/:identifier/grant': { body: QuotaGrantRequest; response: QuotaState };
+  'POST /quotas/:policy/:identifier/grant': { body: QuotaGrantRequest; response: QuotaGrantAnswer };
   /** The penalty history, newest first. */
   'GET /penalties': { query: PenaltyQuery; response: PenaltyPage };
   /** The audit of every write, newest first. */

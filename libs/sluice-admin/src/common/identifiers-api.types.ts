@@ -47,6 +47,17 @@ export interface QuotaGrantRequest {
   note?: string | null;
   /** Grant as this tier reads the quota (see QuotaQuery). */
   tier?: string;
+  /**
+   * A key the caller chooses for this grant (a UUID; 8 to 100 letters, digits, `.`, `_`, `:` or
+   * `-`): sent again with a retry after an answer that never came, the grant is made once.
+   */
+  key?: string;
+}
+
+/** What a grant answers: the quota after it. */
+export interface QuotaGrantAnswer extends QuotaState {
+  /** True when a grant with this key was already made: this one granted nothing more. */
+  replayed: boolean;
 }
 
 /** One identifier under one policy: its traffic over the last day, and its state now. */

@@ -5,6 +5,7 @@ import { CandidateSample1795500000000 } from './migrations/1795500000000-candida
 import { PenaltyIdentifierKey1795900000000 } from './migrations/1795900000000-penalty-identifier-key.migration.js';
 import { ListEntries1796000000000 } from './migrations/1796000000000-list-entries.migration.js';
 import { PolicyFiles1796100000000 } from './migrations/1796100000000-policy-files.migration.js';
+import { GrantKeys1796200000000 } from './migrations/1796200000000-grant-keys.migration.js';
 import { AppliedPolicyFileEntity } from './applied-policy-file.entity.js';
 import { ListEntryEntity } from './list-entry.entity.js';
 import { PenaltyEntity } from './penalty.entity.js';
@@ -34,4 +35,5 @@ export const ADMIN_MIGRATIONS = [
   PenaltyIdentifierKey1795900000000,
   ListEntries1796000000000,
   PolicyFiles1796100000000,
+  GrantKeys1796200000000,
 ];

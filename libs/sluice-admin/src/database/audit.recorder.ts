@@ -13,9 +13,12 @@ export interface AuditRecord {
   version: number;
 }
 
-/** Appends an audit entry inside the caller's transaction, so it commits or rolls back with the change. */
-export async function recordAudit(manager: EntityManager, record: AuditRecord): Promise<void> {
-  await manager.insert(AdminAuditEntity, {
+/**
+ * Appends an audit entry inside the caller's transaction, so it commits or rolls back with the
+ * change; answers the entry's id.
+ */
+export async function recordAudit(manager: EntityManager, record: AuditRecord): Promise<string> {
+  const inserted = await manager.insert(AdminAuditEntity, {
     actor: record.actor.name,
     ip: record.actor.ip,
     userAgent: record.actor.userAgent,
@@ -26,4 +29,5 @@ export async function recordAudit(manager: EntityManager, record: AuditRecord): 
     comment: record.comment,
     version: record.version,
   });
+  return String((inserted.identifiers[0] as { id: string | number }).id);
 }

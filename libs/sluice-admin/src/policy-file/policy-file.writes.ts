@@ -70,7 +70,7 @@ export async function applyWrite(
         createdAt: new Date(now),
       });
       await manager.insert(ListEntryEntity, row);
-      return recordAudit(manager, {
+      await recordAudit(manager, {
         actor,
         action: 'list.add',
         target: `${row.list}:${row.value}`,
@@ -79,11 +79,12 @@ export async function applyWrite(
         comment: comment ?? row.reason,
         version,
       });
+      return;
     }
     case 'list.replace': {
       await manager.update(ListEntryEntity, { id: write.id }, listColumns(write.entry));
       const row = await manager.findOneByOrFail(ListEntryEntity, { id: write.id });
-      return recordAudit(manager, {
+      await recordAudit(manager, {
         actor,
         action: 'list.replace',
         target: `${row.list}:${row.value}`,
@@ -92,10 +93,11 @@ export async function applyWrite(
         comment,
         version,
       });
+      return;
     }
     case 'list.remove':
       await manager.delete(ListEntryEntity, { id: write.id });
-      return recordAudit(manager, {
+      await recordAudit(manager, {
         actor,
         action: 'list.remove',
         target: `${write.before.list}:${write.before.value}`,
@@ -104,6 +106,7 @@ export async function applyWrite(
         comment,
         version,
       });
+      return;
     case 'candidate.propose': {
       const candidate = manager.create(PolicyCandidateEntity, {
         policyName: write.name,
@@ -116,7 +119,7 @@ export async function applyWrite(
         samplePercent: write.candidate.samplePercent,
       });
       await manager.save(candidate);
-      return recordAudit(manager, {
+      await recordAudit(manager, {
         actor,
         action: 'candidate.propose',
         target: write.name,
@@ -125,10 +128,11 @@ export async function applyWrite(
         comment,
         version,
       });
+      return;
     }
     case 'candidate.discard':
       await manager.delete(PolicyCandidateEntity, { policyName: write.name });
-      return recordAudit(manager, {
+      await recordAudit(manager, {
         actor,
         action: 'candidate.discard',
         target: write.name,
@@ -137,6 +141,7 @@ export async function applyWrite(
         comment,
         version,
       });
+      return;
   }
 }
 

@@ -12,7 +12,10 @@ export const quotaQuerySchema = z.strictObject({
 
 const AMOUNT_RULE = `must be a non-zero integer from -${MAX_GRANT} to ${MAX_GRANT} (negative debits)`;
 
-/** POST /quotas/:policy/:identifier/grant: `{ amount, note?, tier? }`. */
+const GRANT_KEY = /^[A-Za-z0-9._:-]{8,100}$/;
+const KEY_RULE = "must be 8 to 100 letters, digits, '.', '_', ':' or '-' (a UUID fits)";
+
+/** POST /quotas/:policy/:identifier/grant: `{ amount, note?, tier?, key? }`. */
 export const quotaGrantSchema = z.strictObject(
   {
     amount: z
@@ -23,6 +26,7 @@ export const quotaGrantSchema = z.strictObject(
       .refine((amount) => amount !== 0, { error: AMOUNT_RULE }),
     note: freeText(500).nullish(),
     tier: tier.optional(),
+    key: z.string({ error: KEY_RULE }).regex(GRANT_KEY, { error: KEY_RULE }).optional(),
   },
-  { error: 'must be a JSON object: { amount, note?, tier? }' },
+  { error: 'must be a JSON object: { amount, note?, tier?, key? }' },
 ) satisfies z.ZodType<QuotaGrantRequest>;

@@ -1,5 +1,5 @@
 import { Get, HttpCode, Inject, Param, Post, UseFilters, UseGuards } from '@nestjs/common';
-import type { QuotaGrantRequest, QuotaState } from '../common/admin-api.types.js';
+import type { QuotaGrantAnswer, QuotaGrantRequest, QuotaState } from '../common/admin-api.types.js';
 import type { Actor } from '../common/actor.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { CurrentActor } from '../auth/current-actor.decorator.js';
@@ -34,7 +34,7 @@ export class QuotasController {
     @Param('identifier') identifier: string,
     @ValidBody(quotaGrantSchema) body: QuotaGrantRequest,
     @CurrentActor() actor: Actor,
-  ): Promise<QuotaState> {
+  ): Promise<QuotaGrantAnswer> {
     return this.quotas.grant(policy, identifier, body, actor);
   }
 }

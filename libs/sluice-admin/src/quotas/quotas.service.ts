@@ -17,8 +17,14 @@ import {
   type Identifier,
   type Quota,
 } from '@sluice/nest/internals';
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import type { QuotaGrantRequest, QuotaQuery, QuotaState } from '../common/admin-api.types.js';
+import type {
+  QuotaGrantAnswer,
+  QuotaGrantRequest,
+  QuotaQuery,
+  QuotaState,
+} from '../common/admin-api.types.js';
 import type { Actor } from '../common/actor.js';
 import { InvalidRequestException } from '../common/invalid-request.exception.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
@@ -27,6 +33,7 @@ import { readSetting } from '../database/snapshot.reader.js';
 import { recordAudit } from '../database/audit.recorder.js';
 import { inTransaction } from '../database/transaction.js';
 import { identifier as identifierSchema } from '../penalties/penalty-requests.schema.js';
+import { committedWith, grantMadeWith, keepGrantKey } from './grant.keys.js';
 
 /**
  * An identifier's quota under a fixed-window policy: read, credited, debited (docs/guide.md,
@@ -35,6 +42,8 @@ import { identifier as identifierSchema } from '../penalties/penalty-requests.sc
 @Injectable()
 export class QuotasService implements GrantAudit, OnModuleInit {
   private readonly logger = new Logger('SluiceAdmin');
+  /** The answers of grants retried with a key already used, which granted nothing more. */
+  private readonly replays = new WeakSet<Quota>();
 
   constructor(
     @Inject(SluiceEngine) private readonly engine: SluiceEngine,
@@ -62,7 +71,7 @@ export class QuotasService implements GrantAudit, OnModuleInit {
     identifier: string,
     request: QuotaGrantRequest,
     actor: Actor,
-  ): Promise<QuotaState> {
+  ): Promise<QuotaGrantAnswer> {
     this.assertQuota(policy);
     checkedIdentifier(identifier);
     const options = {
@@ -70,14 +79,17 @@ export class QuotasService implements GrantAudit, OnModuleInit {
       note: request.note ?? null,
       context: actor,
       ...(request.tier === undefined ? {} : { tier: request.tier }),
+      ...(request.key === undefined ? {} : { key: request.key }),
     };
-    return this.sluice.grant(policy, identifier, request.amount, options);
+    const quota = await this.sluice.grant(policy, identifier, request.amount, options);
+    return { ...quota, replayed: this.replays.has(quota) };
   }
 
   /**
-   * Records a grant around `apply`, all or nothing: the policy database is reached first, the
-   * credits go to Redis, and the audit entry (with the total Redis answered for this grant) is
-   * written and committed after; an entry that cannot be committed has the credits taken back
+   * Records a grant around `apply`, all or nothing: the policy database is reached first and the
+   * grant's key held (a grant already made with it is answered, not made again), the credits go
+   * to Redis, and the audit entry (with the total Redis answered for this grant) is written and
+   * committed with the key after; an entry that did not commit has the credits taken back
    * (`revert`), and the answer is a 503 saying nothing was granted.
    */
   async record(grant: GrantRecord, apply: () => Promise<Quota>): Promise<Quota> {
@@ -85,6 +97,7 @@ export class QuotasService implements GrantAudit, OnModuleInit {
     const actor = isActor(grant.context)
       ? grant.context
       : { name: grant.actor, role: 'admin' as const, ip: null, userAgent: null };
+    const key = grant.key ?? randomUUID();
     let before: Quota;
     try {
       before = await grant.current();
@@ -96,13 +109,21 @@ export class QuotasService implements GrantAudit, OnModuleInit {
     try {
       return await inTransaction(this.dataSource, async (manager) => {
         const { version } = await readSetting(manager);
+        if (await grantMadeWith(manager, key, grant)) return this.replay(grant);
         try {
           applied = await apply();
         } catch (error) {
           if (error instanceof RangeError) throw error;
-          throw new RedisUnavailableException('nothing was granted', error);
+          // No answer is not no grant: it may land later. Taking it back settles it either way.
+          const undone = await this.takeBack(grant, error);
+          throw new RedisUnavailableException(
+            undone
+              ? 'nothing was granted'
+              : 'whether the grant was made could not be confirmed; this is logged',
+            error,
+          );
         }
-        await recordAudit(manager, {
+        const auditId = await recordAudit(manager, {
           actor,
           action: grant.amount > 0 ? 'quota.grant' : 'quota.debit',
           target: `${grant.policy}/${display}`,
@@ -120,28 +141,58 @@ export class QuotasService implements GrantAudit, OnModuleInit {
           comment: grant.note,
           version,
         });
+        await keepGrantKey(manager, key, grant, auditId);
         return applied;
       });
     } catch (error) {
       if (applied === undefined) throw error;
-      await this.takeBack(grant, error);
+      // A commit whose answer was lost may have happened: its key says so.
+      if ((await committedWith(this.dataSource, key)) === true) return applied;
+      const undone = await this.takeBack(grant, error);
       throw new ServiceUnavailableException({
         statusCode: 503,
         error: 'Service Unavailable',
-        message: `The grant could not be audited, so it was taken back and nothing was granted: ${(error as Error).message}`,
+        message: undone
+          ? `The grant could not be audited, so it was taken back and nothing was granted: ${(error as Error).message}`
+          : `The grant could not be audited, and taking it back could not be confirmed; this is logged: ${(error as Error).message}`,
       });
     }
   }
 
-  /** Takes back credits applied whose audit entry did not commit; says so when it cannot. */
-  private async takeBack(grant: GrantRecord, cause: unknown): Promise<void> {
+  /** The quota now, for a grant retried with the key of one already made. */
+  private async replay(grant: GrantRecord): Promise<Quota> {
+    let quota: Quota;
     try {
-      await grant.revert?.();
+      quota = await grant.current();
     } catch (error) {
-      this.logger.error(
-        `A grant of ${grant.amount} to ${grant.policy}/${grant.identifier} by ${grant.actor} is in Redis without its audit entry (${(cause as Error).message}), and taking it back failed: ${(error as Error).message}`,
+      throw new RedisUnavailableException(
+        'the grant was made before, and the quota cannot be read now',
+        error,
       );
     }
+    this.replays.add(quota);
+    return quota;
+  }
+
+  /**
+   * Takes back credits that may be in Redis without their audit entry, trying a few times over
+   * about 3 s (Redis pauses are short); logs it and answers false when it cannot.
+   */
+  private async takeBack(grant: GrantRecord, cause: unknown): Promise<boolean> {
+    let failure: unknown;
+    for (const waitMs of TAKE_BACK_WAITS_MS) {
+      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+      try {
+        await grant.revert?.();
+        return true;
+      } catch (error) {
+        failure = error;
+      }
+    }
+    this.logger.error(
+      `A grant of ${grant.amount} to ${grant.policy}/${grant.identifier} by ${grant.actor} may be in Redis without its audit entry (${(cause as Error).message}), and taking it back failed: ${(failure as Error).message}`,
+    );
+    return false;
   }
 
   /** 404 for a policy not in force here, 400 for one that keeps no quota. */
@@ -164,6 +215,9 @@ export class QuotasService implements GrantAudit, OnModuleInit {
     }
   }
 }
+
+/** The waits before each try at taking a grant back. */
+const TAKE_BACK_WAITS_MS = [0, 250, 1000, 2000];
 
 /** The same rule as every other route's identifier (penalty-requests.schema.ts), then the engine's. */
 function checkedIdentifier(identifier: string): Identifier {

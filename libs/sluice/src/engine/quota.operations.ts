@@ -6,7 +6,10 @@ import type { SluiceStore } from '../store/store.types.js';
 import type { CallTarget } from './call.target.js';
 import type { PolicyPricing, PriceTerms } from './policy.pricing.js';
 import type { Quota } from './engine.types.js';
-import { runOn } from './store.calls.js';
+import { runOn, type CallExtras } from './store.calls.js';
+
+/** A grant's mark: letters and digits. */
+const MARK = /^[A-Za-z0-9]{1,64}$/;
 
 /** The most credits one grant may add or take away, and the most units one settlement moves. */
 export const MAX_GRANT = 1_000_000_000;
@@ -24,9 +27,19 @@ export class QuotaOperations {
   ) {}
 
   /** Adds credits for the period now running (negative: debits); what the quota holds after. */
-  async grant(target: CallTarget, amount: number, terms: PriceTerms): Promise<Quota> {
+  async grant(
+    target: CallTarget,
+    amount: number,
+    terms: PriceTerms,
+    marked: Pick<CallExtras, 'once' | 'undo'> = {},
+  ): Promise<Quota> {
     assertUnits('amount', amount);
-    return this.call('grant', target, quotaPolicy(target), amount, terms);
+    if (marked.once !== undefined && !MARK.test(marked.once)) {
+      throw new RangeError(
+        `once: must be 1 to 64 letters or digits, got ${JSON.stringify(marked.once)}`,
+      );
+    }
+    return this.call('grant', target, quotaPolicy(target), amount, terms, marked);
   }
 
   /** What the quota holds in the period now running: used, remaining, credits. */
@@ -54,10 +67,11 @@ export class QuotaOperations {
     policy: Policy,
     amount: number,
     terms: PriceTerms,
+    marked: Pick<CallExtras, 'once' | 'undo'> = {},
   ): Promise<Quota> {
     const override = this.pricing.override(policy, target);
     const spec = this.pricing.spec(policy, override, { ...terms, cost: undefined });
-    const [outcome] = await runOn(this.store, op, target, [spec], { amount });
+    const [outcome] = await runOn(this.store, op, target, [spec], { amount, ...marked });
     const { remaining = 0, reset = 0, quota } = outcome ?? {};
     return {
       policy: policy.name,

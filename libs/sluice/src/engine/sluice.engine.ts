@@ -123,9 +123,27 @@ export class SluiceEngine {
     policy: string,
     identifier: string,
     amount: number,
+    options: QuotaOptions & { once?: string } = {},
+  ): Promise<Quota> {
+    const { once, ...quota } = options;
+    const marked = once === undefined ? {} : { once };
+    return this.ops.quotas.grant(this.target(policy, identifier, quota), amount, quota, marked);
+  }
+
+  /**
+   * Takes back the grant of `amount` made with `once`, or keeps it from being made if it
+   * arrives later: what the admin does when a grant's audit entry did not commit, or its answer
+   * never came. Exact whether or not the grant was made.
+   */
+  async undoGrant(
+    policy: string,
+    identifier: string,
+    amount: number,
+    once: string,
     options: QuotaOptions = {},
   ): Promise<Quota> {
-    return this.ops.quotas.grant(this.target(policy, identifier, options), amount, options);
+    const target = this.target(policy, identifier, options);
+    return this.ops.quotas.grant(target, amount, options, { once, undo: true });
   }
 
   /** What an identifier's quota holds in the period now running: used, remaining, credits. */

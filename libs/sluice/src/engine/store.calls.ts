@@ -12,6 +12,8 @@ export interface CallExtras {
   durationMs?: number;
   amount?: number;
   lease?: string;
+  once?: string;
+  undo?: boolean;
 }
 
 /** One store call on a target's key; its outcomes, one per spec. */
@@ -26,5 +28,7 @@ export async function runOn(
   if (extras.durationMs !== undefined) call.durationMs = extras.durationMs;
   if (extras.amount !== undefined) call.amount = extras.amount;
   if (extras.lease !== undefined) call.lease = extras.lease;
+  if (extras.once !== undefined) call.once = extras.once;
+  if (extras.undo !== undefined) call.undo = extras.undo;
   return (await store.run(call)).outcomes;
 }

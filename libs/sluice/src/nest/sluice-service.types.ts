@@ -36,9 +36,14 @@ export interface GrantRecord {
   note: string | null;
   /** What the caller gave the audit beyond the name (the admin: its request's actor). */
   context?: object;
+  /** The caller's key of this grant: the audit grants a retried request once (`GrantOptions.key`). */
+  key?: string;
   /** Reads the quota as it is before the grant: the audit entry is written from it. */
   current: () => Promise<Quota>;
-  /** Takes the grant back (the opposite amount): for an audit that could not record it. */
+  /**
+   * Takes the grant back, exactly whether or not `apply` reached the store (and keeps it from
+   * being made if it arrives later): for an audit that could not record it.
+   */
   revert?: () => Promise<Quota>;
 }
 
@@ -62,4 +67,9 @@ export interface GrantOptions extends QuotaOptions {
   note?: string | null;
   /** Handed to the audit as it is: the admin passes who made the request, address included. */
   context?: object;
+  /**
+   * A key the caller chooses for this grant (a UUID): with the admin's audit, a grant retried
+   * with the same key (after an answer that never came) is made once. Without an audit, unused.
+   */
+  key?: string;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Clock } from '../clock/clock.js';
 import type { Decision } from '../engine/decision.js';
@@ -162,15 +163,18 @@ export class SluiceService {
     amount: number,
     options: GrantOptions = {},
   ): Promise<Quota> {
-    const { actor = 'app', note = null, context, ...quota } = options;
+    const { actor = 'app', note = null, context, key, ...quota } = options;
     const resolved = await this.quotaOptions(policy, identifier, quota);
-    const apply = () => this.engine.grant(policy, identifier, amount, resolved);
     const audit = this.grantAudit;
-    if (audit === undefined) return apply();
+    if (audit === undefined) return this.engine.grant(policy, identifier, amount, resolved);
+    // Made under a mark of its own, the grant is taken back exactly, even if it lands after.
+    const once = randomUUID().replaceAll('-', '');
+    const apply = () => this.engine.grant(policy, identifier, amount, { ...resolved, once });
     const current = () => this.engine.quota(policy, identifier, resolved);
-    const revert = () => this.engine.grant(policy, identifier, -amount, resolved);
+    const revert = () => this.engine.undoGrant(policy, identifier, amount, once, resolved);
     const record: GrantRecord = { policy, identifier, amount, actor, note, current, revert };
     if (context !== undefined) record.context = context;
+    if (key !== undefined) record.key = key;
     return audit.record(record, apply);
   }
 

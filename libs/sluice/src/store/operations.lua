@@ -1,8 +1,8 @@
 -- A store call runs operate(): KEYS[1] is `<prefix>:{<keyKind>:<identifier>}` and every
 -- key touched is derived from it, so one call stays in one Redis Cluster slot.
 -- ARGV: operation, now in µs ('' = Redis TIME), the operation's argument (block: its duration in
--- ms; consume and release: the lease of a concurrency policy; grant: the credits; settle: the
--- units), then one spec
+-- ms; consume and release: the lease of a concurrency policy; grant: the credits, made once as
+-- "<a>@<mark>" and taken back as "<a>!<mark>" (quota.ops.lua); settle: the units), then one spec
 -- per policy:
 -- "name algorithm limit periodMs burst segments maxDelayMs mode cost
 --  [afterViolations blockMs escalation maxBlockMs forgetAfterMs]" ('-' = not set). A calendar

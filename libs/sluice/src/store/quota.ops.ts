@@ -10,7 +10,8 @@ import type { StoreResult } from './store.types.js';
  */
 export function quotaOp(state: CallState): StoreResult {
   const { access, call, now, entries, stateKey } = state;
-  const amount = call.amount ?? 0;
+  const amount =
+    call.op === 'grant' && call.once !== undefined ? markedAmount(state) : (call.amount ?? 0);
   const outcomes = entries.map((entry) => {
     const { grant, settle, usage } = entry.twin;
     if (grant === undefined || settle === undefined || usage === undefined) {
@@ -30,6 +31,27 @@ export function quotaOp(state: CallState): StoreResult {
     return result;
   });
   return { admitted: true, outcomes };
+}
+
+/** How long a grant's mark is kept: a day, in µs. */
+const MARK_TTL_US = 86_400_000_000;
+
+/**
+ * A marked grant is made once: the mark is kept, and a call that finds it changes nothing. Its
+ * undo takes back the amount when the mark says it was made, and leaves the mark taken either
+ * way, so a grant arriving after its undo changes nothing.
+ */
+function markedAmount({ access, call }: CallState): number {
+  const key = `${call.key}:g:${call.once ?? ''}`;
+  const seen = access.get<string>(key);
+  const amount = call.amount ?? 0;
+  if (call.undo === true) {
+    access.set(key, '0', MARK_TTL_US);
+    return seen === '1' ? -amount : 0;
+  }
+  if (seen !== undefined) return 0;
+  access.set(key, '1', MARK_TTL_US);
+  return amount;
 }
 
 /** Ends a lease's slots; a policy without leases has nothing to give back. */

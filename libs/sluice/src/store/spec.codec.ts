@@ -24,6 +24,9 @@ const MODE_CODES: Record<PolicySpec['mode'], string> = {
  */
 export function callArgument(call: StoreCall): string {
   if (call.op === 'block') return String(call.durationMs ?? 0);
+  if (call.op === 'grant' && call.once !== undefined) {
+    return `${call.amount ?? 0}${call.undo === true ? '!' : '@'}${call.once}`;
+  }
   if (call.op === 'grant' || call.op === 'settle') return String(call.amount ?? 0);
   return call.lease ?? '';
 }

@@ -73,6 +73,14 @@ export interface StoreCall {
   lease?: string;
   /** grant: credits to add (negative: to take away), 0 reads the quota; settle: units to charge. */
   amount?: number;
+  /**
+   * grant: a mark (letters and digits, at most 64) the grant is made under at most once; a call
+   * with a mark already used changes nothing. With `undo`, takes back the grant made under the
+   * mark, or keeps it from being made if it arrives later (docs/algorithms.md, "Credits").
+   */
+  once?: string;
+  /** grant with `once`: take the marked grant of `amount` back instead. */
+  undo?: boolean;
 }
 
 /** A store's reasons: the decision's, less those settled outside the store. */

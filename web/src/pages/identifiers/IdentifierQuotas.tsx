@@ -1,6 +1,6 @@
 import type { QuotaState } from '@sluice/admin/api';
 import { Badge, Button, Dialog, Flex, Heading, Table, Text, TextField } from '@radix-ui/themes';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { ApiError } from '../../api/client';
 import { ErrorCallout } from '../../shared/ErrorCallout';
 import { Field } from '../../shared/Field';
@@ -100,14 +100,20 @@ function GrantDialog({
   const [open, setOpen] = useState(false);
   const [amount, setAmount] = useState('');
   const [note, setNote] = useState('');
+  // One key per grant as typed: sending it again after a lost answer cannot grant twice.
+  const key = useRef<{ amount: string; note: string; key: string } | null>(null);
   const errors = grant.error instanceof ApiError ? grant.error.fieldErrors : {};
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const units = Number(amount.trim());
+    if (key.current?.amount !== amount || key.current.note !== note) {
+      key.current = { amount, note, key: crypto.randomUUID() };
+    }
     grant.mutate(
       {
         policy,
         identifier,
+        key: key.current.key,
         // Sent as typed when it is not a number, so the server names the field.
         amount:
           amount.trim() !== '' && Number.isFinite(units) ? units : (amount as unknown as number),
@@ -118,8 +124,10 @@ function GrantDialog({
           setOpen(false);
           setAmount('');
           setNote('');
+          key.current = null;
+          const now = `${identifier} has ${quota.remaining} left under ${policy} (credits ${quota.granted}).`;
           onDone(
-            `${identifier} has ${quota.remaining} left under ${policy} (credits ${quota.granted}).`,
+            quota.replayed ? `This grant was already made; nothing more was granted. ${now}` : now,
           );
         },
       },

@@ -145,10 +145,16 @@ describe('the Identifiers screen', () => {
         body: { ...decision('api-export', true), algorithm: 'concurrency', limit: 3, remaining: 1 },
       },
       'GET /quotas/api-daily/harry': { body: quota },
-      'POST /quotas/api-daily/harry/grant': {
-        body: { ...quota, granted: 500, remaining: 502 },
-      },
+      // The first answer is lost on the way (a proxy's 502); the retry finds the grant made.
+      'POST /quotas/api-daily/harry/grant': () =>
+        (grants += 1) === 1
+          ? {
+              status: 502,
+              body: { statusCode: 502, error: 'Bad Gateway', message: 'upstream reset' },
+            }
+          : { body: { ...quota, granted: 500, remaining: 502, replayed: true } },
     });
+    let grants = 0;
     const user = userEvent.setup();
     renderScreen(<IdentifiersPage />, { role: 'operator', path: '/identifiers?q=harry' });
 
@@ -165,13 +171,22 @@ describe('the Identifiers screen', () => {
     await user.type(await screen.findByLabelText('Amount'), '500');
     await user.type(screen.getByLabelText('Note'), 'goodwill after the outage');
     await user.click(screen.getByRole('button', { name: 'Grant' }));
+    expect(await screen.findByText('upstream reset')).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Grant' }));
     await waitFor(() =>
       expect(screen.getByRole('status').textContent).toBe(
-        'harry has 502 left under api-daily (credits 500).',
+        'This grant was already made; nothing more was granted. harry has 502 left under api-daily (credits 500).',
       ),
     );
-    const sent = requests.find((request) => request.method === 'POST')?.body;
-    expect(sent).toEqual({ amount: 500, note: 'goodwill after the outage' });
+    const sent = requests.filter((request) => request.method === 'POST').map((r) => r.body);
+    expect(sent).toEqual([
+      {
+        amount: 500,
+        note: 'goodwill after the outage',
+        key: expect.stringMatching(/^[0-9a-f-]{36}$/) as string,
+      },
+      { amount: 500, note: 'goodwill after the outage', key: (sent[0] as { key: string }).key },
+    ]);
   });
 
   it('shows a viewer the quotas without the control to credit them', async () => {

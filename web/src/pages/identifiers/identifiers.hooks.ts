@@ -92,6 +92,7 @@ export function useGrantQuota() {
       api.quotas.grant(input.policy, input.identifier, {
         amount: input.amount,
         note: input.note,
+        key: input.key,
       }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.identifiers.all }),
   });
