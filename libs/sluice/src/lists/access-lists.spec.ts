@@ -119,7 +119,7 @@ describe('allow and deny lists', () => {
     expect((await sluice.consume('by-user', 'someone')).listEntry).toBeUndefined();
   });
 
-  it('lets deny win over allow, and a shadow entry only count', async () => {
+  it('lets deny win over allow, and counts each request once, under the entry that decided it', async () => {
     const { sluice } = engine([
       entry({ id: 'allow', list: 'allow', kind: 'identifier', value: 'eve' }),
       entry({ id: 'deny', kind: 'userAgent', value: 'badbot' }),
@@ -131,12 +131,21 @@ describe('allow and deny lists', () => {
     expect(denied).toMatchObject({ allowed: false, listEntry: { id: 'deny' } });
     const allowed = await sluice.consume('by-user', 'eve', { client: { userAgent: 'curl/8' } });
     expect(allowed).toMatchObject({ allowed: true, listEntry: { id: 'allow' } });
+    // The shadow entry decided neither request: the enforced ones did.
     expect(sluice.lists.takeHits()).toEqual(
       new Map([
-        ['allow', { enforced: 2, shadow: 0 }],
         ['deny', { enforced: 1, shadow: 0 }],
-        ['watch', { enforced: 0, shadow: 2 }],
+        ['allow', { enforced: 1, shadow: 0 }],
       ]),
+    );
+    // Alone, a shadow entry counts what it would have decided: deny before allow.
+    const watched = engine([
+      entry({ id: 'let', list: 'allow', kind: 'identifier', value: 'eve', mode: 'shadow' }),
+      entry({ id: 'stop', kind: 'identifier', value: 'eve', mode: 'shadow' }),
+    ]);
+    for (let i = 0; i < 3; i++) await watched.sluice.consume('by-user', 'eve');
+    expect(watched.sluice.lists.takeHits()).toEqual(
+      new Map([['stop', { enforced: 0, shadow: 3 }]]),
     );
   });
 

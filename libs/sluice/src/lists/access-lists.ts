@@ -134,8 +134,9 @@ export class AccessLists {
   }
 
   /**
-   * What decide finds, counting nothing: the verdicts, and every entry that matched (shadow ones
-   * too), for `count` once the caller knows it acts on them. Undefined when nothing matched.
+   * What decide finds, counting nothing: the verdicts, and the entry that decided the request
+   * (`matched`, shadow ones too: see rank), for `count` once the caller knows it acts on it.
+   * Undefined when nothing matched.
    */
   match(
     policies: readonly Policy[],
@@ -151,11 +152,11 @@ export class AccessLists {
       return address;
     };
     let verdicts: ListVerdicts | undefined;
-    let matched: ListEntry[] | undefined;
+    let decider: ListEntry | undefined;
     for (const each of this.compiled) {
       if (each.expiresAtMs !== null && each.expiresAtMs <= nowMs) continue;
       if (!applies(each, policies) || !each.test(subject, parsed)) continue;
-      (matched ??= []).push(each.entry);
+      if (decider === undefined || rank(each.entry) < rank(decider)) decider = each.entry;
       if (each.entry.mode === 'shadow') continue;
       verdicts ??= new Map<Policy, ListEntry>();
       for (const policy of policies) {
@@ -167,19 +168,19 @@ export class AccessLists {
         }
       }
     }
-    return matched === undefined ? undefined : { verdicts, matched };
+    return decider === undefined ? undefined : { verdicts, matched: [decider] };
   }
 
   /**
-   * Counts the entries a request matched, each once however many of its calls (one per
-   * identifier) matched it: `request` remembers which it counted.
+   * Counts a request under the entry that decided it, once however many of its calls (one per
+   * identifier) matched: `request` remembers that it was counted.
    */
   count(matched: readonly ListEntry[], request?: object): void {
     for (const entry of matched) {
       if (request !== undefined) {
         const holder = request as { [COUNTED]?: string[] };
         const counted = (holder[COUNTED] ??= []);
-        if (counted.includes(entry.id)) continue;
+        if (counted.length > 0) return;
         counted.push(entry.id);
       }
       this.matches[entry.list][entry.mode]++;
@@ -232,6 +233,15 @@ function applies(each: Compiled, policies: readonly Policy[]): boolean {
     if (each.policies === null || each.policies.has(policy.name)) return true;
   }
   return false;
+}
+
+/**
+ * Which of a request's matching entries decided it, lowest first: an enforced deny entry, then an
+ * enforced allow entry; otherwise the entry that would have, shadow deny before shadow allow.
+ * Overlapping entries count the request once, under that one (docs/guide.md, allow and deny lists).
+ */
+function rank(entry: ListEntry): number {
+  return (entry.mode === 'shadow' ? 2 : 0) + (entry.list === 'deny' ? 0 : 1);
 }
 
 /** Whether the entry had expired by `nowMs`. */
