@@ -79,6 +79,69 @@ describe.each(ADAPTERS)('admin policies API on %s', (adapter) => {
     expect(stored.body.limit).toBe(20);
   });
 
+  it('says what a change resets and makes it only when confirmed: calendar, zone, period, algorithm', async () => {
+    const daily = {
+      algorithm: 'fixed-window',
+      limit: 10,
+      key: 'ip',
+      calendar: { unit: 'day', timeZone: 'UTC' },
+    };
+    const created = await admin.api<PolicyView>('PUT', '/policies/daily-quota', { body: daily });
+    expect(created.status).toBe(201);
+    const raised = await admin.api<PolicyView>('PUT', '/policies/daily-quota', {
+      body: { ...daily, limit: 20, version: created.body.version },
+    });
+    expect(raised.status).toBe(200);
+
+    const inParis = { ...daily, calendar: { unit: 'day', timeZone: 'Europe/Paris' } };
+    const asked = await admin.api<{ issues: Array<{ field: string; message: string }> }>(
+      'PUT',
+      '/policies/daily-quota',
+      { body: { ...inParis, version: raised.body.version } },
+    );
+    expect(asked.status).toBe(400);
+    expect(asked.body.issues).toEqual([
+      {
+        field: 'confirm',
+        message:
+          'Changing periods of a day in UTC to periods of a day in Europe/Paris starts a new period for every identifier now: the counts of the period in progress and the credits granted for it are reset. Save with confirm=reset if you mean it.',
+      },
+    ]);
+    const unchanged = await admin.api<PolicyView>('GET', '/policies/daily-quota');
+    expect([unchanged.body.version, unchanged.body.calendar?.timeZone]).toEqual([
+      raised.body.version,
+      'UTC',
+    ]);
+    const confirmed = await admin.api<PolicyView>('PUT', '/policies/daily-quota?confirm=reset', {
+      body: { ...inParis, version: raised.body.version },
+    });
+    expect([confirmed.status, confirmed.body.calendar?.timeZone]).toEqual([200, 'Europe/Paris']);
+
+    // A code policy never edited: its period in force is the code's.
+    const browse = await admin.api<PolicyView>('GET', '/policies/browse');
+    const longer = await admin.api<{ issues: Array<{ field: string; message: string }> }>(
+      'PUT',
+      '/policies/browse',
+      { body: { ...asBody(browse.body), periodMs: 120_000 } },
+    );
+    expect(longer.status).toBe(400);
+    expect(longer.body.issues[0]?.message).toMatch(
+      /^Changing windows of 60000 ms to windows of 120000 ms/,
+    );
+    const otherAlgorithm = await admin.api<{ issues: Array<{ field: string; message: string }> }>(
+      'PUT',
+      '/policies/browse',
+      { body: { ...asBody(browse.body), algorithm: 'sliding-window' } },
+    );
+    expect(otherAlgorithm.body.issues[0]?.message).toMatch(
+      /^Changing the algorithm from fixed-window to sliding-window starts every identifier's count afresh/,
+    );
+    expect(
+      (await admin.api('PUT', '/policies/browse?confirm=yes', { body: asBody(browse.body) }))
+        .status,
+    ).toBe(400);
+  });
+
   it('takes back a policy exactly as GET returned it: read-only fields and unlimited overrides', async () => {
     const created = await admin.api<PolicyView>('PUT', '/policies/roundtrip', {
       body: {

@@ -255,4 +255,29 @@ describe('policies as code: npx sluice export, diff and apply against a running 
     const wrong = await sluice(['export'], 'not-a-valid-token-0000');
     expectRun(wrong, 2, 'err', 'refused the token');
   });
+
+  it('says which change resets counts, and applies one only with --force', async () => {
+    await sluice(['export', '--out', 'now.yaml']);
+    const document = await readYaml('now.yaml');
+    document.policies.browse = { ...document.policies.browse!, periodMs: 120_000 };
+    await writeYaml('longer.yaml', document);
+
+    const diff = await sluice(['diff', 'longer.yaml']);
+    expect(diff.out).toContain(
+      '~ policy browse\n    periodMs: 60000 -> 120000\n    ! resets the counts: changing windows of 60000 ms to windows of 120000 ms starts a new period for every identifier now',
+    );
+    const versionBefore = (await policies()).version;
+    const refused = await sluice(['apply', 'longer.yaml']);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain(
+      '1 change would reset counts (browse: changing windows of 60000 ms',
+    );
+    expect((await policies()).version).toBe(versionBefore);
+
+    expect((await sluice(['apply', 'longer.yaml', '--force'])).code).toBe(0);
+    expect((await policy('browse'))?.periodMs).toBe(120_000);
+    const entry = (await admin.api<AuditPage>('GET', '/audit?action=policy-file.apply&limit=1'))
+      .body.entries[0];
+    expect(entry?.after).toMatchObject({ forced: true, resets: ['browse'] });
+  });
 });

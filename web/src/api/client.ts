@@ -116,8 +116,13 @@ export const api = {
   policies: {
     list: () => call('GET /policies'),
     get: (name: string) => call('GET /policies/:name', { params: { name } }),
-    put: (name: string, body: PolicyWriteRequest) =>
-      call('PUT /policies/:name', { params: { name }, body }),
+    /** `confirmReset`: the writer means a change that starts every identifier's count afresh. */
+    put: (name: string, body: PolicyWriteRequest, confirmReset = false) =>
+      call('PUT /policies/:name', {
+        params: { name },
+        body,
+        query: confirmReset ? { confirm: 'reset' } : {},
+      }),
     remove: (name: string, body: ChangeNoteRequest = {}) =>
       call('DELETE /policies/:name', { params: { name }, body }),
     revisions: (name: string) => call('GET /policies/:name/revisions', { params: { name } }),

@@ -28,7 +28,8 @@ export function changeLines(change: PolicyFileChange): string[] {
       ? `    ${field.field}: ${value(field.after)}`
       : `    ${field.field}: ${value(field.before)} -> ${value(field.after)}`,
   );
-  return [head, ...fields];
+  const resets = change.resets === undefined ? [] : [`    ! resets the counts: ${change.resets}`];
+  return [head, ...fields, ...resets];
 }
 
 export function conflictLine(conflict: PolicyFileConflict): string {

@@ -34,6 +34,7 @@ import type {
   PolicyRemovalResult,
   PolicyRevisionList,
   PolicyView,
+  PolicyWriteQuery,
   PolicyWriteRequest,
   RouteList,
   SessionView,
@@ -70,7 +71,11 @@ export interface AdminRoutes {
   /** One policy. */
   'GET /policies/:name': { response: PolicyView };
   /** Creates or replaces a policy (version 0 creates; a stale version answers 409). */
-  'PUT /policies/:name': { body: PolicyWriteRequest; response: PolicyView };
+  'PUT /policies/:name': {
+    query: PolicyWriteQuery;
+    body: PolicyWriteRequest;
+    response: PolicyView;
+  };
   /** Deletes a policy, or returns it to its code default. */
   'DELETE /policies/:name': { body: ChangeNoteRequest; response: PolicyRemovalResult };
   /** A policy's stored revisions, newest first. */

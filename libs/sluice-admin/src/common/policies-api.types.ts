@@ -78,6 +78,13 @@ export interface PolicyList {
   file: AppliedPolicyFile | null;
 }
 
+/**
+ * PUT /policies/:name's query: `confirm=reset` for a change that starts every identifier's count
+ * afresh (another algorithm; a fixed-window's calendar, zone, anchor or period); without it such a
+ * change is refused (400, naming `confirm`, saying what it resets).
+ */
+export type PolicyWriteQuery = { confirm?: 'reset' };
+
 /** PUT /policies/:name: a policy, the version it was read at (0 creates), and a note. */
 export interface PolicyWriteRequest extends Omit<PolicyInput, 'name' | 'version' | 'candidate'> {
   /** The policy's name; when given, it must equal the path's. */

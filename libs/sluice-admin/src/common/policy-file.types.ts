@@ -88,6 +88,11 @@ export interface PolicyFileChange {
   target: string;
   /** The fields it sets, in the file's order; empty for a delete. */
   fields: PolicyFileFieldChange[];
+  /**
+   * A policy change that starts every identifier's count afresh (another algorithm; a
+   * fixed-window's calendar, zone, anchor or period): what it resets. Applying it needs force.
+   */
+  resets?: string;
 }
 
 /** A change made other than by an apply since the file's version: applying would undo it. */

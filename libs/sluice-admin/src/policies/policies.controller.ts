@@ -1,13 +1,23 @@
 import { Delete, Get, Inject, Param, Put, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { PolicyList, PolicyRemovalResult, PolicyView } from '../common/admin-api.types.js';
+import type {
+  PolicyList,
+  PolicyRemovalResult,
+  PolicyView,
+  PolicyWriteQuery,
+} from '../common/admin-api.types.js';
 import type { Actor } from '../common/actor.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { DatabaseUnavailableFilter } from '../common/database-unavailable.filter.js';
-import { changeNoteSchema, policyWriteSchema, type ChangeNoteBody } from './policy-body.schema.js';
-import { DescribedBody, ValidBody } from '../common/request-schema.pipe.js';
+import {
+  changeNoteSchema,
+  policyWriteQuerySchema,
+  policyWriteSchema,
+  type ChangeNoteBody,
+} from './policy-body.schema.js';
+import { DescribedBody, ValidBody, ValidQuery } from '../common/request-schema.pipe.js';
 import { PolicyReader } from './policy-reader.service.js';
 import { PolicyWriter } from './policy-writer.service.js';
 import { AdminController } from '../common/admin-controller.decorator.js';
@@ -41,10 +51,12 @@ export class PoliciesController {
     @Param('name') name: string,
     // Checked by PolicyWriter.put, which needs the path's name and the registered trackers too.
     @DescribedBody(policyWriteSchema) body: unknown,
+    @ValidQuery(policyWriteQuerySchema) query: PolicyWriteQuery,
     @CurrentActor() actor: Actor,
     @Res() response: unknown,
   ): Promise<void> {
-    const { created, policy } = await this.writer.put(name, body, actor);
+    const confirmed = query.confirm === 'reset';
+    const { created, policy } = await this.writer.put(name, body, actor, confirmed);
     this.adapterHost.httpAdapter.reply(
       response,
       await this.reader.view(policy),

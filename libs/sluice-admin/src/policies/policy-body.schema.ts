@@ -7,7 +7,11 @@ import {
   type Policy,
 } from '@sluice/nest/internals';
 import { z } from 'zod';
-import type { ChangeNoteRequest, PolicyWriteRequest } from '../common/admin-api.types.js';
+import type {
+  ChangeNoteRequest,
+  PolicyWriteQuery,
+  PolicyWriteRequest,
+} from '../common/admin-api.types.js';
 import { freeText } from '../common/text.schema.js';
 import { InvalidRequestException, type FieldIssue } from '../common/invalid-request.exception.js';
 
@@ -161,3 +165,8 @@ export type ChangeNoteBody = z.output<typeof changeNoteSchema>;
 export function toChangeNote(body: ChangeNoteBody): ChangeNote {
   return { expectedVersion: body.version, comment: body.comment ?? null };
 }
+
+/** PUT /policies/:name's query: `confirm=reset` for a change that resets counts. */
+export const policyWriteQuerySchema = z.strictObject({
+  confirm: z.literal('reset', { error: "must be 'reset'" }).optional(),
+}) satisfies z.ZodType<PolicyWriteQuery>;

@@ -2,6 +2,7 @@ import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import {
   parsePolicy,
   PolicyBus,
+  PolicyRegistry,
   PolicyValidationError,
   RouteRegistry,
   TrackerResolver,
@@ -11,6 +12,7 @@ import type { EntityManager } from 'typeorm';
 import type { Actor } from '../common/actor.js';
 import { InvalidRequestException } from '../common/invalid-request.exception.js';
 import { PolicyConflictException, staleVersion } from '../common/policy-conflict.exception.js';
+import { countsResetBy } from './counts-reset.js';
 import { PolicyRevisionEntity } from '../database/policy-revision.entity.js';
 import { assertMayChange } from './operator-scope.js';
 import {
@@ -51,9 +53,11 @@ export class PolicyWriter {
     @Inject(PolicyBus) private readonly bus: PolicyBus,
     @Inject(RouteRegistry) private readonly routes: RouteRegistry,
     @Inject(TrackerResolver) private readonly trackers: TrackerResolver,
+    @Inject(PolicyRegistry) private readonly registry: PolicyRegistry,
   ) {}
 
-  put(name: string, body: unknown, actor: Actor): Promise<PolicyPut> {
+  /** `confirmed`: the writer said they mean a change that resets counts (countsResetBy). */
+  put(name: string, body: unknown, actor: Actor, confirmed = false): Promise<PolicyPut> {
     const request = parsePolicyWrite(name, body, (key) => this.trackers.knows(key));
     return this.commit(name, actor, async (manager, version) => {
       const row = await findPolicyRow(manager, name);
@@ -62,6 +66,17 @@ export class PolicyWriter {
         throw staleVersion(`Policy "${name}"`, request.expectedVersion, currentVersion);
       }
       assertMayChange(actor, row?.body ?? null, request.policy);
+      // A code policy never edited is in force without a row.
+      const inForce = row?.body ?? this.registry.get(name) ?? null;
+      const resets = countsResetBy(inForce, request.policy);
+      if (resets !== undefined && !confirmed) {
+        throw new InvalidRequestException([
+          {
+            field: 'confirm',
+            message: `${upperFirst(resets)}. Save with confirm=reset if you mean it.`,
+          },
+        ]);
+      }
       const after = stamped(request.policy, 'admin', version, actor);
       await writePolicyChange(manager, {
         name,
@@ -209,4 +224,8 @@ function revivedPolicy(body: Policy, revision: number): Policy {
       })),
     );
   }
+}
+
+function upperFirst(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -2,6 +2,7 @@ import type { ListEntry, ListEntryInput, Policy } from '@sluice/nest/internals';
 import type { FieldIssue } from '../common/invalid-request.exception.js';
 import type { PolicyFileChange, PolicyFileFieldChange } from '../common/policy-file.types.js';
 import { RESERVED_POLICY_PREFIX } from '../policies/policy-body.schema.js';
+import { countsResetBy } from '../policies/counts-reset.js';
 import type { FileCandidate, ParsedPolicyFile } from './policy-file.schema.js';
 import { listEntryIdentity } from './policy-file.schema.js';
 import {
@@ -82,6 +83,12 @@ function entryFields(entry: ListEntryInput | ListEntry): Record<string, unknown>
   };
 }
 
+/** `{ resets }` when the change starts every identifier's count afresh, else nothing. */
+function resetsOf(before: Policy, after: Policy): { resets?: string } {
+  const resets = countsResetBy(before, after);
+  return resets === undefined ? {} : { resets };
+}
+
 function planPolicies(file: ParsedPolicyFile, live: LiveState, plan: PolicyFilePlanned): void {
   const names = new Set([...file.policies.keys(), ...live.policies.keys()]);
   for (const name of [...names].sort()) {
@@ -104,6 +111,7 @@ function planPolicies(file: ParsedPolicyFile, live: LiveState, plan: PolicyFileP
           action: 'update',
           target: name,
           fields: ruleDifferences(stored.body, wanted),
+          ...resetsOf(stored.body, wanted),
         });
       }
       continue;
@@ -118,6 +126,7 @@ function planPolicies(file: ParsedPolicyFile, live: LiveState, plan: PolicyFileP
         action: 'revert',
         target: name,
         fields: ruleDifferences(stored.body, codeDefault),
+        ...resetsOf(stored.body, codeDefault),
       });
       continue;
     }

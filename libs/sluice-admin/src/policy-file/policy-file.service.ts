@@ -163,6 +163,13 @@ export class PolicyFileService {
             base,
           );
         }
+        const resets = plan.changes.filter((change) => change.resets !== undefined);
+        if (resets.length > 0 && body.force !== true) {
+          throw new PolicyConflictException(
+            `${resets.length} change${resets.length === 1 ? '' : 's'} would reset counts (${resets.map((change) => `${change.target}: ${change.resets}`).join('; ')}): apply with --force if you mean it`,
+            base,
+          );
+        }
         const conflicts = await conflictsSince(manager, file);
         if (conflicts.length > 0 && body.force !== true) {
           throw new PolicyConflictException(
@@ -193,8 +200,9 @@ export class PolicyFileService {
             fileVersion: file.version,
             changes: plan.changes.length,
             // Whether --force overrode a refusal: changes it overwrote, or a file from ahead.
-            forced: conflicts.length > 0 || file.version > base,
+            forced: conflicts.length > 0 || file.version > base || resets.length > 0,
             overwritten: conflicts.length,
+            resets: resets.map((change) => change.target),
           },
           comment,
           version,

@@ -103,6 +103,55 @@ describe('the policy editor', () => {
     expect(sent).toMatchObject({ periodMs: 5_400_000, version: 4 });
   });
 
+  it('asks before a save the server says resets the counts, then sends it confirmed', async () => {
+    const resets =
+      'Changing windows of 60000 ms to windows of 5400000 ms starts a new period for every identifier now. Save with confirm=reset if you mean it.';
+    const requests = answerFetch({
+      ...NO_LIST_ENTRIES,
+      'GET /policies/reply': { body: REPLY },
+      'PUT /policies/reply': ({ url, body }) =>
+        url.includes('confirm=reset')
+          ? { body: { ...REPLY, ...(body as object), version: 5 } }
+          : {
+              status: 400,
+              body: {
+                statusCode: 400,
+                error: 'Bad Request',
+                message: `confirm: ${resets}`,
+                issues: [{ field: 'confirm', message: resets }],
+              },
+            },
+    });
+    const user = userEvent.setup();
+    editor('admin');
+
+    const windowField = await screen.findByLabelText<HTMLInputElement>('Window');
+    await user.clear(windowField);
+    await user.type(windowField, '1 h 30 min');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    const question = await screen.findByRole('alertdialog');
+    expect(within(question).getByText(resets)).toBeTruthy();
+    expect(screen.queryByText(/Saved/)).toBeNull();
+
+    // Cancelled, nothing more is sent; asked again and agreed, the same body goes confirmed.
+    await user.click(within(question).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await user.click(
+      within(await screen.findByRole('alertdialog')).getByRole('button', {
+        name: 'Save and reset',
+      }),
+    );
+    await screen.findByText(/Saved as version 5/);
+    const puts = requests.filter((request) => request.method === 'PUT');
+    expect(puts.map((request) => request.url)).toEqual([
+      '/api/policies/reply',
+      '/api/policies/reply',
+      '/api/policies/reply?confirm=reset',
+    ]);
+    expect(puts[2]?.body).toEqual(puts[0]?.body);
+  });
+
   it("charts the policy's traffic live and over the range picked, with its headline", async () => {
     const minute = (at: string) => ({
       at,

@@ -32,9 +32,9 @@ function PolicyEditor({ policy }: { policy: PolicyView | null }) {
   const onValuesChange = useCallback((current: PolicyFormValues) => setValues(current), []);
   const saveExisting = useSavePolicy(policy?.name ?? '');
   const candidateActions = useCandidateActions(policy?.name ?? '');
-  const save = async (body: PolicyWriteRequest) => {
-    if (policy !== null) return saveExisting.mutateAsync(body);
-    const created = await api.policies.put(body.name ?? '', body);
+  const save = async (body: PolicyWriteRequest, confirmReset = false) => {
+    if (policy !== null) return saveExisting.mutateAsync({ body, confirmReset });
+    const created = await api.policies.put(body.name ?? '', body, confirmReset);
     await navigate(`/policies/${encodeURIComponent(created.name)}`);
     return created;
   };

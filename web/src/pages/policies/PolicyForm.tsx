@@ -1,5 +1,15 @@
 import type { CandidateProposal, PolicyWriteRequest } from '@sluice/admin/api';
-import { Button, Callout, Card, Flex, Heading, Text, TextArea, TextField } from '@radix-ui/themes';
+import {
+  AlertDialog,
+  Button,
+  Callout,
+  Card,
+  Flex,
+  Heading,
+  Text,
+  TextArea,
+  TextField,
+} from '@radix-ui/themes';
 import { useEffect } from 'react';
 import { useForm, type FieldPath } from 'react-hook-form';
 import { ErrorCallout } from '../../shared/ErrorCallout';
@@ -21,7 +31,7 @@ interface PolicyFormProps {
   isNew: boolean;
   /** Admins edit every rule; operators only overrides and enforce/shadow. */
   canEditRules: boolean;
-  save: (body: PolicyWriteRequest) => Promise<{ version: number }>;
+  save: (body: PolicyWriteRequest, confirmReset?: boolean) => Promise<{ version: number }>;
   /** Proposes the edited policy as its shadow candidate instead of saving it. */
   propose?: (body: CandidateProposal) => Promise<unknown>;
   /** Whether the policy has a candidate now: the note of a proposal goes once it is gone. */
@@ -62,6 +72,11 @@ export function PolicyForm(props: PolicyFormProps) {
     <form onSubmit={(event) => void save(event)} noValidate aria-label="Policy">
       <Flex direction="column" gap="4">
         <ErrorCallout>{errors.root?.server?.message}</ErrorCallout>
+        <ResetQuestion
+          message={submit.resetQuestion}
+          onConfirm={() => void submit.confirmReset()}
+          onCancel={submit.cancelReset}
+        />
         {submit.proposed && props.hasCandidate !== false && (
           <Callout.Root color="green" role="status">
             <Callout.Text>
@@ -137,5 +152,36 @@ export function PolicyForm(props: PolicyFormProps) {
         )}
       </Flex>
     </form>
+  );
+}
+
+/** Asks before a save the server says resets every identifier's count, in its own words. */
+function ResetQuestion(props: {
+  message: string | null;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  return (
+    <AlertDialog.Root
+      open={props.message !== null}
+      onOpenChange={(open) => !open && props.onCancel()}
+    >
+      <AlertDialog.Content maxWidth="480px">
+        <AlertDialog.Title>Save and reset the counts?</AlertDialog.Title>
+        <AlertDialog.Description size="2">{props.message}</AlertDialog.Description>
+        <Flex gap="3" mt="4" justify="end">
+          <AlertDialog.Cancel>
+            <Button variant="soft" color="gray">
+              Cancel
+            </Button>
+          </AlertDialog.Cancel>
+          <AlertDialog.Action>
+            <Button color="red" onClick={props.onConfirm}>
+              Save and reset
+            </Button>
+          </AlertDialog.Action>
+        </Flex>
+      </AlertDialog.Content>
+    </AlertDialog.Root>
   );
 }

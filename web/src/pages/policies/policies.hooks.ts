@@ -28,7 +28,8 @@ export function useRevisions(name: string) {
 export function useSavePolicy(name: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: PolicyWriteRequest) => api.policies.put(name, body),
+    mutationFn: ({ body, confirmReset }: { body: PolicyWriteRequest; confirmReset: boolean }) =>
+      api.policies.put(name, body, confirmReset),
     onSuccess: (policy) => {
       queryClient.setQueryData(queryKeys.policies.one(name), policy);
       return queryClient.invalidateQueries({ queryKey: queryKeys.policies.all });

@@ -22,7 +22,8 @@ export interface PolicySubmitOptions {
   /** The version the form was read at; 0 creates. */
   version: number;
   canEditRules: boolean;
-  save: (body: PolicyWriteRequest) => Promise<{ version: number }>;
+  /** `confirmReset`: sent again once the operator agreed to the reset the server named. */
+  save: (body: PolicyWriteRequest, confirmReset?: boolean) => Promise<{ version: number }>;
   propose?: (body: CandidateProposal) => Promise<unknown>;
 }
 
@@ -37,6 +38,11 @@ export function usePolicySubmit(options: PolicySubmitOptions) {
   const [proposed, setProposed] = useState(false);
   const [sample, setSample] = useState(String(DEFAULT_SAMPLE_PERCENT));
   const [sampleError, setSampleError] = useState<string | undefined>(undefined);
+  /** A save the server held back because it resets counts: what it said, and the body to send. */
+  const [resetQuestion, setResetQuestion] = useState<{
+    message: string;
+    body: PolicyWriteRequest;
+  } | null>(null);
 
   /** The server's refusal at the fields it names, and a summary above the form. */
   const showRefusal = (error: unknown): void => {
@@ -87,12 +93,41 @@ export function usePolicySubmit(options: PolicySubmitOptions) {
           await propose({ ...body, samplePercent });
           setProposed(true);
         } else {
-          setSavedVersion((await save(body)).version);
+          try {
+            setSavedVersion((await save(body)).version);
+          } catch (error) {
+            const resets = error instanceof ApiError ? error.fieldErrors.confirm : undefined;
+            if (resets === undefined) throw error;
+            setResetQuestion({ message: resets, body });
+          }
         }
       } catch (error) {
         showRefusal(error);
       }
     });
 
-  return { submitAs, savedVersion, proposed, sample, setSample, sampleError };
+  /** The held-back save, sent confirmed; its refusal shown as any other. */
+  const confirmReset = async () => {
+    const question = resetQuestion;
+    if (question === null) return;
+    setResetQuestion(null);
+    try {
+      setSavedVersion((await save(question.body, true)).version);
+    } catch (error) {
+      showRefusal(error);
+    }
+  };
+  const cancelReset = () => setResetQuestion(null);
+
+  return {
+    submitAs,
+    savedVersion,
+    proposed,
+    sample,
+    setSample,
+    sampleError,
+    resetQuestion: resetQuestion?.message ?? null,
+    confirmReset,
+    cancelReset,
+  };
 }
