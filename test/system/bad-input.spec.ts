@@ -1,5 +1,8 @@
 // Hostile and careless clients get a sane 4xx, never a 500; a bad environment stops the start.
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { closeAll, connectRedis } from '../support/redis.clients.js';
 import {
   ensureDemoBuilt,
   runDemoUntilExit,
@@ -42,6 +45,7 @@ describe('the demo faced with bad input', () => {
   });
 
   afterAll(stopAllDemos);
+  afterAll(closeAll);
 
   describe('X-User', () => {
     it.each([
@@ -355,4 +359,24 @@ describe('the demo started with a bad environment', () => {
       expect(exit.stderr).not.toContain('hunter2');
     },
   );
+
+  it('leaves no instance entry when its start fails after Sluice started (the port taken)', async () => {
+    const taken = createServer();
+    taken.listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const prefix = uniqueDemoPrefix('failed-start');
+    try {
+      const exit = await runDemoUntilExit({
+        REDIS_URL: inject('redisUrl'),
+        SLUICE_PREFIX: prefix,
+        HOST: '127.0.0.1',
+        PORT: String((taken.address() as AddressInfo).port),
+      });
+      expect(exit.code).toBe(1);
+      expect(exit.stderr).toContain('EADDRINUSE');
+      expect(await connectRedis().hkeys(`${prefix}:instances`)).toEqual([]);
+    } finally {
+      taken.close();
+    }
+  }, 70_000);
 });

@@ -44,8 +44,16 @@ async function bootstrap(): Promise<void> {
         .finally(() => process.exit(0));
     });
   }
-  if (database !== undefined) await setupSluiceAdminDocs(app);
-  await app.listen(config.port, config.host);
+  try {
+    if (database !== undefined) await setupSluiceAdminDocs(app);
+    await app.listen(config.port, config.host);
+  } catch (error) {
+    // A start that fails past Sluice's bootstrap (the port taken, say) closes the app, so its
+    // heartbeat leaves the instance list at once instead of going stale there.
+    await app.close().catch(() => undefined);
+    await Promise.all([database?.stop(), forum.stop()]).catch(() => undefined);
+    throw error;
+  }
   const { port } = app.getHttpServer().address() as AddressInfo;
   const everywhere = config.host === '0.0.0.0' || config.host === '::';
   const shownHost = everywhere
