@@ -31,6 +31,7 @@ export type {
   GrantAudit,
   GrantOptions,
   GrantRecord,
+  IdentifierTier,
   LiftOptions,
   ManualBlockOptions,
 } from './nest/sluice-service.types.js';

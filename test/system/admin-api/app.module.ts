@@ -1,6 +1,12 @@
 import { Controller, Get, Post, UseGuards, type ModuleMetadata, type Type } from '@nestjs/common';
 import { SluiceAdminModule } from '@sluice/admin';
-import { SluiceGuard, SluiceModule, Throttle, type PolicyInput } from '@sluice/nest';
+import {
+  SluiceGuard,
+  SluiceModule,
+  Throttle,
+  type PolicyInput,
+  type TierOptions,
+} from '@sluice/nest';
 
 /** Test tokens: long enough to pass validation, one per role. */
 export const TOKENS = {
@@ -55,6 +61,10 @@ export interface AdminAppOptions {
   controllers?: Array<Type<unknown>>;
   /** Registers the admin with forRootAsync and this path instead of forRoot's defaults. */
   asyncPath?: string;
+  /** The module's tier options (its `tiers`), when a test needs plans. */
+  tiers?: TierOptions;
+  /** More code policies beside `reply`. */
+  policies?: PolicyInput[];
 }
 
 export function adminApp(options: AdminAppOptions): ModuleMetadata {
@@ -64,7 +74,8 @@ export function adminApp(options: AdminAppOptions): ModuleMetadata {
       SluiceModule.forRoot({
         redis: options.redisUrl,
         prefix: options.prefix,
-        policies: [REPLY_DEFAULT],
+        policies: [REPLY_DEFAULT, ...(options.policies ?? [])],
+        ...(options.tiers === undefined ? {} : { tiers: options.tiers }),
       }),
       options.asyncPath === undefined
         ? SluiceAdminModule.forRoot(adminOptions)

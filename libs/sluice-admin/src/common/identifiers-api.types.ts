@@ -1,4 +1,4 @@
-import type { Decision, InstanceHeartbeat, Quota } from '@sluice/nest/internals';
+import type { Decision, IdentifierTier, InstanceHeartbeat, Quota } from '@sluice/nest/internals';
 
 // The admin API's types: instances, identifiers, what a request would get, counters and quotas.
 
@@ -18,8 +18,12 @@ export interface InstanceList {
   version: number | null;
 }
 
-/** GET /inspect/:policy/:identifier: what a request would get now, nothing charged. */
-export type InspectResult = Decision;
+/**
+ * GET /inspect/:policy/:identifier: what a request would get now, nothing charged, at the tier
+ * `tiers.ofIdentifier` names; `tierLookup` says what it named, or why it named none (null: the
+ * policy has no tiers and renews on no day of the identifier's).
+ */
+export type InspectResult = Decision & { tierLookup: IdentifierTier | null };
 
 /** DELETE /counters/:policy/:identifier?forgetOffences=&key= */
 export interface CounterResetResult {

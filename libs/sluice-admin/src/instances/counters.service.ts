@@ -1,14 +1,9 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import {
-  SluiceEngine,
-  SluiceService,
-  toIdentifier,
-  type Decision,
-  type Identifier,
-} from '@sluice/nest/internals';
+import { SluiceEngine, SluiceService, toIdentifier, type Identifier } from '@sluice/nest/internals';
 import { DataSource } from 'typeorm';
-import type { CounterResetResult } from '../common/admin-api.types.js';
+import type { CounterResetResult, InspectResult } from '../common/admin-api.types.js';
+import { readPlanOf } from '../common/identifier.plan.js';
 import type { Actor } from '../common/actor.js';
 import { InvalidRequestException, parseRequest } from '../common/invalid-request.exception.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
@@ -31,12 +26,14 @@ export class CountersService {
   ) {}
 
   /** What a request would be told now, without charging it. */
-  async inspect(policy: string, identifier: string): Promise<Decision> {
+  async inspect(policy: string, identifier: string): Promise<InspectResult> {
     this.assertKnown(policy);
     checkedIdentifier(identifier);
+    // As the identifier's own tier decides it, where the app says which that is.
+    const plan = await readPlanOf(this.engine, this.sluice, policy, identifier);
     try {
-      // As the identifier's own tier decides it, where the app says which that is.
-      return await this.sluice.peek(policy, identifier);
+      const decision = await this.engine.peek(policy, identifier, plan.options);
+      return { ...decision, tierLookup: plan.lookup };
     } catch (error) {
       throw new RedisUnavailableException('the counters cannot be read', error);
     }

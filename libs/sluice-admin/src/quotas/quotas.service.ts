@@ -33,6 +33,7 @@ import { readSetting } from '../database/snapshot.reader.js';
 import { recordAudit } from '../database/audit.recorder.js';
 import { inTransaction } from '../database/transaction.js';
 import { identifier as identifierSchema } from '../penalties/penalty-requests.schema.js';
+import { readPlanOf } from '../common/identifier.plan.js';
 import { committedWith, grantMadeWith, keepGrantKey } from './grant.keys.js';
 
 /**
@@ -54,8 +55,13 @@ export class QuotasService implements GrantAudit, OnModuleInit {
   async read(policy: string, identifier: string, query: QuotaQuery): Promise<QuotaState> {
     this.assertQuota(policy);
     checkedIdentifier(identifier);
+    // The tier asked for wins; else the identifier's, looked up as the Identifiers screen does.
+    const plan =
+      query.tier === undefined
+        ? await readPlanOf(this.engine, this.sluice, policy, identifier)
+        : { options: {} };
     try {
-      return await this.sluice.quota(policy, identifier, query);
+      return await this.engine.quota(policy, identifier, { ...plan.options, ...query });
     } catch (error) {
       throw new RedisUnavailableException('the quota cannot be read', error);
     }

@@ -73,3 +73,15 @@ export interface GrantOptions extends QuotaOptions {
    */
   key?: string;
 }
+
+/** An identifier's plan as `tiers.ofIdentifier` gives it (SluiceService.tierOf). */
+export interface IdentifierTier {
+  /** Whether the module has a `tiers.ofIdentifier` to ask. */
+  asked: boolean;
+  /** The tier it named, or null. */
+  tier: string | null;
+  /** The renewal day it named, or null. */
+  anchorDay: number | null;
+  /** Why it named none: the lookup threw or answered late (`tiers.ofIdentifier: …`), or null. */
+  failure: string | null;
+}

@@ -24,6 +24,7 @@ import type {
   GrantAudit,
   GrantOptions,
   GrantRecord,
+  IdentifierTier,
   LiftOptions,
   ManualBlockOptions,
 } from './sluice-service.types.js';
@@ -45,6 +46,9 @@ export function listsOf(service: SluiceService): AccessLists {
 export function deciderOf(service: SluiceService): CallDecider {
   return service['decider'];
 }
+
+/** How long an operator's read waits for `tiers.ofIdentifier`: nothing is waiting on a request. */
+const ADMIN_TIER_TIMEOUT_MS = 1000;
 
 /**
  * Sluice for application code: the engine's operations, with the instance's cache of blocks in
@@ -277,18 +281,43 @@ export class SluiceService {
     options: T,
   ): Promise<T> {
     const given = options.tier !== undefined && options.anchorDay !== undefined;
-    if (given || this.options?.tiers?.ofIdentifier === undefined) return options;
-    this.ownTiers ??= new TierResolver(this.options.tiers, this.clock);
-    const plan = await this.ownTiers.ofIdentifier(
-      identifier,
-      options.keyKind ?? this.keyOf(policy),
-    );
+    if (given || !this.takesPlans(policy)) return options;
+    const plan = await this.tiers().ofIdentifier(identifier, options.keyKind ?? this.keyOf(policy));
     const resolved: T = { ...options };
     resolved.tier ??= plan.tier;
     resolved.anchorDay ??= plan.anchorDay;
     if (resolved.tier === undefined) delete resolved.tier;
     if (resolved.anchorDay === undefined) delete resolved.anchorDay;
     return resolved;
+  }
+
+  /**
+   * An identifier's tier and renewal day as `tiers.ofIdentifier` gives them, waiting up to 1 s (no
+   * request waits on it), or why it gave none: what the admin's Identifiers screen reads. `asked`
+   * is false when the module has no `tiers.ofIdentifier`.
+   */
+  async tierOf(identifier: string, keyKind: string): Promise<IdentifierTier> {
+    if (this.options?.tiers?.ofIdentifier === undefined) {
+      return { asked: false, tier: null, anchorDay: null, failure: null };
+    }
+    const plan = await this.tiers().ofIdentifier(identifier, keyKind, ADMIN_TIER_TIMEOUT_MS);
+    return {
+      asked: true,
+      tier: plan.tier ?? null,
+      anchorDay: plan.anchorDay ?? null,
+      failure: plan.failure ?? null,
+    };
+  }
+
+  private tiers(): TierResolver {
+    return (this.ownTiers ??= new TierResolver(this.options?.tiers, this.clock));
+  }
+
+  /** Whether an identifier's plan changes what `policy` decides: it has tiers, or renews monthly. */
+  private takesPlans(policy: string): boolean {
+    if (this.options?.tiers?.ofIdentifier === undefined) return false;
+    const found = this.engine.policies.get(policy);
+    return found !== undefined && (found.tiers !== null || found.calendar?.unit === 'month');
   }
 
   /** A manual operation's key kind when none is given: the policy's own (the engine refuses an unknown one). */

@@ -27,7 +27,9 @@ describe('TierResolver', () => {
         { resolve: () => 'pro', ofIdentifier: never, timeoutMs: 5 },
         clock.now,
       );
-      expect(await tiers.ofIdentifier('pro-demo-1', 'header:x-api-key')).toEqual({});
+      expect(await tiers.ofIdentifier('pro-demo-1', 'header:x-api-key')).toEqual({
+        failure: 'tiers.ofIdentifier: no answer within 5 ms',
+      });
       expect(tiers.resolve({}, context)).toBe('pro');
     });
     expect(warnings).toEqual([

@@ -40,6 +40,14 @@ export interface TierOptions {
 export type PlanAnswer =
   string | { tier?: string | null; anchorDay?: number | null } | null | undefined;
 
+/** What `tiers.ofIdentifier` said of an identifier, or why it said nothing. */
+export interface IdentifierPlan {
+  tier?: string;
+  anchorDay?: number;
+  /** The lookup threw or answered late: `tiers.ofIdentifier: <why>`. */
+  failure?: string;
+}
+
 const DEFAULT_TIMEOUT_MS = 50;
 const LOG_EVERY_MS = 10_000;
 
@@ -82,16 +90,21 @@ export class TierResolver {
     );
   }
 
-  /** An identifier's tier and renewal day by `ofIdentifier`, bounded and checked as `resolve` is. */
+  /**
+   * An identifier's tier and renewal day by `ofIdentifier`, bounded (by `timeoutMs`, default the
+   * resolver's) and checked as `resolve` is; `failure` says why none came when the lookup threw or
+   * answered late.
+   */
   async ofIdentifier(
     identifier: string,
     keyKind: string,
-  ): Promise<{ tier?: string; anchorDay?: number }> {
+    timeoutMs = this.timeoutMs,
+  ): Promise<IdentifierPlan> {
     const ofIdentifier = this.options?.ofIdentifier;
     if (ofIdentifier === undefined) return {};
     try {
       const answer = ofIdentifier(identifier, keyKind);
-      const settled = answer instanceof Promise ? await this.bounded(answer) : answer;
+      const settled = answer instanceof Promise ? await this.bounded(answer, timeoutMs) : answer;
       if (typeof settled !== 'object' || settled === null) {
         const tier = this.checked(settled, 'tiers.ofIdentifier');
         return tier === undefined ? {} : { tier };
@@ -104,7 +117,7 @@ export class TierResolver {
       return plan;
     } catch (error) {
       this.failed(error, 'tiers.ofIdentifier');
-      return {};
+      return { failure: `tiers.ofIdentifier: ${(error as Error).message}` };
     }
   }
 
@@ -168,13 +181,10 @@ export class TierResolver {
     return answer;
   }
 
-  private bounded<T>(answer: Promise<T>): Promise<T> {
+  private bounded<T>(answer: Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no answer within ${this.timeoutMs} ms`)),
-        this.timeoutMs,
-      );
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     });
     return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }

@@ -1,5 +1,5 @@
-import type { IdentifierView } from '@sluice/admin/api';
-import { Badge, Flex, Heading, Table, Text } from '@radix-ui/themes';
+import type { IdentifierView, InspectResult, QuotaState } from '@sluice/admin/api';
+import { Badge, Callout, Flex, Heading, Table, Text } from '@radix-ui/themes';
 import { traitsOf } from '@sluice/nest/simulator';
 import { useCan } from '../../shared/session.hooks';
 import { formatDuration, formatTime } from '../../shared/format';
@@ -7,7 +7,11 @@ import { ErrorCallout } from '../../shared/ErrorCallout';
 import { BlockDialog } from '../../shared/BlockDialog';
 import { ResetCountersDialog } from '../../shared/ResetCountersDialog';
 import { UnblockDialog } from '../../shared/UnblockDialog';
-import { useIdentifierStates, useIdentifierTraffic } from './identifiers.hooks';
+import {
+  useIdentifierQuotas,
+  useIdentifierStates,
+  useIdentifierTraffic,
+} from './identifiers.hooks';
 
 interface IdentifierStatesProps {
   identifier: string;
@@ -18,7 +22,11 @@ interface IdentifierStatesProps {
 export function IdentifierStates({ identifier, onDone }: IdentifierStatesProps) {
   const canAct = useCan('operator');
   const { policies, names, states } = useIdentifierStates(identifier);
+  const { names: quotaNames, quotas } = useIdentifierQuotas(identifier);
+  const quotaOf = (policy: string): QuotaState | undefined =>
+    quotas[quotaNames.indexOf(policy)]?.data;
   const traffic = useIdentifierTraffic(identifier);
+  const lookupFailure = states.map((state) => state.data?.tierLookup?.failure).find(Boolean);
   const trafficOf = (policy: string): IdentifierView | undefined =>
     traffic.data?.identifiers.find(
       (entry) => entry.policy === policy && entry.identifier === identifier,
@@ -29,6 +37,14 @@ export function IdentifierStates({ identifier, onDone }: IdentifierStatesProps) 
       <Heading as="h4" size="3">
         Under every policy
       </Heading>
+      {lookupFailure != null && (
+        <Callout.Root color="amber" role="status">
+          <Callout.Text>
+            The app&apos;s tier lookup failed ({lookupFailure}): the figures below are at each
+            policy&apos;s own rate, not {identifier}&apos;s plan.
+          </Callout.Text>
+        </Callout.Root>
+      )}
       <Table.Root variant="surface" size="1">
         <Table.Header>
           <Table.Row>
@@ -71,6 +87,9 @@ export function IdentifierStates({ identifier, onDone }: IdentifierStatesProps) 
                     : traitsOf(decision.algorithm).holdsSlots
                       ? `${decision.limit - decision.remaining} in flight of ${decision.limit}`
                       : `${decision.remaining} of ${decision.limit}`}
+                  {decision !== undefined && (
+                    <LimitNote part={decision.policies[0]} quota={quotaOf(policy)} />
+                  )}
                 </Table.Cell>
                 <Table.Cell>
                   {seen === undefined
@@ -111,5 +130,30 @@ export function IdentifierStates({ identifier, onDone }: IdentifierStatesProps) 
         </Table.Body>
       </Table.Root>
     </Flex>
+  );
+}
+
+type PolicyPart = InspectResult['policies'][number];
+
+/**
+ * Why the limit is not the policy's own: the tier that decided, an override, credits granted for
+ * the period (which is how "21 of 10" can be).
+ */
+function LimitNote({ part, quota }: { part: PolicyPart | undefined; quota?: QuotaState }) {
+  const notes: string[] = [];
+  if (part?.tier !== undefined) notes.push(`at tier ${part.tier}`);
+  else if (part?.override !== undefined && part.override.tier === null) notes.push('override');
+  if (quota !== undefined && quota.granted !== 0) {
+    notes.push(
+      quota.granted > 0
+        ? `${quota.limit} + ${quota.granted} credits`
+        : `${quota.limit} − ${-quota.granted} debited`,
+    );
+  }
+  if (notes.length === 0) return null;
+  return (
+    <Text as="div" size="1" color="gray">
+      {notes.join(', ')}
+    </Text>
   );
 }

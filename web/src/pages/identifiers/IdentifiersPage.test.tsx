@@ -117,6 +117,66 @@ describe('the Identifiers screen', () => {
     expect(requests.some((request) => request.url.startsWith('/api/penalties?q=harry'))).toBe(true);
   });
 
+  it('says why a limit is raised, and when the tier lookup failed and which one', async () => {
+    const looked = { asked: true, tier: null, anchorDay: null, failure: null };
+    const part = (policy: string, algorithm: string, limit: number, tier?: string) => ({
+      ...decision(policy, true),
+      algorithm,
+      limit,
+      remaining: limit,
+      ...(tier === undefined ? {} : { tier }),
+    });
+    answerFetch({
+      ...routes,
+      'GET /policies': {
+        body: {
+          version: 2,
+          enforcement: true,
+          policies: [
+            { name: 'api-daily', key: 'header:x-api-key', algorithm: 'fixed-window' },
+            { name: 'api-burst', key: 'header:x-api-key', algorithm: 'gcra' },
+          ],
+        },
+      },
+      'GET /inspect/api-daily/harry': {
+        body: {
+          ...part('api-daily', 'fixed-window', 10),
+          remaining: 21,
+          policies: [{ ...part('api-daily', 'fixed-window', 10), remaining: 21 }],
+          tierLookup: { ...looked, failure: 'tiers.ofIdentifier: no answer within 1000 ms' },
+        },
+      },
+      'GET /inspect/api-burst/harry': {
+        body: {
+          ...part('api-burst', 'gcra', 50),
+          policies: [part('api-burst', 'gcra', 50, 'pro')],
+          tierLookup: { ...looked, tier: 'pro' },
+        },
+      },
+      'GET /quotas/api-daily/harry': {
+        body: {
+          policy: 'api-daily',
+          identifier: 'harry',
+          used: 0,
+          remaining: 21,
+          limit: 10,
+          granted: 11,
+          resetAt: Date.parse('2026-11-28T00:00:00.000Z'),
+          tier: null,
+        },
+      },
+    });
+    renderScreen(<IdentifiersPage />, { role: 'viewer', path: '/identifiers?q=harry' });
+
+    const raised = (await screen.findByText('21 of 10')).closest('tr') as HTMLElement;
+    expect(await within(raised).findByText('10 + 11 credits')).toBeTruthy();
+    const tiered = (await screen.findByText('50 of 50')).closest('tr') as HTMLElement;
+    expect(within(tiered).getByText('at tier pro')).toBeTruthy();
+    expect((await screen.findByText(/tier lookup failed/)).textContent?.replace(/\s+/g, ' ')).toBe(
+      "The app's tier lookup failed (tiers.ofIdentifier: no answer within 1000 ms): the figures below are at each policy's own rate, not harry's plan.",
+    );
+  });
+
   it("shows an API key's quota and in-flight requests, and lets an operator credit it", async () => {
     const quota = {
       policy: 'api-daily',
