@@ -21,7 +21,7 @@ export {
   PLAIN_IDENTIFIER_RULE,
   type Identifier,
 } from './keys/identifier.js';
-export { KEY_KIND, toIdentifier } from './keys/key.builder.js';
+export { KEY_KIND, normalKeyKind, toIdentifier } from './keys/key.builder.js';
 export { PenaltyEventPublisher, type PenaltyContext } from './events/penalty-event.publisher.js';
 export type { PenaltyStream, PenaltyStreamEntry } from './penalty/penalty.stream.js';
 export type {

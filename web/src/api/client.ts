@@ -14,6 +14,7 @@ import type {
   ListEntryModeChange,
   ListEntryRequest,
   PenaltyQuery,
+  PlanAssignmentRequest,
   PolicyWriteRequest,
   QuotaGrantRequest,
   SignInRequest,
@@ -175,6 +176,12 @@ export const api = {
       call('GET /quotas/:policy/:identifier', { params: { policy, identifier } }),
     grant: (policy: string, identifier: string, body: QuotaGrantRequest) =>
       call('POST /quotas/:policy/:identifier/grant', { params: { policy, identifier }, body }),
+  },
+  plans: {
+    get: (identifier: string) => call('GET /plans/:identifier', { params: { identifier } }),
+    assign: (identifier: string, body: PlanAssignmentRequest) =>
+      call('PUT /plans/:identifier', { params: { identifier }, body }),
+    remove: (identifier: string) => call('DELETE /plans/:identifier', { params: { identifier } }),
   },
   blocked: {
     list: (query: BlockedQuery = {}) => call('GET /blocked', { query }),

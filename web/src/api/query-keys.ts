@@ -32,6 +32,7 @@ export const queryKeys = {
     matches: (text: string) => ['identifier', text, 'matches'] as const,
     quota: (identifier: string, policy: string) =>
       ['identifier', identifier, 'quota', policy] as const,
+    plan: (identifier: string) => ['identifier', identifier, 'plan'] as const,
   },
   /** A filtered, paged list (penalties, audit): its screen, the filters and the cursor. */
   pages: (screen: string, query: unknown, cursor: string | undefined) =>

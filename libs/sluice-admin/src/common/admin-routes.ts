@@ -34,6 +34,9 @@ import type {
   PolicyRemovalResult,
   PolicyRevisionList,
   PolicyView,
+  PlanAssignmentRequest,
+  PlanQuery,
+  PlanView,
   PolicyWriteQuery,
   PolicyWriteRequest,
   RouteList,
@@ -138,6 +141,12 @@ export interface AdminRoutes {
   'GET /identifiers': { query: IdentifiersQuery; response: IdentifierList };
   /** An identifier's quota in the current period: used, remaining, credits, when it resets. */
   'GET /quotas/:policy/:identifier': { query: QuotaQuery; response: QuotaState };
+  /** An identifier's plan: its tier under every tiered policy, and its last change. */
+  'GET /plans/:identifier': { query: PlanQuery; response: PlanView };
+  /** Moves an identifier to a tier under every policy that has it, in one audited version. */
+  'PUT /plans/:identifier': { body: PlanAssignmentRequest; response: PlanView };
+  /** Takes an identifier off any tier its overrides assign, in one audited version. */
+  'DELETE /plans/:identifier': { query: PlanQuery; response: PlanView };
   /** Credits (or debits) an identifier's quota for the current period, audited with its note. */
   'POST /quotas/:policy/:identifier/grant': { body: QuotaGrantRequest; response: QuotaGrantAnswer };
   /** The penalty history, newest first. */
@@ -184,6 +193,9 @@ export const ADMIN_ROUTES = [
   'POST /policy-file/apply',
   'GET /identifiers',
   'GET /quotas/:policy/:identifier',
+  'GET /plans/:identifier',
+  'PUT /plans/:identifier',
+  'DELETE /plans/:identifier',
   'POST /quotas/:policy/:identifier/grant',
   'GET /penalties',
   'GET /audit',

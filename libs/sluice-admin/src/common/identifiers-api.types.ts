@@ -103,3 +103,40 @@ export interface IdentifierList {
   /** The most rejected first, then the most passed. */
   identifiers: IdentifierView[];
 }
+
+/** GET and DELETE /plans/:identifier?keyKind= */
+export type PlanQuery = {
+  /** The kind of identifier; default each policy's own `key`. */
+  keyKind?: string;
+};
+
+/**
+ * PUT /plans/:identifier: moves an identifier to `tier` under every policy that has it, in one
+ * version (one override per policy, assigning the tier), audited once as `plan.assign`.
+ */
+export interface PlanAssignmentRequest {
+  /** The tier, which at least one policy must have. */
+  tier: string;
+  /** The kind of identifier; default each policy's own `key`. */
+  keyKind?: string;
+  /** When the plan ends (ISO 8601 with its zone); null or absent: never. */
+  expiresAt?: string | null;
+  /** Why, as the audit records it. */
+  note?: string | null;
+}
+
+/** An identifier's plan: its tier under each tiered policy, and who set it, when and why. */
+export interface PlanView {
+  /** The identifier. */
+  identifier: string;
+  /** The kind asked for, or null: each policy's own. */
+  keyKind: string | null;
+  /** The tier its overrides assign, when every assignment names the same one; else null. */
+  tier: string | null;
+  /** When the assignment ends (ISO 8601), or null. */
+  expiresAt: string | null;
+  /** Each tiered policy, and the tier an override assigns the identifier there (null: none). */
+  policies: Array<{ policy: string; tier: string | null; expiresAt: string | null }>;
+  /** The last `plan.assign` or `plan.remove` of the identifier, or null. */
+  lastChange: { action: string; actor: string; at: string; note: string | null } | null;
+}

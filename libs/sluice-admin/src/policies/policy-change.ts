@@ -23,6 +23,8 @@ export interface PolicyChange {
   actor: Actor;
   comment: string | null;
   version: number;
+  /** False: the caller records one audit entry for several policies (a plan). Default true. */
+  audited?: boolean;
 }
 
 export function findPolicyRow(manager: EntityManager, name: string): Promise<PolicyEntity | null> {
@@ -59,6 +61,7 @@ export async function writePolicyChange(
     actor: actor.name,
     comment,
   });
+  if (change.audited === false) return;
   await recordAudit(manager, {
     actor,
     action: change.action,

@@ -47,6 +47,16 @@ const routes: Record<string, Answer> = {
     },
   },
   'GET /penalties': { body: { penalties: [], nextCursor: null } },
+  'GET /plans/harry': {
+    body: {
+      identifier: 'harry',
+      keyKind: null,
+      tier: null,
+      expiresAt: null,
+      policies: [],
+      lastChange: null,
+    },
+  },
 };
 
 afterEach(() => {
@@ -115,6 +125,100 @@ describe('the Identifiers screen', () => {
         .map((link) => link.textContent),
     ).toEqual(['203.0.113.7/harry', 'harry@example.org']);
     expect(requests.some((request) => request.url.startsWith('/api/penalties?q=harry'))).toBe(true);
+  });
+
+  it("shows an identifier's plan and lets an operator move it everywhere at once, or take it off", async () => {
+    const view = (tier: string | null) => ({
+      identifier: 'harry',
+      keyKind: null,
+      tier,
+      expiresAt: tier === 'pro' ? '2026-12-24T10:00:00.000Z' : null,
+      policies: [
+        { policy: 'api-burst', tier: tier === 'enterprise' ? null : tier, expiresAt: null },
+        { policy: 'api-daily', tier, expiresAt: null },
+      ],
+      lastChange:
+        tier === null
+          ? null
+          : {
+              action: 'plan.assign',
+              actor: 'olga',
+              at: '2026-11-24T10:00:00.000Z',
+              note: 'upgrade #12',
+            },
+    });
+    let current: string | null = 'pro';
+    const requests = answerFetch({
+      ...routes,
+      'GET /policies': {
+        body: {
+          version: 2,
+          enforcement: true,
+          policies: [
+            { name: 'api-burst', key: 'header:x-api-key', tiers: { pro: { limit: 50 } } },
+            {
+              name: 'api-daily',
+              key: 'header:x-api-key',
+              tiers: { pro: { limit: 500 }, enterprise: { limit: 5000 } },
+            },
+          ],
+        },
+      },
+      'GET /plans/harry': () => ({ body: view(current) }),
+      'PUT /plans/harry': ({ body }) => {
+        current = (body as { tier: string }).tier;
+        return { body: view(current) };
+      },
+      'DELETE /plans/harry': () => {
+        current = null;
+        return { body: view(null) };
+      },
+    });
+    const user = userEvent.setup();
+    renderScreen(<IdentifiersPage />, { role: 'operator', path: '/identifiers?q=harry' });
+
+    const plan = await screen.findByRole('region', { name: 'Plan of harry' });
+    expect(
+      within(plan).getByText(/^On pro until .*Set by olga on .*\(“upgrade #12”\)\.$/),
+    ).toBeTruthy();
+
+    await user.click(within(plan).getByRole('button', { name: 'Assign a plan to harry' }));
+    const dialog = await screen.findByRole('dialog');
+    await user.selectOptions(within(dialog).getByLabelText('Tier'), 'enterprise');
+    await user.type(within(dialog).getByLabelText('For'), 'soon');
+    await user.click(within(dialog).getByRole('button', { name: 'Assign' }));
+    expect(await within(dialog).findByText(/write it with its unit/)).toBeTruthy();
+    await user.clear(within(dialog).getByLabelText('For'));
+    await user.type(within(dialog).getByLabelText('For'), '30 d');
+    await user.type(within(dialog).getByLabelText('Note'), 'annual contract');
+    await user.click(within(dialog).getByRole('button', { name: 'Assign' }));
+    await waitFor(() =>
+      expect(screen.getByRole('status').textContent).toBe(
+        'harry is on enterprise under api-daily.',
+      ),
+    );
+    const sent = requests.find((request) => request.method === 'PUT')?.body as {
+      tier: string;
+      expiresAt: string;
+      note: string;
+    };
+    expect([sent.tier, sent.note]).toEqual(['enterprise', 'annual contract']);
+    const days = (Date.parse(sent.expiresAt) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThanOrEqual(30);
+
+    await user.click(
+      within(await screen.findByRole('region', { name: 'Plan of harry' })).getByRole('button', {
+        name: 'Take harry off its plan',
+      }),
+    );
+    await user.click(
+      within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Remove plan' }),
+    );
+    await waitFor(() =>
+      expect(screen.getByRole('status').textContent).toBe('harry is off its plan.'),
+    );
+    expect(requests.filter((request) => request.method === 'DELETE')).toHaveLength(1);
   });
 
   it('says why a limit is raised, and when the tier lookup failed and which one', async () => {

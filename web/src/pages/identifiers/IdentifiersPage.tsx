@@ -13,6 +13,7 @@ import { Link, useSearchParams } from 'react-router';
 import { queryKeys } from '../../api/query-keys';
 import { Field } from '../../shared/Field';
 import { IdentifierPenalties } from './IdentifierPenalties';
+import { IdentifierPlan } from './IdentifierPlan';
 import { IdentifierQuotas } from './IdentifierQuotas';
 import { IdentifierStates } from './IdentifierStates';
 import { useIdentifierMatches } from './identifiers.hooks';
@@ -69,6 +70,7 @@ export function IdentifiersPage() {
             {identifier}
           </Heading>
           <IdentifierMatches text={identifier} />
+          <IdentifierPlan identifier={identifier} onDone={setNotice} />
           <IdentifierStates identifier={identifier} onDone={setNotice} />
           <IdentifierQuotas identifier={identifier} onDone={setNotice} />
           <IdentifierPenalties identifier={identifier} />

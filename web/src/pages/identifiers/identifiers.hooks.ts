@@ -1,4 +1,4 @@
-import type { QuotaGrantRequest } from '@sluice/admin/api';
+import type { PlanAssignmentRequest, QuotaGrantRequest } from '@sluice/admin/api';
 import { traitsOf } from '@sluice/nest/simulator';
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api/client';
@@ -94,6 +94,25 @@ export function useGrantQuota() {
         note: input.note,
         key: input.key,
       }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.identifiers.all }),
+  });
+}
+
+/** The identifier's plan: its tier under every tiered policy, and who set it. */
+export function useIdentifierPlan(identifier: string) {
+  return useQuery({
+    queryKey: queryKeys.identifiers.plan(identifier),
+    queryFn: () => api.plans.get(identifier),
+    enabled: identifier !== '',
+  });
+}
+
+/** Assigns or removes a plan; the identifier's figures are read again after. */
+export function useChangePlan(identifier: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: PlanAssignmentRequest | null) =>
+      body === null ? api.plans.remove(identifier) : api.plans.assign(identifier, body),
     onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.identifiers.all }),
   });
 }
