@@ -71,7 +71,7 @@ describe.each(ADAPTERS)('refusing cached blocks on %s', (adapter) => {
     expect(seen[0]?.body).toEqual({
       statusCode: 429,
       error: 'Too Many Requests',
-      message: expect.stringMatching(/^Blocked by policy "reply"; retry in 3600 s$/) as unknown,
+      message: expect.stringMatching(/^Blocked by policy "reply"; retry in 1 h$/) as unknown,
       policy: 'reply',
       retryAfterMs: expect.any(Number) as unknown,
     });

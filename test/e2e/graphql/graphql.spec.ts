@@ -43,7 +43,9 @@ function expectLimitedAfter(answers: GraphqlAnswer[], field: string, data: strin
   expect(refused?.body.data).toBeNull();
   expect(refused?.body.errors).toHaveLength(1);
   const [error] = refused?.body.errors ?? [];
-  expect(error?.message).toMatch(/^Rate limit of policy "graphql" exceeded; retry in \d+ s$/);
+  expect(error?.message).toMatch(
+    /^Rate limit of policy "graphql" exceeded; retry in (\d+ (s|min|h|d) ?)+$/,
+  );
   expect(error?.path).toEqual([field]);
   expectRefusal(error?.extensions, 'graphql');
 }

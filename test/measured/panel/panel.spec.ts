@@ -37,6 +37,22 @@ import {
 
 const LIVE_MS = 10_000;
 
+/** What the panel says above a table wider than the screen (web/src/shared/WideTable.tsx). */
+const SCROLL_HINT = 'More columns to the right: scroll the table sideways.';
+
+/** Every screen, as the panel's own links reach them. */
+const SCREENS = [
+  '',
+  'policies',
+  'policies/reply',
+  'policies/reply/revisions',
+  'blocked',
+  'lists',
+  'identifiers?q=harry',
+  'penalties',
+  'audit',
+];
+
 describe('the admin panel in Chromium', () => {
   let database: TestDatabase;
   let demos: DemoProcess[] = [];
@@ -614,17 +630,58 @@ describe('the admin panel in Chromium', () => {
     }
   });
 
-  it.each([
-    '',
-    'policies',
-    'policies/reply',
-    'policies/reply/revisions',
-    'blocked',
-    'lists',
-    'identifiers?q=harry',
-    'penalties',
-    'audit',
-  ])(
+  it("skips to the content of the screen it is on, under the panel's <base>", async () => {
+    await page.goto(panel('penalties'));
+    await page.locator('main h2, main h1').first().waitFor();
+    await page.getByRole('link', { name: 'Skip to content' }).focus();
+    await page.keyboard.press('Enter');
+    expect(page.url()).toBe(panel('penalties'));
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+  });
+
+  let overflowing = 0;
+  it.each(SCREENS)(
+    'says above each table wider than a phone (390 px) that it scrolls, and above no other, on /sluice/%s',
+    async (path) => {
+      const wide = page.viewportSize();
+      await page.setViewportSize({ width: 390, height: 844 });
+      try {
+        await page.goto(panel(path));
+        await page.locator('main h2, main h1').first().waitFor();
+        // The screens that list something here; the editor and an empty Lists screen have none.
+        if (!['policies/reply', 'lists'].includes(path)) {
+          await page.locator('.wide-table table').first().waitFor();
+        }
+        // Tables fill in as their data comes: each must agree with its hint once it has.
+        let found = 0;
+        await expect
+          .poll(
+            async () => {
+              const tables = await page.evaluate((hint) => {
+                return [...document.querySelectorAll<HTMLElement>('.wide-table')].map((box) => {
+                  const table = box.querySelector('table') as HTMLTableElement;
+                  const says = box.querySelector(':scope > p')?.textContent === hint;
+                  return { over: table.scrollWidth > box.clientWidth + 1, says };
+                });
+              }, SCROLL_HINT);
+              found = tables.filter((table) => table.over).length;
+              return tables.filter((table) => table.over !== table.says).length;
+            },
+            { timeout: 5_000 },
+          )
+          .toBe(0);
+        overflowing += found;
+      } finally {
+        if (wide !== null) await page.setViewportSize(wide);
+      }
+    },
+  );
+
+  it('found tables wider than a phone above, so the hint was tested where it shows', () => {
+    expect(overflowing).toBeGreaterThan(2);
+  });
+
+  it.each(SCREENS)(
     'has no serious accessibility violation and every control reachable by keyboard on /sluice/%s',
     async (path) => {
       await page.goto(panel(path));

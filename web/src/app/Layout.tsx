@@ -1,5 +1,6 @@
 import type { SessionView } from '@sluice/admin/api';
 import { Badge, Box, Button, Flex, Heading, Text } from '@radix-ui/themes';
+import type { MouseEvent } from 'react';
 import { NavLink, Outlet } from 'react-router';
 import './layout.css';
 import { useSignOut } from '../shared/session.hooks';
@@ -18,7 +19,7 @@ export function Layout({ session }: { session: SessionView }) {
   const signOut = useSignOut();
   return (
     <Box className="layout">
-      <a className="skip-link" href="#main">
+      <a className="skip-link" href="#main" onClick={skipToMain}>
         Skip to content
       </a>
       <header className="layout-header">
@@ -64,4 +65,15 @@ export function Layout({ session }: { session: SessionView }) {
       </main>
     </Box>
   );
+}
+
+/**
+ * The panel's <base> points at its root, so "#main" alone would resolve to the Overview: the link
+ * moves focus to the main region here instead, on the screen it was used on.
+ */
+function skipToMain(event: MouseEvent<HTMLAnchorElement>): void {
+  event.preventDefault();
+  const main = document.getElementById('main');
+  main?.focus();
+  main?.scrollIntoView();
 }

@@ -1,20 +1,21 @@
-/** "90 ms", "12 s", "5 min", "2 h 30 min", "3 d 4 h". */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const seconds = Math.round(ms / 1000);
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60)
-    return seconds % 60 === 0 ? `${minutes} min` : `${minutes} min ${seconds % 60} s`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 24) return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
-  const days = Math.floor(hours / 24);
-  return hours % 24 === 0 ? `${days} d` : `${days} d ${hours % 24} h`;
-}
+import { durationText } from '@sluice/nest/simulator';
+/** "90 ms", "12 s", "5 min", "2 h 30 min", "3 d 4 h": as the library writes a 429's wait. */
+export const formatDuration = durationText;
 
-const DATE_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+const DATE_TIME = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  timeZoneName: 'short',
+});
 
-/** A server time (ISO 8601) in the reader's locale and zone. */
+/**
+ * A server time (ISO 8601) in the reader's locale and zone, the zone named: every date the panel
+ * shows is written this one way.
+ */
 export function formatTime(iso: string | null | undefined): string {
   if (iso == null) return '—';
   const date = new Date(iso);

@@ -1,4 +1,5 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
+import { waitText } from '../clock/duration.text.js';
 import type { Decision } from '../engine/decision.js';
 
 /** The body of a refusal's 429. */
@@ -31,7 +32,7 @@ export class TooManyRequestsException extends HttpException {
 }
 
 function describe(decision: Decision): string {
-  const wait = `retry in ${Math.ceil(decision.retryAfterMs / 1000)} s`;
+  const wait = `retry in ${waitText(decision.retryAfterMs)}`;
   switch (decision.reason) {
     case 'blocked':
     case 'cache-block':

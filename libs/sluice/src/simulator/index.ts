@@ -6,6 +6,7 @@ export {
   type AlgorithmName,
 } from '../algorithms/algorithm.types.js';
 export { traitsOf, type AlgorithmTraits } from '../algorithms/algorithm.traits.js';
+export { durationText, waitText } from '../clock/duration.text.js';
 export type { PenaltyOptions, PolicyMode } from '../policy/policy.types.js';
 export {
   MAX_SIMULATED_REQUESTS,

@@ -7,6 +7,7 @@ import { FilterForm } from '../../shared/FilterForm';
 import { PagedResults, TimeRangeFields, useFilteredPages } from '../../shared/FilteredPages';
 import { formatTime } from '../../shared/format';
 import { JsonDiff } from '../../shared/JsonDiff';
+import { WideTable } from '../../shared/WideTable';
 
 const PAGE_SIZE = 50;
 const FILTERS = ['actor', 'action', 'from', 'to'] as const;
@@ -88,58 +89,60 @@ function AuditTable({ entries }: { entries: AuditEntry[] }) {
       return next;
     });
   return (
-    <Table.Root variant="surface" size="1">
-      <Table.Header>
-        <Table.Row>
-          <Table.ColumnHeaderCell>When</Table.ColumnHeaderCell>
-          <Table.ColumnHeaderCell>Actor</Table.ColumnHeaderCell>
-          <Table.ColumnHeaderCell>Action</Table.ColumnHeaderCell>
-          <Table.ColumnHeaderCell>Target</Table.ColumnHeaderCell>
-          <Table.ColumnHeaderCell>Version</Table.ColumnHeaderCell>
-          <Table.ColumnHeaderCell>Note</Table.ColumnHeaderCell>
-          <Table.ColumnHeaderCell>From</Table.ColumnHeaderCell>
-          <Table.ColumnHeaderCell>Change</Table.ColumnHeaderCell>
-        </Table.Row>
-      </Table.Header>
-      <Table.Body>
-        {entries.map((entry) => {
-          const shown = open.has(entry.id);
-          return (
-            <Fragment key={entry.id}>
-              <Table.Row>
-                <Table.Cell>{formatTime(entry.occurredAt)}</Table.Cell>
-                <Table.RowHeaderCell>{entry.actor}</Table.RowHeaderCell>
-                <Table.Cell>
-                  <code>{entry.action}</code>
-                </Table.Cell>
-                <Table.Cell>{entry.target}</Table.Cell>
-                <Table.Cell>{entry.version}</Table.Cell>
-                <Table.Cell>{entry.comment ?? '—'}</Table.Cell>
-                <Table.Cell>{entry.ip ?? '—'}</Table.Cell>
-                <Table.Cell>
-                  <Button
-                    size="1"
-                    variant="soft"
-                    aria-expanded={shown}
-                    aria-controls={`audit-change-${entry.id}`}
-                    onClick={() => toggle(entry.id)}
-                  >
-                    {shown ? 'Hide change' : 'Show change'}
-                  </Button>
-                </Table.Cell>
-              </Table.Row>
-              {shown && (
-                <Table.Row id={`audit-change-${entry.id}`}>
-                  <Table.Cell colSpan={8}>
-                    <ChangeDetail entry={entry} />
+    <WideTable>
+      <Table.Root variant="surface" size="1">
+        <Table.Header>
+          <Table.Row>
+            <Table.ColumnHeaderCell>When</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>Actor</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>Action</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>Target</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>Version</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>Note</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>From</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>Change</Table.ColumnHeaderCell>
+          </Table.Row>
+        </Table.Header>
+        <Table.Body>
+          {entries.map((entry) => {
+            const shown = open.has(entry.id);
+            return (
+              <Fragment key={entry.id}>
+                <Table.Row>
+                  <Table.Cell>{formatTime(entry.occurredAt)}</Table.Cell>
+                  <Table.RowHeaderCell>{entry.actor}</Table.RowHeaderCell>
+                  <Table.Cell>
+                    <code>{entry.action}</code>
+                  </Table.Cell>
+                  <Table.Cell>{entry.target}</Table.Cell>
+                  <Table.Cell>{entry.version}</Table.Cell>
+                  <Table.Cell>{entry.comment ?? '—'}</Table.Cell>
+                  <Table.Cell>{entry.ip ?? '—'}</Table.Cell>
+                  <Table.Cell>
+                    <Button
+                      size="1"
+                      variant="soft"
+                      aria-expanded={shown}
+                      aria-controls={`audit-change-${entry.id}`}
+                      onClick={() => toggle(entry.id)}
+                    >
+                      {shown ? 'Hide change' : 'Show change'}
+                    </Button>
                   </Table.Cell>
                 </Table.Row>
-              )}
-            </Fragment>
-          );
-        })}
-      </Table.Body>
-    </Table.Root>
+                {shown && (
+                  <Table.Row id={`audit-change-${entry.id}`}>
+                    <Table.Cell colSpan={8}>
+                      <ChangeDetail entry={entry} />
+                    </Table.Cell>
+                  </Table.Row>
+                )}
+              </Fragment>
+            );
+          })}
+        </Table.Body>
+      </Table.Root>
+    </WideTable>
   );
 }
 

@@ -11,6 +11,7 @@ import { useBlockedList } from './blocked.hooks';
 import { PolicySelect } from '../../shared/PolicySelect';
 import { ResetCountersDialog } from '../../shared/ResetCountersDialog';
 import { UnblockDialog } from '../../shared/UnblockDialog';
+import { WideTable } from '../../shared/WideTable';
 
 export function BlockedPage() {
   const canAct = useCan('operator');
@@ -57,78 +58,75 @@ export function BlockedPage() {
                 : `${list.total} blocked now${list.total > list.blocked.length ? `, the newest ${list.blocked.length} shown` : ''}.`}
             </Text>
             {list.blocked.length > 0 && (
-              <Text size="1" color="gray" className="narrow-only">
-                More columns to the right: scroll the table sideways.
-              </Text>
-            )}
-            {list.blocked.length > 0 && (
-              <Table.Root variant="surface">
-                <Table.Header>
-                  <Table.Row>
-                    <Table.ColumnHeaderCell>Identifier</Table.ColumnHeaderCell>
-                    {/* Beside the identifier it acts on, so both are on a phone's screen at once. */}
-                    {canAct && <Table.ColumnHeaderCell>Action</Table.ColumnHeaderCell>}
-                    <Table.ColumnHeaderCell>Policy</Table.ColumnHeaderCell>
-                    <Table.ColumnHeaderCell>Source</Table.ColumnHeaderCell>
-                    <Table.ColumnHeaderCell>Started</Table.ColumnHeaderCell>
-                    <Table.ColumnHeaderCell>Time left</Table.ColumnHeaderCell>
-                    <Table.ColumnHeaderCell>Reason</Table.ColumnHeaderCell>
-                  </Table.Row>
-                </Table.Header>
-                <Table.Body>
-                  {list.blocked.map((entry) => (
-                    <Table.Row
-                      key={`${entry.policy}/${entry.keyKind}/${entry.key ?? entry.identifier}`}
-                    >
-                      <Table.RowHeaderCell>
-                        <Link to={`/identifiers?q=${encodeURIComponent(entry.identifier)}`}>
-                          {entry.identifier}
-                        </Link>
-                        <Text as="div" size="1" color="gray">
-                          {entry.keyKind}
-                          {entry.key !== null && ' · its first 256 characters'}
-                        </Text>
-                      </Table.RowHeaderCell>
-                      {canAct && (
-                        <Table.Cell>
-                          <UnblockDialog
-                            policy={entry.policy}
-                            identifier={entry.identifier}
-                            identifierKey={entry.key}
-                            keyKind={entry.keyKind}
-                            onDone={setNotice}
-                          />
-                        </Table.Cell>
-                      )}
-                      <Table.Cell>{entry.policy}</Table.Cell>
-                      <Table.Cell>
-                        {entry.source === 'manual' ? (
-                          <Badge color="amber">
-                            by hand{entry.createdBy === null ? '' : `, ${entry.createdBy}`}
-                          </Badge>
-                        ) : (
-                          <Badge>offence {entry.offence}</Badge>
-                        )}
-                      </Table.Cell>
-                      <Table.Cell>{formatTime(entry.startedAt)}</Table.Cell>
-                      <Table.Cell>
-                        <Countdown until={entry.expiresAt} />
-                        <Text as="div" size="1" color="gray">
-                          until {formatTime(entry.expiresAt)}
-                        </Text>
-                      </Table.Cell>
-                      <Table.Cell>
-                        {entry.reason ?? (entry.source === 'manual' ? '—' : 'over the limit')}
-                        {entry.route !== null && (
-                          <Text as="div" size="1" color="gray">
-                            set off on {entry.route}
-                          </Text>
-                        )}
-                      </Table.Cell>
+              <WideTable>
+                <Table.Root variant="surface">
+                  <Table.Header>
+                    <Table.Row>
+                      <Table.ColumnHeaderCell>Identifier</Table.ColumnHeaderCell>
+                      {/* Beside the identifier it acts on, so both are on a phone's screen at once. */}
+                      {canAct && <Table.ColumnHeaderCell>Action</Table.ColumnHeaderCell>}
+                      <Table.ColumnHeaderCell>Policy</Table.ColumnHeaderCell>
+                      <Table.ColumnHeaderCell>Source</Table.ColumnHeaderCell>
+                      <Table.ColumnHeaderCell>Started</Table.ColumnHeaderCell>
+                      <Table.ColumnHeaderCell>Time left</Table.ColumnHeaderCell>
+                      <Table.ColumnHeaderCell>Reason</Table.ColumnHeaderCell>
                     </Table.Row>
-                  ))}
-                </Table.Body>
-              </Table.Root>
+                  </Table.Header>
+                  <Table.Body>
+                    {list.blocked.map((entry) => (
+                      <Table.Row
+                        key={`${entry.policy}/${entry.keyKind}/${entry.key ?? entry.identifier}`}
+                      >
+                        <Table.RowHeaderCell>
+                          <Link to={`/identifiers?q=${encodeURIComponent(entry.identifier)}`}>
+                            {entry.identifier}
+                          </Link>
+                          <Text as="div" size="1" color="gray">
+                            {entry.keyKind}
+                            {entry.key !== null && ' · its first 256 characters'}
+                          </Text>
+                        </Table.RowHeaderCell>
+                        {canAct && (
+                          <Table.Cell>
+                            <UnblockDialog
+                              policy={entry.policy}
+                              identifier={entry.identifier}
+                              identifierKey={entry.key}
+                              keyKind={entry.keyKind}
+                              onDone={setNotice}
+                            />
+                          </Table.Cell>
+                        )}
+                        <Table.Cell>{entry.policy}</Table.Cell>
+                        <Table.Cell>
+                          {entry.source === 'manual' ? (
+                            <Badge color="amber">
+                              by hand{entry.createdBy === null ? '' : `, ${entry.createdBy}`}
+                            </Badge>
+                          ) : (
+                            <Badge>offence {entry.offence}</Badge>
+                          )}
+                        </Table.Cell>
+                        <Table.Cell>{formatTime(entry.startedAt)}</Table.Cell>
+                        <Table.Cell>
+                          <Countdown until={entry.expiresAt} />
+                          <Text as="div" size="1" color="gray">
+                            until {formatTime(entry.expiresAt)}
+                          </Text>
+                        </Table.Cell>
+                        <Table.Cell>
+                          {entry.reason ?? (entry.source === 'manual' ? '—' : 'over the limit')}
+                          {entry.route !== null && (
+                            <Text as="div" size="1" color="gray">
+                              set off on {entry.route}
+                            </Text>
+                          )}
+                        </Table.Cell>
+                      </Table.Row>
+                    ))}
+                  </Table.Body>
+                </Table.Root>
+              </WideTable>
             )}
           </>
         )}

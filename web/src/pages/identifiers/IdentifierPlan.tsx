@@ -19,6 +19,7 @@ import { formatTime } from '../../shared/format';
 import { usePolicies } from '../../shared/policies.hooks';
 import { useCan } from '../../shared/session.hooks';
 import { useChangePlan, useIdentifierPlan } from './identifiers.hooks';
+import { WideTable } from '../../shared/WideTable';
 
 interface IdentifierPlanProps {
   identifier: string;
@@ -51,24 +52,28 @@ export function IdentifierPlan({ identifier, onDone }: IdentifierPlanProps) {
         )}
       </Flex>
       <Text size="2">{planSentence(view)}</Text>
-      <Table.Root variant="surface" size="1">
-        <Table.Header>
-          <Table.Row>
-            <Table.ColumnHeaderCell>Policy</Table.ColumnHeaderCell>
-            <Table.ColumnHeaderCell>Tier</Table.ColumnHeaderCell>
-            <Table.ColumnHeaderCell>Until</Table.ColumnHeaderCell>
-          </Table.Row>
-        </Table.Header>
-        <Table.Body>
-          {view.policies.map((each) => (
-            <Table.Row key={each.policy}>
-              <Table.RowHeaderCell>{each.policy}</Table.RowHeaderCell>
-              <Table.Cell>{each.tier ?? 'as the app says'}</Table.Cell>
-              <Table.Cell>{each.expiresAt === null ? '—' : formatTime(each.expiresAt)}</Table.Cell>
+      <WideTable>
+        <Table.Root variant="surface" size="1">
+          <Table.Header>
+            <Table.Row>
+              <Table.ColumnHeaderCell>Policy</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>Tier</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>Until</Table.ColumnHeaderCell>
             </Table.Row>
-          ))}
-        </Table.Body>
-      </Table.Root>
+          </Table.Header>
+          <Table.Body>
+            {view.policies.map((each) => (
+              <Table.Row key={each.policy}>
+                <Table.RowHeaderCell>{each.policy}</Table.RowHeaderCell>
+                <Table.Cell>{each.tier ?? 'as the app says'}</Table.Cell>
+                <Table.Cell>
+                  {each.expiresAt === null ? '—' : formatTime(each.expiresAt)}
+                </Table.Cell>
+              </Table.Row>
+            ))}
+          </Table.Body>
+        </Table.Root>
+      </WideTable>
     </Flex>
   );
 }

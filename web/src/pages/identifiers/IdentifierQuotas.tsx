@@ -8,6 +8,7 @@ import { formatTime } from '../../shared/format';
 import { useCan } from '../../shared/session.hooks';
 import { useGrantQuota, useIdentifierQuotas } from './identifiers.hooks';
 import { DialogActions } from '../../shared/DialogActions';
+import { WideTable } from '../../shared/WideTable';
 
 interface IdentifierQuotasProps {
   identifier: string;
@@ -27,43 +28,45 @@ export function IdentifierQuotas({ identifier, onDone }: IdentifierQuotasProps) 
       <Heading as="h4" size="3">
         Quotas this period
       </Heading>
-      <Table.Root variant="surface" size="1" aria-label={`Quotas of ${identifier}`}>
-        <Table.Header>
-          <Table.Row>
-            <Table.ColumnHeaderCell>Policy</Table.ColumnHeaderCell>
-            <Table.ColumnHeaderCell>Used</Table.ColumnHeaderCell>
-            <Table.ColumnHeaderCell>Credits</Table.ColumnHeaderCell>
-            <Table.ColumnHeaderCell>Remaining</Table.ColumnHeaderCell>
-            <Table.ColumnHeaderCell>Renews</Table.ColumnHeaderCell>
-            {canAct && <Table.ColumnHeaderCell>Action</Table.ColumnHeaderCell>}
-          </Table.Row>
-        </Table.Header>
-        <Table.Body>
-          {names.map((policy, index) => {
-            const quota = quotas[index];
-            const state = quota?.data;
-            return (
-              <Table.Row key={policy}>
-                <Table.RowHeaderCell>{policy}</Table.RowHeaderCell>
-                {quota?.error != null ? (
-                  <Table.Cell colSpan={4}>
-                    <Text color="red">{quota.error.message}</Text>
-                  </Table.Cell>
-                ) : state === undefined ? (
-                  <Table.Cell colSpan={4}>…</Table.Cell>
-                ) : (
-                  <QuotaCells quota={state} />
-                )}
-                {canAct && (
-                  <Table.Cell>
-                    <GrantDialog policy={policy} identifier={identifier} onDone={onDone} />
-                  </Table.Cell>
-                )}
-              </Table.Row>
-            );
-          })}
-        </Table.Body>
-      </Table.Root>
+      <WideTable>
+        <Table.Root variant="surface" size="1" aria-label={`Quotas of ${identifier}`}>
+          <Table.Header>
+            <Table.Row>
+              <Table.ColumnHeaderCell>Policy</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>Used</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>Credits</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>Remaining</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>Renews</Table.ColumnHeaderCell>
+              {canAct && <Table.ColumnHeaderCell>Action</Table.ColumnHeaderCell>}
+            </Table.Row>
+          </Table.Header>
+          <Table.Body>
+            {names.map((policy, index) => {
+              const quota = quotas[index];
+              const state = quota?.data;
+              return (
+                <Table.Row key={policy}>
+                  <Table.RowHeaderCell>{policy}</Table.RowHeaderCell>
+                  {quota?.error != null ? (
+                    <Table.Cell colSpan={4}>
+                      <Text color="red">{quota.error.message}</Text>
+                    </Table.Cell>
+                  ) : state === undefined ? (
+                    <Table.Cell colSpan={4}>…</Table.Cell>
+                  ) : (
+                    <QuotaCells quota={state} />
+                  )}
+                  {canAct && (
+                    <Table.Cell>
+                      <GrantDialog policy={policy} identifier={identifier} onDone={onDone} />
+                    </Table.Cell>
+                  )}
+                </Table.Row>
+              );
+            })}
+          </Table.Body>
+        </Table.Root>
+      </WideTable>
     </Flex>
   );
 }

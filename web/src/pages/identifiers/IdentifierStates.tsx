@@ -12,6 +12,7 @@ import {
   useIdentifierStates,
   useIdentifierTraffic,
 } from './identifiers.hooks';
+import { WideTable } from '../../shared/WideTable';
 
 interface IdentifierStatesProps {
   identifier: string;
@@ -45,90 +46,92 @@ export function IdentifierStates({ identifier, onDone }: IdentifierStatesProps) 
           </Callout.Text>
         </Callout.Root>
       )}
-      <Table.Root variant="surface" size="1">
-        <Table.Header>
-          <Table.Row>
-            <Table.ColumnHeaderCell>Policy</Table.ColumnHeaderCell>
-            <Table.ColumnHeaderCell>Now</Table.ColumnHeaderCell>
-            <Table.ColumnHeaderCell>Remaining</Table.ColumnHeaderCell>
-            <Table.ColumnHeaderCell>Last day</Table.ColumnHeaderCell>
-            {canAct && <Table.ColumnHeaderCell>Action</Table.ColumnHeaderCell>}
-          </Table.Row>
-        </Table.Header>
-        <Table.Body>
-          {names.map((policy, index) => {
-            const state = states[index];
-            const decision = state?.data;
-            const seen = trafficOf(policy);
-            const blockedUntil = decision?.blocked?.untilMs;
-            return (
-              <Table.Row key={policy}>
-                <Table.RowHeaderCell>{policy}</Table.RowHeaderCell>
-                <Table.Cell>
-                  {state?.error != null ? (
-                    <Text color="red">{state.error.message}</Text>
-                  ) : decision === undefined ? (
-                    <Text color="gray">…</Text>
-                  ) : blockedUntil !== undefined ? (
-                    <Badge color="red">
-                      blocked until {formatTime(new Date(blockedUntil).toISOString())}
-                    </Badge>
-                  ) : decision.allowed ? (
-                    <Badge color="green">would pass</Badge>
-                  ) : (
-                    <Badge color="amber">
-                      would be refused for {formatDuration(decision.retryAfterMs)}
-                    </Badge>
-                  )}
-                </Table.Cell>
-                <Table.Cell>
-                  {decision === undefined
-                    ? '…'
-                    : traitsOf(decision.algorithm).holdsSlots
-                      ? `${decision.limit - decision.remaining} in flight of ${decision.limit}`
-                      : `${decision.remaining} of ${decision.limit}`}
-                  {decision !== undefined && (
-                    <LimitNote part={decision.policies[0]} quota={quotaOf(policy)} />
-                  )}
-                </Table.Cell>
-                <Table.Cell>
-                  {seen === undefined
-                    ? 'not seen'
-                    : `${seen.passed} passed, ${seen.rejected} rejected, last ${formatTime(seen.lastSeen)}`}
-                </Table.Cell>
-                {canAct && (
+      <WideTable>
+        <Table.Root variant="surface" size="1">
+          <Table.Header>
+            <Table.Row>
+              <Table.ColumnHeaderCell>Policy</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>Now</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>Remaining</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>Last day</Table.ColumnHeaderCell>
+              {canAct && <Table.ColumnHeaderCell>Action</Table.ColumnHeaderCell>}
+            </Table.Row>
+          </Table.Header>
+          <Table.Body>
+            {names.map((policy, index) => {
+              const state = states[index];
+              const decision = state?.data;
+              const seen = trafficOf(policy);
+              const blockedUntil = decision?.blocked?.untilMs;
+              return (
+                <Table.Row key={policy}>
+                  <Table.RowHeaderCell>{policy}</Table.RowHeaderCell>
                   <Table.Cell>
-                    <Flex gap="2" wrap="wrap">
-                      {blockedUntil !== undefined ? (
-                        <UnblockDialog
-                          policy={policy}
-                          identifier={identifier}
-                          keyKind={seen?.keyKind ?? policies.data?.policies[index]?.key ?? 'ip'}
-                          onDone={onDone}
-                        />
-                      ) : (
-                        <BlockDialog
-                          policy={policy}
-                          identifier={identifier}
-                          label="Block"
-                          ariaLabel={`Block ${identifier} under ${policy}`}
-                          onDone={onDone}
-                        />
-                      )}
-                      <ResetCountersDialog
-                        policy={policy}
-                        identifier={identifier}
-                        ariaLabel={`Reset the counters of ${identifier} under ${policy}`}
-                        onDone={onDone}
-                      />
-                    </Flex>
+                    {state?.error != null ? (
+                      <Text color="red">{state.error.message}</Text>
+                    ) : decision === undefined ? (
+                      <Text color="gray">…</Text>
+                    ) : blockedUntil !== undefined ? (
+                      <Badge color="red">
+                        blocked until {formatTime(new Date(blockedUntil).toISOString())}
+                      </Badge>
+                    ) : decision.allowed ? (
+                      <Badge color="green">would pass</Badge>
+                    ) : (
+                      <Badge color="amber">
+                        would be refused for {formatDuration(decision.retryAfterMs)}
+                      </Badge>
+                    )}
                   </Table.Cell>
-                )}
-              </Table.Row>
-            );
-          })}
-        </Table.Body>
-      </Table.Root>
+                  <Table.Cell>
+                    {decision === undefined
+                      ? '…'
+                      : traitsOf(decision.algorithm).holdsSlots
+                        ? `${decision.limit - decision.remaining} in flight of ${decision.limit}`
+                        : `${decision.remaining} of ${decision.limit}`}
+                    {decision !== undefined && (
+                      <LimitNote part={decision.policies[0]} quota={quotaOf(policy)} />
+                    )}
+                  </Table.Cell>
+                  <Table.Cell>
+                    {seen === undefined
+                      ? 'not seen'
+                      : `${seen.passed} passed, ${seen.rejected} rejected, last ${formatTime(seen.lastSeen)}`}
+                  </Table.Cell>
+                  {canAct && (
+                    <Table.Cell>
+                      <Flex gap="2" wrap="wrap">
+                        {blockedUntil !== undefined ? (
+                          <UnblockDialog
+                            policy={policy}
+                            identifier={identifier}
+                            keyKind={seen?.keyKind ?? policies.data?.policies[index]?.key ?? 'ip'}
+                            onDone={onDone}
+                          />
+                        ) : (
+                          <BlockDialog
+                            policy={policy}
+                            identifier={identifier}
+                            label="Block"
+                            ariaLabel={`Block ${identifier} under ${policy}`}
+                            onDone={onDone}
+                          />
+                        )}
+                        <ResetCountersDialog
+                          policy={policy}
+                          identifier={identifier}
+                          ariaLabel={`Reset the counters of ${identifier} under ${policy}`}
+                          onDone={onDone}
+                        />
+                      </Flex>
+                    </Table.Cell>
+                  )}
+                </Table.Row>
+              );
+            })}
+          </Table.Body>
+        </Table.Root>
+      </WideTable>
     </Flex>
   );
 }

@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { formatTime } from '../../shared/format';
 import { QueryState } from '../../shared/QueryState';
 import { useTopIdentifiers } from './overview.hooks';
+import { WideTable } from '../../shared/WideTable';
 
 const SHOWN = 10;
 
@@ -29,32 +30,34 @@ export function TopRejected() {
             .slice(0, SHOWN);
           if (top.length === 0) return <Text color="gray">Nobody has been rejected today.</Text>;
           return (
-            <Table.Root variant="surface" size="1">
-              <Table.Header>
-                <Table.Row>
-                  <Table.ColumnHeaderCell>Identifier</Table.ColumnHeaderCell>
-                  <Table.ColumnHeaderCell>Policy</Table.ColumnHeaderCell>
-                  <Table.ColumnHeaderCell>Rejected</Table.ColumnHeaderCell>
-                  <Table.ColumnHeaderCell>Passed</Table.ColumnHeaderCell>
-                  <Table.ColumnHeaderCell>Last seen</Table.ColumnHeaderCell>
-                </Table.Row>
-              </Table.Header>
-              <Table.Body>
-                {top.map((identifier) => (
-                  <Table.Row key={`${identifier.policy}/${identifier.identifier}`}>
-                    <Table.RowHeaderCell>
-                      <Link to={`/identifiers?q=${encodeURIComponent(identifier.identifier)}`}>
-                        {identifier.identifier}
-                      </Link>
-                    </Table.RowHeaderCell>
-                    <Table.Cell>{identifier.policy}</Table.Cell>
-                    <Table.Cell>{identifier.rejected}</Table.Cell>
-                    <Table.Cell>{identifier.passed}</Table.Cell>
-                    <Table.Cell>{formatTime(identifier.lastSeen)}</Table.Cell>
+            <WideTable>
+              <Table.Root variant="surface" size="1">
+                <Table.Header>
+                  <Table.Row>
+                    <Table.ColumnHeaderCell>Identifier</Table.ColumnHeaderCell>
+                    <Table.ColumnHeaderCell>Policy</Table.ColumnHeaderCell>
+                    <Table.ColumnHeaderCell>Rejected</Table.ColumnHeaderCell>
+                    <Table.ColumnHeaderCell>Passed</Table.ColumnHeaderCell>
+                    <Table.ColumnHeaderCell>Last seen</Table.ColumnHeaderCell>
                   </Table.Row>
-                ))}
-              </Table.Body>
-            </Table.Root>
+                </Table.Header>
+                <Table.Body>
+                  {top.map((identifier) => (
+                    <Table.Row key={`${identifier.policy}/${identifier.identifier}`}>
+                      <Table.RowHeaderCell>
+                        <Link to={`/identifiers?q=${encodeURIComponent(identifier.identifier)}`}>
+                          {identifier.identifier}
+                        </Link>
+                      </Table.RowHeaderCell>
+                      <Table.Cell>{identifier.policy}</Table.Cell>
+                      <Table.Cell>{identifier.rejected}</Table.Cell>
+                      <Table.Cell>{identifier.passed}</Table.Cell>
+                      <Table.Cell>{formatTime(identifier.lastSeen)}</Table.Cell>
+                    </Table.Row>
+                  ))}
+                </Table.Body>
+              </Table.Root>
+            </WideTable>
           );
         }}
       </QueryState>

@@ -8,6 +8,7 @@ import { formatDuration, formatTime } from '../../shared/format';
 import { PolicySelect } from '../../shared/PolicySelect';
 import { usePenaltiesCsv } from './penalties.hooks';
 import { ErrorCallout } from '../../shared/ErrorCallout';
+import { WideTable } from '../../shared/WideTable';
 
 const PAGE_SIZE = 50;
 const FILTERS = ['identifier', 'policy', 'from', 'to'] as const;
@@ -56,52 +57,54 @@ export function PenaltiesPage() {
 
 function PenaltyTable({ penalties }: { penalties: PenaltyRecord[] }) {
   return (
-    <Table.Root variant="surface" size="1">
-      <Table.Header>
-        <Table.Row>
-          <Table.ColumnHeaderCell>Started</Table.ColumnHeaderCell>
-          <Table.ColumnHeaderCell>Identifier</Table.ColumnHeaderCell>
-          <Table.ColumnHeaderCell>Policy</Table.ColumnHeaderCell>
-          <Table.ColumnHeaderCell>Offence</Table.ColumnHeaderCell>
-          <Table.ColumnHeaderCell>Duration</Table.ColumnHeaderCell>
-          <Table.ColumnHeaderCell>State</Table.ColumnHeaderCell>
-          <Table.ColumnHeaderCell>Source</Table.ColumnHeaderCell>
-          <Table.ColumnHeaderCell>Details</Table.ColumnHeaderCell>
-        </Table.Row>
-      </Table.Header>
-      <Table.Body>
-        {penalties.map((penalty) => (
-          <Table.Row key={penalty.id}>
-            <Table.Cell>{formatTime(penalty.startedAt)}</Table.Cell>
-            <Table.RowHeaderCell>
-              {penalty.identifier}
-              <Text as="div" size="1" color="gray">
-                {penalty.keyKind}
-              </Text>
-            </Table.RowHeaderCell>
-            <Table.Cell>
-              {penalty.policy}
-              <Text as="div" size="1" color="gray">
-                version {penalty.policyVersion}
-              </Text>
-            </Table.Cell>
-            <Table.Cell>{penalty.source === 'manual' ? '—' : penalty.offence}</Table.Cell>
-            <Table.Cell>{formatDuration(penalty.durationMs)}</Table.Cell>
-            <Table.Cell>
-              <Badge color={STATE_COLORS[penalty.state]}>{penalty.state}</Badge>
-            </Table.Cell>
-            <Table.Cell>
-              {penalty.source === 'manual'
-                ? `by hand, ${penalty.createdBy ?? 'unknown'}`
-                : 'automatic'}
-            </Table.Cell>
-            <Table.Cell>
-              <PenaltyDetails penalty={penalty} />
-            </Table.Cell>
+    <WideTable>
+      <Table.Root variant="surface" size="1">
+        <Table.Header>
+          <Table.Row>
+            <Table.ColumnHeaderCell>Started</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>Identifier</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>Policy</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>Offence</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>Duration</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>State</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>Source</Table.ColumnHeaderCell>
+            <Table.ColumnHeaderCell>Details</Table.ColumnHeaderCell>
           </Table.Row>
-        ))}
-      </Table.Body>
-    </Table.Root>
+        </Table.Header>
+        <Table.Body>
+          {penalties.map((penalty) => (
+            <Table.Row key={penalty.id}>
+              <Table.Cell>{formatTime(penalty.startedAt)}</Table.Cell>
+              <Table.RowHeaderCell>
+                {penalty.identifier}
+                <Text as="div" size="1" color="gray">
+                  {penalty.keyKind}
+                </Text>
+              </Table.RowHeaderCell>
+              <Table.Cell>
+                {penalty.policy}
+                <Text as="div" size="1" color="gray">
+                  version {penalty.policyVersion}
+                </Text>
+              </Table.Cell>
+              <Table.Cell>{penalty.source === 'manual' ? '—' : penalty.offence}</Table.Cell>
+              <Table.Cell>{formatDuration(penalty.durationMs)}</Table.Cell>
+              <Table.Cell>
+                <Badge color={STATE_COLORS[penalty.state]}>{penalty.state}</Badge>
+              </Table.Cell>
+              <Table.Cell>
+                {penalty.source === 'manual'
+                  ? `by hand, ${penalty.createdBy ?? 'unknown'}`
+                  : 'automatic'}
+              </Table.Cell>
+              <Table.Cell>
+                <PenaltyDetails penalty={penalty} />
+              </Table.Cell>
+            </Table.Row>
+          ))}
+        </Table.Body>
+      </Table.Root>
+    </WideTable>
   );
 }
 

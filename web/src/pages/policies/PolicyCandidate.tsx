@@ -9,6 +9,7 @@ import { ConfirmDialog } from '../../shared/ConfirmDialog';
 import { QueryState } from '../../shared/QueryState';
 import { useCandidate, useCandidateActions } from './policies.hooks';
 import { ErrorCallout } from '../../shared/ErrorCallout';
+import { WideTable } from '../../shared/WideTable';
 
 /** The policy's shadow candidate: what it changes, where it answers differently, its fate. */
 export function PolicyCandidate({ name }: { name: string }) {
@@ -92,28 +93,32 @@ function CandidateCard({ name, candidate }: { name: string; candidate: Candidate
             No identifier yet.
           </Text>
         ) : (
-          <Table.Root size="1" variant="surface" aria-label="Identifiers answered differently">
-            <Table.Header>
-              <Table.Row>
-                <Table.ColumnHeaderCell>Identifier</Table.ColumnHeaderCell>
-                <Table.ColumnHeaderCell>Candidate would have refused</Table.ColumnHeaderCell>
-                <Table.ColumnHeaderCell>Live refused, of the same requests</Table.ColumnHeaderCell>
-                <Table.ColumnHeaderCell>Last seen</Table.ColumnHeaderCell>
-              </Table.Row>
-            </Table.Header>
-            <Table.Body>
-              {candidate.differences.map((row) => (
-                <Table.Row key={`${row.keyKind} ${row.identifier}`}>
-                  <Table.RowHeaderCell>
-                    {row.identifier} <Text color="gray">({row.keyKind})</Text>
-                  </Table.RowHeaderCell>
-                  <Table.Cell>{row.candidateRefuses}</Table.Cell>
-                  <Table.Cell>{row.liveRefuses}</Table.Cell>
-                  <Table.Cell>{formatTime(row.lastSeen)}</Table.Cell>
+          <WideTable>
+            <Table.Root size="1" variant="surface" aria-label="Identifiers answered differently">
+              <Table.Header>
+                <Table.Row>
+                  <Table.ColumnHeaderCell>Identifier</Table.ColumnHeaderCell>
+                  <Table.ColumnHeaderCell>Candidate would have refused</Table.ColumnHeaderCell>
+                  <Table.ColumnHeaderCell>
+                    Live refused, of the same requests
+                  </Table.ColumnHeaderCell>
+                  <Table.ColumnHeaderCell>Last seen</Table.ColumnHeaderCell>
                 </Table.Row>
-              ))}
-            </Table.Body>
-          </Table.Root>
+              </Table.Header>
+              <Table.Body>
+                {candidate.differences.map((row) => (
+                  <Table.Row key={`${row.keyKind} ${row.identifier}`}>
+                    <Table.RowHeaderCell>
+                      {row.identifier} <Text color="gray">({row.keyKind})</Text>
+                    </Table.RowHeaderCell>
+                    <Table.Cell>{row.candidateRefuses}</Table.Cell>
+                    <Table.Cell>{row.liveRefuses}</Table.Cell>
+                    <Table.Cell>{formatTime(row.lastSeen)}</Table.Cell>
+                  </Table.Row>
+                ))}
+              </Table.Body>
+            </Table.Root>
+          </WideTable>
         )}
         {canAct && (
           <Flex gap="3">

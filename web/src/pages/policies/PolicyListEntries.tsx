@@ -6,6 +6,7 @@ import { matchedText, matchText } from '../../shared/list-entry';
 import { useLists } from '../../shared/lists.hooks';
 import { ListEntryBadges } from '../../shared/ListEntryBadges';
 import { QueryState } from '../../shared/QueryState';
+import { WideTable } from '../../shared/WideTable';
 
 /** The entries that decide this policy before its rate: those naming it, then global ones. */
 function entriesOf(entries: readonly ListEntryView[], policy: string): ListEntryView[] {
@@ -39,43 +40,45 @@ export function PolicyListEntries({ name }: { name: string }) {
               );
             }
             return (
-              <Table.Root
-                variant="surface"
-                size="1"
-                aria-label={`List entries applying to ${name}`}
-              >
-                <Table.Header>
-                  <Table.Row>
-                    <Table.ColumnHeaderCell>Matches</Table.ColumnHeaderCell>
-                    <Table.ColumnHeaderCell>List</Table.ColumnHeaderCell>
-                    <Table.ColumnHeaderCell>Applies to</Table.ColumnHeaderCell>
-                    <Table.ColumnHeaderCell>Matched</Table.ColumnHeaderCell>
-                    <Table.ColumnHeaderCell>Expires</Table.ColumnHeaderCell>
-                  </Table.Row>
-                </Table.Header>
-                <Table.Body>
-                  {applying.map((entry) => (
-                    <Table.Row key={entry.id}>
-                      <Table.RowHeaderCell>
-                        <code>{entry.value}</code>
-                        <Text as="div" size="1" color="gray">
-                          {matchText(entry)} · {entry.reason}
-                        </Text>
-                      </Table.RowHeaderCell>
-                      <Table.Cell>
-                        <ListEntryBadges entry={entry} />
-                      </Table.Cell>
-                      <Table.Cell>
-                        {entry.policies === null ? 'every policy' : entry.policies.join(', ')}
-                      </Table.Cell>
-                      <Table.Cell>{matchedText(entry)}</Table.Cell>
-                      <Table.Cell>
-                        {entry.expiresAt === null ? 'never' : formatTime(entry.expiresAt)}
-                      </Table.Cell>
+              <WideTable>
+                <Table.Root
+                  variant="surface"
+                  size="1"
+                  aria-label={`List entries applying to ${name}`}
+                >
+                  <Table.Header>
+                    <Table.Row>
+                      <Table.ColumnHeaderCell>Matches</Table.ColumnHeaderCell>
+                      <Table.ColumnHeaderCell>List</Table.ColumnHeaderCell>
+                      <Table.ColumnHeaderCell>Applies to</Table.ColumnHeaderCell>
+                      <Table.ColumnHeaderCell>Matched</Table.ColumnHeaderCell>
+                      <Table.ColumnHeaderCell>Expires</Table.ColumnHeaderCell>
                     </Table.Row>
-                  ))}
-                </Table.Body>
-              </Table.Root>
+                  </Table.Header>
+                  <Table.Body>
+                    {applying.map((entry) => (
+                      <Table.Row key={entry.id}>
+                        <Table.RowHeaderCell>
+                          <code>{entry.value}</code>
+                          <Text as="div" size="1" color="gray">
+                            {matchText(entry)} · {entry.reason}
+                          </Text>
+                        </Table.RowHeaderCell>
+                        <Table.Cell>
+                          <ListEntryBadges entry={entry} />
+                        </Table.Cell>
+                        <Table.Cell>
+                          {entry.policies === null ? 'every policy' : entry.policies.join(', ')}
+                        </Table.Cell>
+                        <Table.Cell>{matchedText(entry)}</Table.Cell>
+                        <Table.Cell>
+                          {entry.expiresAt === null ? 'never' : formatTime(entry.expiresAt)}
+                        </Table.Cell>
+                      </Table.Row>
+                    ))}
+                  </Table.Body>
+                </Table.Root>
+              </WideTable>
             );
           }}
         </QueryState>

@@ -6,6 +6,7 @@ import { formatDuration, formatTime } from '../../shared/format';
 import { QueryState } from '../../shared/QueryState';
 import { ALGORITHM_LABELS } from './policy-form';
 import { usePolicies } from './policies.hooks';
+import { WideTable } from '../../shared/WideTable';
 
 function rate(policy: PolicyView): string {
   if (policy.calendar !== null) {
@@ -65,69 +66,71 @@ export function PolicyListPage() {
                 ? ' · no policy file applied'
                 : ` · policy file applied as version ${list.file.version} by ${list.file.appliedBy}, ${formatTime(list.file.appliedAt)}`}
             </Text>
-            <Table.Root variant="surface">
-              <Table.Header>
-                <Table.Row>
-                  <Table.ColumnHeaderCell>Name</Table.ColumnHeaderCell>
-                  <Table.ColumnHeaderCell>Algorithm</Table.ColumnHeaderCell>
-                  <Table.ColumnHeaderCell>Rate</Table.ColumnHeaderCell>
-                  <Table.ColumnHeaderCell>Key</Table.ColumnHeaderCell>
-                  <Table.ColumnHeaderCell>Mode</Table.ColumnHeaderCell>
-                  <Table.ColumnHeaderCell>Routes</Table.ColumnHeaderCell>
-                  <Table.ColumnHeaderCell>Version</Table.ColumnHeaderCell>
-                </Table.Row>
-              </Table.Header>
-              <Table.Body>
-                {list.policies.map((policy) => (
-                  <Table.Row key={policy.name}>
-                    <Table.RowHeaderCell>
-                      <Flex gap="2" align="center" wrap="wrap">
-                        <Link to={encodeURIComponent(policy.name)}>{policy.name}</Link>
-                        <DriftMarks drift={policy.drift} />
-                      </Flex>
-                      {policy.description !== null && (
-                        <Text as="p" size="1" color="gray">
-                          {policy.description}
-                        </Text>
-                      )}
-                    </Table.RowHeaderCell>
-                    <Table.Cell>{ALGORITHM_LABELS[policy.algorithm]}</Table.Cell>
-                    <Table.Cell>{rate(policy)}</Table.Cell>
-                    <Table.Cell>{policy.key}</Table.Cell>
-                    <Table.Cell>
-                      <Badge color={policy.mode === 'enforce' ? 'green' : 'amber'}>
-                        {policy.mode}
-                      </Badge>
-                    </Table.Cell>
-                    <Table.Cell>
-                      {policy.routes.length === 0 ? (
-                        <Text color="gray">no route</Text>
-                      ) : (
-                        policy.routes.map((route) => (
-                          <Text as="div" size="1" key={`${route.owner}.${route.handler}`}>
-                            <code>
-                              {route.method ?? '*'}{' '}
-                              {route.path ?? `${route.owner}.${route.handler}`}
-                            </code>
-                            {route.tier !== null && ` at tier ${route.tier}`}
-                            {route.countedByAddress && (
-                              <Badge
-                                color="amber"
-                                ml="2"
-                                title="No user was set when Sluice decided a request here, so it was counted by its address: the route's own auth guard may run after Sluice's"
-                              >
-                                counted by address
-                              </Badge>
-                            )}
-                          </Text>
-                        ))
-                      )}
-                    </Table.Cell>
-                    <Table.Cell>{policy.version}</Table.Cell>
+            <WideTable>
+              <Table.Root variant="surface">
+                <Table.Header>
+                  <Table.Row>
+                    <Table.ColumnHeaderCell>Name</Table.ColumnHeaderCell>
+                    <Table.ColumnHeaderCell>Algorithm</Table.ColumnHeaderCell>
+                    <Table.ColumnHeaderCell>Rate</Table.ColumnHeaderCell>
+                    <Table.ColumnHeaderCell>Key</Table.ColumnHeaderCell>
+                    <Table.ColumnHeaderCell>Mode</Table.ColumnHeaderCell>
+                    <Table.ColumnHeaderCell>Routes</Table.ColumnHeaderCell>
+                    <Table.ColumnHeaderCell>Version</Table.ColumnHeaderCell>
                   </Table.Row>
-                ))}
-              </Table.Body>
-            </Table.Root>
+                </Table.Header>
+                <Table.Body>
+                  {list.policies.map((policy) => (
+                    <Table.Row key={policy.name}>
+                      <Table.RowHeaderCell>
+                        <Flex gap="2" align="center" wrap="wrap">
+                          <Link to={encodeURIComponent(policy.name)}>{policy.name}</Link>
+                          <DriftMarks drift={policy.drift} />
+                        </Flex>
+                        {policy.description !== null && (
+                          <Text as="p" size="1" color="gray">
+                            {policy.description}
+                          </Text>
+                        )}
+                      </Table.RowHeaderCell>
+                      <Table.Cell>{ALGORITHM_LABELS[policy.algorithm]}</Table.Cell>
+                      <Table.Cell>{rate(policy)}</Table.Cell>
+                      <Table.Cell>{policy.key}</Table.Cell>
+                      <Table.Cell>
+                        <Badge color={policy.mode === 'enforce' ? 'green' : 'amber'}>
+                          {policy.mode}
+                        </Badge>
+                      </Table.Cell>
+                      <Table.Cell>
+                        {policy.routes.length === 0 ? (
+                          <Text color="gray">no route</Text>
+                        ) : (
+                          policy.routes.map((route) => (
+                            <Text as="div" size="1" key={`${route.owner}.${route.handler}`}>
+                              <code>
+                                {route.method ?? '*'}{' '}
+                                {route.path ?? `${route.owner}.${route.handler}`}
+                              </code>
+                              {route.tier !== null && ` at tier ${route.tier}`}
+                              {route.countedByAddress && (
+                                <Badge
+                                  color="amber"
+                                  ml="2"
+                                  title="No user was set when Sluice decided a request here, so it was counted by its address: the route's own auth guard may run after Sluice's"
+                                >
+                                  counted by address
+                                </Badge>
+                              )}
+                            </Text>
+                          ))
+                        )}
+                      </Table.Cell>
+                      <Table.Cell>{policy.version}</Table.Cell>
+                    </Table.Row>
+                  ))}
+                </Table.Body>
+              </Table.Root>
+            </WideTable>
           </>
         )}
       </QueryState>

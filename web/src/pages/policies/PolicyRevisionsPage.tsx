@@ -10,6 +10,7 @@ import { QueryState } from '../../shared/QueryState';
 import { ConfirmDialog } from '../../shared/ConfirmDialog';
 import { useRestoreRevision, useRevisions } from './policies.hooks';
 import { ErrorCallout } from '../../shared/ErrorCallout';
+import { WideTable } from '../../shared/WideTable';
 
 export function PolicyRevisionsPage() {
   const { name = '' } = useParams<{ name: string }>();
@@ -56,53 +57,55 @@ function Revisions({ name, revisions }: { name: string; revisions: PolicyRevisio
           <Callout.Text>Restored as version {restore.data.version}.</Callout.Text>
         </Callout.Root>
       )}
-      <Table.Root variant="surface">
-        <Table.Header>
-          <Table.Row>
-            <Table.ColumnHeaderCell>Version</Table.ColumnHeaderCell>
-            <Table.ColumnHeaderCell>Change</Table.ColumnHeaderCell>
-            <Table.ColumnHeaderCell>By</Table.ColumnHeaderCell>
-            <Table.ColumnHeaderCell>When</Table.ColumnHeaderCell>
-            <Table.ColumnHeaderCell>Note</Table.ColumnHeaderCell>
-            {isAdmin && <Table.ColumnHeaderCell>Restore</Table.ColumnHeaderCell>}
-          </Table.Row>
-        </Table.Header>
-        <Table.Body>
-          {revisions.map((revision) => (
-            <Table.Row key={revision.version}>
-              <Table.RowHeaderCell>{revision.version}</Table.RowHeaderCell>
-              <Table.Cell>{revision.action}</Table.Cell>
-              <Table.Cell>{revision.actor}</Table.Cell>
-              <Table.Cell>{formatTime(revision.createdAt)}</Table.Cell>
-              <Table.Cell>{revision.comment ?? '—'}</Table.Cell>
-              {isAdmin && (
-                <Table.Cell>
-                  {revision.body !== null && revision.version !== newest && (
-                    <ConfirmDialog
-                      label="Restore"
-                      ariaLabel={`Restore version ${revision.version}`}
-                      title={`Restore version ${revision.version} of ${name}?`}
-                      description="It becomes a new revision, enforced by every instance within a second; restoring the present one undoes it."
-                      triggerVariant="soft"
-                      triggerSize="1"
-                      busy={restore.isPending && restore.variables?.version === revision.version}
-                      error={restore.error?.message ?? null}
-                      onConfirm={async (comment) => {
-                        try {
-                          await restore.mutateAsync({ version: revision.version, comment });
-                          return true;
-                        } catch {
-                          return false;
-                        }
-                      }}
-                    />
-                  )}
-                </Table.Cell>
-              )}
+      <WideTable>
+        <Table.Root variant="surface">
+          <Table.Header>
+            <Table.Row>
+              <Table.ColumnHeaderCell>Version</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>Change</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>By</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>When</Table.ColumnHeaderCell>
+              <Table.ColumnHeaderCell>Note</Table.ColumnHeaderCell>
+              {isAdmin && <Table.ColumnHeaderCell>Restore</Table.ColumnHeaderCell>}
             </Table.Row>
-          ))}
-        </Table.Body>
-      </Table.Root>
+          </Table.Header>
+          <Table.Body>
+            {revisions.map((revision) => (
+              <Table.Row key={revision.version}>
+                <Table.RowHeaderCell>{revision.version}</Table.RowHeaderCell>
+                <Table.Cell>{revision.action}</Table.Cell>
+                <Table.Cell>{revision.actor}</Table.Cell>
+                <Table.Cell>{formatTime(revision.createdAt)}</Table.Cell>
+                <Table.Cell>{revision.comment ?? '—'}</Table.Cell>
+                {isAdmin && (
+                  <Table.Cell>
+                    {revision.body !== null && revision.version !== newest && (
+                      <ConfirmDialog
+                        label="Restore"
+                        ariaLabel={`Restore version ${revision.version}`}
+                        title={`Restore version ${revision.version} of ${name}?`}
+                        description="It becomes a new revision, enforced by every instance within a second; restoring the present one undoes it."
+                        triggerVariant="soft"
+                        triggerSize="1"
+                        busy={restore.isPending && restore.variables?.version === revision.version}
+                        error={restore.error?.message ?? null}
+                        onConfirm={async (comment) => {
+                          try {
+                            await restore.mutateAsync({ version: revision.version, comment });
+                            return true;
+                          } catch {
+                            return false;
+                          }
+                        }}
+                      />
+                    )}
+                  </Table.Cell>
+                )}
+              </Table.Row>
+            ))}
+          </Table.Body>
+        </Table.Root>
+      </WideTable>
       <Card>
         <Flex direction="column" gap="3">
           <Heading as="h3" size="3">
