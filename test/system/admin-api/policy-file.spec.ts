@@ -280,4 +280,27 @@ describe('policies as code: npx sluice export, diff and apply against a running 
       .body.entries[0];
     expect(entry?.after).toMatchObject({ forced: true, resets: ['browse'] });
   });
+
+  it('applies a list entry reaching all traffic only with --force, as the API asks confirm', async () => {
+    await sluice(['export', '--out', 'before-broad.yaml']);
+    const document = await readYaml('before-broad.yaml');
+    document.lists = [
+      ...(document.lists ?? []),
+      { list: 'deny', kind: 'address', value: '0.0.0.0/0', reason: 'everyone, by mistake' },
+    ];
+    await writeYaml('broad.yaml', document);
+    const versionBefore = (await policies()).version;
+    const refused = await sluice(['apply', 'broad.yaml']);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain(
+      '1 list entry would reach beyond the usual (0.0.0.0/0 holds every address of its family: it would deny all traffic)',
+    );
+    expect((await policies()).version).toBe(versionBefore);
+    expect((await sluice(['apply', 'broad.yaml', '--force'])).code).toBe(0);
+    const entry = (await admin.api<AuditPage>('GET', '/audit?action=policy-file.apply&limit=1'))
+      .body.entries[0];
+    expect(entry?.after).toMatchObject({ forced: true });
+    // Taken out again, which needs no confirmation.
+    expect((await sluice(['apply', 'before-broad.yaml', '--force'])).code).toBe(0);
+  });
 });

@@ -26,7 +26,7 @@ import { ListEntryEntity } from '../database/list-entry.entity.js';
 import { PolicyEntity } from '../database/policy.entity.js';
 import { listEntryOf } from '../database/snapshot.reader.js';
 import { PolicyCommits } from '../policies/policy-commits.service.js';
-import { broadReach } from './broad-entry.check.js';
+import { broadReach } from '../common/broad-entry.check.js';
 import type { ListEntryBody, ListModeBody, ListRemovalBody } from './list-body.schema.js';
 
 const NO_HITS = { enforced: 0, shadow: 0 };

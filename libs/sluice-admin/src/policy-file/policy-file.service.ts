@@ -11,6 +11,7 @@ import {
 } from '@sluice/nest/internals';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../common/actor.js';
+import { broadReach } from '../common/broad-entry.check.js';
 import { InvalidRequestException } from '../common/invalid-request.exception.js';
 import { PolicyConflictException } from '../common/policy-conflict.exception.js';
 import type {
@@ -170,6 +171,18 @@ export class PolicyFileService {
             base,
           );
         }
+        // An entry reaching all traffic or the admin applying it, as POST /lists asks confirm=broad.
+        const broad = plan.writes.flatMap((write) => {
+          if (write.type !== 'list.add' && write.type !== 'list.replace') return [];
+          const reach = broadReach(write.entry, actor);
+          return reach === undefined ? [] : [reach];
+        });
+        if (broad.length > 0 && body.force !== true) {
+          throw new PolicyConflictException(
+            `${broad.length} list ${broad.length === 1 ? 'entry' : 'entries'} would reach beyond the usual (${broad.join('; ')}): apply with --force if you mean it`,
+            base,
+          );
+        }
         const conflicts = await conflictsSince(manager, file);
         if (conflicts.length > 0 && body.force !== true) {
           throw new PolicyConflictException(
@@ -200,7 +213,8 @@ export class PolicyFileService {
             fileVersion: file.version,
             changes: plan.changes.length,
             // Whether --force overrode a refusal: changes it overwrote, or a file from ahead.
-            forced: conflicts.length > 0 || file.version > base || resets.length > 0,
+            forced:
+              conflicts.length > 0 || file.version > base || resets.length > 0 || broad.length > 0,
             overwritten: conflicts.length,
             resets: resets.map((change) => change.target),
           },

@@ -363,6 +363,8 @@ describe('the policy editor', () => {
 
     await user.selectOptions(algorithm, 'concurrency');
     expect(screen.getByLabelText('Lease lapses after')).toBeTruthy();
+    // Slots, not a rate: "5 at a time", where a window policy says "5 per minute".
+    expect(screen.getByTestId('rate-sentence').textContent).toMatch(/^\d+ at a time$/);
     expect(screen.queryByLabelText('Burst')).toBeNull();
     expect(screen.queryByText('Charge after the response')).toBeNull();
 

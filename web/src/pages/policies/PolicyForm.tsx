@@ -10,6 +10,7 @@ import {
   TextArea,
   TextField,
 } from '@radix-ui/themes';
+import { traitsOf } from '@sluice/nest/simulator';
 import { useEffect } from 'react';
 import { useForm, type FieldPath } from 'react-hook-form';
 import { ErrorCallout } from '../../shared/ErrorCallout';
@@ -105,7 +106,11 @@ export function PolicyForm(props: PolicyFormProps) {
               <Heading as="h3" size="3">
                 Rate
               </Heading>
-              <RateSentence limit={watch('limit')} period={watch('periodMs')} />
+              <RateSentence
+                limit={watch('limit')}
+                period={watch('periodMs')}
+                slots={traitsOf(watch('algorithm')).holdsSlots}
+              />
             </Flex>
             <div className="field-grid">
               <RateFields {...parts} isNew={isNew} />

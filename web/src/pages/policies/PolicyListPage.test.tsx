@@ -42,6 +42,47 @@ describe('the policy list', () => {
     expect(screen.getByText(/policy file applied as version 9 by ci/)).toBeTruthy();
   });
 
+  it("spells each rate as the editor does, a concurrency policy's as slots, and each tier's limit", async () => {
+    answerFetch({
+      'GET /policies': {
+        body: list(
+          [
+            { ...REPLY, limit: 5, periodMs: 60_000, burst: null, tiers: null },
+            {
+              ...REPLY,
+              name: 'api-export',
+              algorithm: 'concurrency',
+              limit: 1,
+              periodMs: 60_000,
+              tiers: { pro: { limit: 3 } } as unknown as PolicyView['tiers'],
+            },
+            {
+              ...REPLY,
+              name: 'api-burst',
+              algorithm: 'gcra',
+              limit: 10,
+              periodMs: 1_000,
+              burst: 20,
+              tiers: {
+                pro: { limit: 50 },
+                enterprise: { limit: 500 },
+              } as unknown as PolicyView['tiers'],
+            },
+          ],
+          null,
+        ),
+      },
+    });
+    renderScreen(<PolicyListPage />, { role: 'viewer', path: '/policies' });
+    const row = async (name: string) =>
+      (await screen.findByRole('link', { name })).closest('tr') as HTMLElement;
+    expect(within(await row('reply')).getByText('5 per minute')).toBeTruthy();
+    expect(within(await row('api-export')).getByText('1 at a time; pro 3')).toBeTruthy();
+    expect(
+      within(await row('api-burst')).getByText('10 per second, burst 20; pro 50, enterprise 500'),
+    ).toBeTruthy();
+  });
+
   it('says when no policy file was applied, and marks nothing against one', async () => {
     answerFetch({
       'GET /policies': {

@@ -2,18 +2,26 @@ import type { PolicyDrift, PolicyView } from '@sluice/admin/api';
 import { Badge, Button, Flex, Heading, Table, Text } from '@radix-ui/themes';
 import { Link } from 'react-router';
 import { useCan } from '../../shared/session.hooks';
-import { formatDuration, formatTime } from '../../shared/format';
+import { formatTime } from '../../shared/format';
+import { rateText } from '../../shared/duration';
+import { traitsOf } from '@sluice/nest/simulator';
 import { QueryState } from '../../shared/QueryState';
 import { ALGORITHM_LABELS } from './policy-form';
 import { usePolicies } from './policies.hooks';
 import { WideTable } from '../../shared/WideTable';
 
+/**
+ * The policy's rate as the editor spells it ("5 per minute"; a concurrency policy's "2 at a
+ * time"), then each tier's limit, so a plan's rate is read where the base one is.
+ */
 function rate(policy: PolicyView): string {
-  if (policy.calendar !== null) {
-    return `${policy.limit} per ${policy.calendar.unit} (${policy.calendar.timeZone})`;
-  }
-  const burst = policy.burst === null ? '' : `, burst ${policy.burst}`;
-  return `${policy.limit} per ${formatDuration(policy.periodMs)}${burst}`;
+  const base = traitsOf(policy.algorithm).holdsSlots
+    ? `${policy.limit} at a time`
+    : policy.calendar !== null
+      ? `${policy.limit} per ${policy.calendar.unit} (${policy.calendar.timeZone})`
+      : `${rateText(policy.limit, policy.periodMs)}${policy.burst === null ? '' : `, burst ${policy.burst}`}`;
+  const tiers = Object.entries(policy.tiers ?? {}).map(([name, tier]) => `${name} ${tier.limit}`);
+  return tiers.length === 0 ? base : `${base}; ${tiers.join(', ')}`;
 }
 
 /** The marks of a policy that drifted from its code default or from the policy file applied. */

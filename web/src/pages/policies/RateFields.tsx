@@ -105,8 +105,19 @@ export function RateFields({
   );
 }
 
-/** "5 per minute" once the limit and the window both read; nothing while either does not. */
-export function RateSentence({ limit, period }: { limit: string; period: string }) {
+/**
+ * "5 per minute" once the limit and the window both read ("2 at a time" for a policy that holds
+ * slots); nothing while either does not.
+ */
+export function RateSentence({
+  limit,
+  period,
+  slots = false,
+}: {
+  limit: string;
+  period: string;
+  slots?: boolean;
+}) {
   const count = Number(limit);
   const periodMs = parseDuration(period);
   if (limit.trim() === '' || !Number.isInteger(count) || count < 1 || periodMs === undefined) {
@@ -114,7 +125,7 @@ export function RateSentence({ limit, period }: { limit: string; period: string 
   }
   return (
     <Text size="2" color="gray" data-testid="rate-sentence">
-      {rateText(count, periodMs)}
+      {slots ? `${count} at a time` : rateText(count, periodMs)}
     </Text>
   );
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Actor } from '../common/actor.js';
+import type { Actor } from './actor.js';
 import { broadReach } from './broad-entry.check.js';
-import type { ListEntryBody } from './list-body.schema.js';
+import type { ListEntryBody } from '../lists/list-body.schema.js';
 
 const operator: Actor = {
   name: 'olga',

@@ -1,6 +1,9 @@
-import { compileAddressList, compileUserAgentPattern } from '@sluice/nest/internals';
-import type { Actor } from '../common/actor.js';
-import type { ListEntryBody } from './list-body.schema.js';
+import {
+  compileAddressList,
+  compileUserAgentPattern,
+  type ListEntryInput,
+} from '@sluice/nest/internals';
+import type { Actor } from './actor.js';
 
 /** Addresses at both ends of each family: a range holding all of them holds every client. */
 const EVERY_V4 = ['0.0.0.0', '255.255.255.255'];
@@ -21,7 +24,7 @@ const UNLIKE_AGENTS = [
  * added only when the request confirms it (docs/operations.md, "Allow and deny lists").
  */
 export function broadReach(
-  entry: Pick<ListEntryBody, 'list' | 'kind' | 'value' | 'keyKind' | 'prefix' | 'mode'>,
+  entry: Pick<ListEntryInput, 'list' | 'kind' | 'value' | 'keyKind' | 'prefix' | 'mode'>,
   actor: Actor,
 ): string | undefined {
   if (entry.mode === 'shadow') return undefined;
