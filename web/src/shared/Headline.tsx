@@ -16,16 +16,16 @@ interface HeadlineProps {
 const percent = (share: number | null) =>
   share === null ? '—' : `${(share * 100).toFixed(share > 0 && share < 0.001 ? 2 : 1)} %`;
 
+const SECONDS_PER: Record<Resolution, number> = { second: 1, minute: 60, hour: 3600 };
+
 /**
- * A rate in the unit that shows it: per second when there is at least one a second, else per
- * minute or per hour (a week's quiet policy read "0.0/s").
+ * A rate in the unit of the range's own points (per second live, per minute over an hour, per
+ * hour over a day or a week): one unit per range, so the headline does not switch units as the
+ * traffic crosses one a second, and a week's quiet policy does not read "0.0 per second".
  */
-export function rateText(perSecond: number): { value: string; unit: string } {
-  const figure = (value: number) =>
-    value >= 100 ? Math.round(value).toLocaleString() : value.toFixed(1);
-  if (perSecond === 0 || perSecond >= 1) return { value: figure(perSecond), unit: 'second' };
-  if (perSecond * 60 >= 1) return { value: figure(perSecond * 60), unit: 'minute' };
-  return { value: figure(perSecond * 3600), unit: 'hour' };
+export function rateText(perSecond: number, unit: Resolution): { value: string; unit: string } {
+  const value = perSecond * SECONDS_PER[unit];
+  return { value: value >= 100 ? Math.round(value).toLocaleString() : value.toFixed(1), unit };
 }
 
 /** The figures an operator looks at first, over the range shown. */
@@ -39,7 +39,7 @@ export function Headline({
 }: HeadlineProps) {
   const figures = headlineFigures(points, resolution, live, policy);
   const over = live ? `the last ${LIVE_RATE_SECONDS} s` : 'the range shown';
-  const shown = rateText(figures.perSecond);
+  const shown = rateText(figures.perSecond, resolution);
   const cells = [
     { id: 'rate', label: `Decisions per ${shown.unit}`, value: shown.value, hint: over },
     { id: 'refused', label: 'Refused', value: percent(figures.refusedShare), hint: over },

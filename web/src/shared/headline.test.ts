@@ -70,11 +70,12 @@ describe('the headline figures', () => {
     expect(headlineFigures([], 'second', true).perSecond).toBe(0);
   });
 
-  it('writes a rate in the unit that shows it: a quiet week is per hour, not 0.0 per second', () => {
-    expect(rateText(250)).toEqual({ value: '250', unit: 'second' });
-    expect(rateText(2.5)).toEqual({ value: '2.5', unit: 'second' });
-    expect(rateText(0.05)).toEqual({ value: '3.0', unit: 'minute' });
-    expect(rateText(12 / (7 * 86_400))).toEqual({ value: '0.1', unit: 'hour' });
-    expect(rateText(0)).toEqual({ value: '0.0', unit: 'second' });
+  it("writes a rate in its range's unit, whatever the rate: a quiet week is per hour", () => {
+    expect(rateText(250, 'second')).toEqual({ value: '250', unit: 'second' });
+    // Crossing one a second within an hour's range keeps the unit.
+    expect(rateText(2.5, 'minute')).toEqual({ value: '150', unit: 'minute' });
+    expect(rateText(0.05, 'minute')).toEqual({ value: '3.0', unit: 'minute' });
+    expect(rateText(12 / (7 * 86_400), 'hour')).toEqual({ value: '0.1', unit: 'hour' });
+    expect(rateText(0, 'second')).toEqual({ value: '0.0', unit: 'second' });
   });
 });

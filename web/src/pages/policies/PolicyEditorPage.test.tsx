@@ -218,7 +218,9 @@ describe('the policy editor', () => {
     expect(screen.getByTestId('headline-instances').textContent).toBe('1 of 2');
 
     await user.click(screen.getByRole('radio', { name: '1 h' }));
-    await waitFor(() => expect(screen.getByTestId('headline-rate').textContent).toBe('2.0'));
+    // Over an hour the headline counts per minute, as the chart's points do: 2 a second is 120.
+    await waitFor(() => expect(screen.getByTestId('headline-rate').textContent).toBe('120'));
+    expect(screen.getByText('Decisions per minute')).toBeTruthy();
     expect(screen.getByTestId('headline-refused').textContent).toBe('16.7 %');
     expect(screen.getByTestId('rejected-reply').textContent).toBe('40');
     expect(
