@@ -39,6 +39,21 @@ async function running(...args: Parameters<typeof startApp>): Promise<RunningApp
   return app;
 }
 
+/** An admin app on Express whose Redis connection passes a proxy the test controls. */
+async function behindRedisProxy(
+  name: string,
+): Promise<{ app: RunningApp; redisProxy: FaultProxy; prefix: string }> {
+  const redisUrl = inject('redisUrl');
+  const { hostname, port } = new URL(redisUrl);
+  const redisProxy = await proxy({ host: hostname, port: Number(port) });
+  const prefix = uniquePrefix(name);
+  const app = await running(
+    'express',
+    adminApp({ redisUrl: redisProxy.url(redisUrl), prefix, databaseUrl: (await database()).url }),
+  );
+  return { app, redisProxy, prefix };
+}
+
 async function startFailure(databaseUrl: string): Promise<Error> {
   return createApp('express', adminApp({ databaseUrl })).then(
     () => new Error('the app started'),
@@ -48,14 +63,7 @@ async function startFailure(databaseUrl: string): Promise<Error> {
 
 describe('the admin when Redis or PostgreSQL fail', () => {
   it('keeps a write Redis missed (201) and publishes it once Redis answers again', async () => {
-    const redisUrl = inject('redisUrl');
-    const { hostname, port } = new URL(redisUrl);
-    const redisProxy = await proxy({ host: hostname, port: Number(port) });
-    const prefix = uniquePrefix('admin-outage');
-    const app = await running(
-      'express',
-      adminApp({ redisUrl: redisProxy.url(redisUrl), prefix, databaseUrl: (await database()).url }),
-    );
+    const { app, redisProxy, prefix } = await behindRedisProxy('admin-outage');
     const api = adminClient(`${app.url}/sluice/api`);
     const storedVersion = () => connectRedis().get(`${prefix}:policies:version`);
 
@@ -74,17 +82,7 @@ describe('the admin when Redis or PostgreSQL fail', () => {
   });
 
   it('lets an admin sign in again and again while Redis is away (attempts given back locally)', async () => {
-    const redisUrl = inject('redisUrl');
-    const { hostname, port } = new URL(redisUrl);
-    const redisProxy = await proxy({ host: hostname, port: Number(port) });
-    const app = await running(
-      'express',
-      adminApp({
-        redisUrl: redisProxy.url(redisUrl),
-        prefix: uniquePrefix('admin-outage'),
-        databaseUrl: (await database()).url,
-      }),
-    );
+    const { app, redisProxy } = await behindRedisProxy('admin-outage');
     await redisProxy.mode('drop');
     // More sign-ins than the 20 attempts a minute one address may make: each one proved right.
     const statuses: number[] = [];
@@ -101,17 +99,7 @@ describe('the admin when Redis or PostgreSQL fail', () => {
   });
 
   it("answers the charts, identifier and instance lists while Redis is slow, past the decisions' 100 ms", async () => {
-    const redisUrl = inject('redisUrl');
-    const { hostname, port } = new URL(redisUrl);
-    const redisProxy = await proxy({ host: hostname, port: Number(port) });
-    const app = await running(
-      'express',
-      adminApp({
-        redisUrl: redisProxy.url(redisUrl),
-        prefix: uniquePrefix('admin-slow'),
-        databaseUrl: (await database()).url,
-      }),
-    );
+    const { app, redisProxy } = await behindRedisProxy('admin-slow');
     const api = adminClient(`${app.url}/sluice/api`);
     // Each read crosses the proxy twice: about 500 ms, where a decision waits 100 ms.
     await redisProxy.mode({ delayMs: 250 });
