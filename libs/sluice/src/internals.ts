@@ -43,6 +43,7 @@ export {
   TIER_NAME_RULE,
 } from './policy/policy.schema.js';
 export { isOwnPolicy, OWN_POLICY_PREFIX } from './policy/own.policies.js';
+export { takesPlans } from './nest/identifier.plans.js';
 export { compileAddressList } from './net/address-range.js';
 export { compileUserAgentPattern, type UserAgentPattern } from './policy/user-agent.pattern.js';
 export { traitsOf, type AlgorithmTraits } from './algorithms/algorithm.traits.js';

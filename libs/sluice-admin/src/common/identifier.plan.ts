@@ -1,4 +1,9 @@
-import type { IdentifierTier, SluiceEngine, SluiceService } from '@sluice/nest/internals';
+import {
+  takesPlans,
+  type IdentifierTier,
+  type SluiceEngine,
+  type SluiceService,
+} from '@sluice/nest/internals';
 
 /** What an operator's read of an identifier is decided as, and what the tier lookup said. */
 export interface ReadPlan {
@@ -20,7 +25,7 @@ export async function readPlanOf(
   identifier: string,
 ): Promise<ReadPlan> {
   const found = engine.policies.get(policy);
-  if (found === undefined || (found.tiers === null && found.calendar?.unit !== 'month')) {
+  if (found === undefined || !takesPlans(found)) {
     return { options: {}, lookup: null };
   }
   const lookup = await sluice.tierOf(identifier, found.key);

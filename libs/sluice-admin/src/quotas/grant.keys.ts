@@ -55,8 +55,7 @@ export async function keepGrantKey(
   await manager.query(`DELETE FROM sluice_grant_key WHERE made_at < now() - ${KEPT_FOR}`);
   await manager.query(
     `INSERT INTO sluice_grant_key (key, policy, identifier, amount, audit_id)
-     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key) DO UPDATE
-     SET policy = $2, identifier = $3, amount = $4, audit_id = $5, made_at = now()`,
+     VALUES ($1, $2, $3, $4, $5)`,
     [key, grant.policy, grant.identifier, grant.amount, auditId],
   );
 }

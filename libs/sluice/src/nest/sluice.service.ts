@@ -16,8 +16,8 @@ import type { Policy } from '../policy/policy.types.js';
 import type { AccessLists } from '../lists/access-lists.js';
 import { SLUICE_CLOCK, SLUICE_OPTIONS } from '../config/sluice.tokens.js';
 import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
-import { TierResolver } from '../trackers/tier.resolver.js';
 import { reportUsage } from '../request/usage.settlement.js';
+import { IdentifierPlans } from './identifier.plans.js';
 import { CallDecider } from './call.decider.js';
 import { ManualBlocks } from './manual.blocks.js';
 import type {
@@ -47,9 +47,6 @@ export function deciderOf(service: SluiceService): CallDecider {
   return service['decider'];
 }
 
-/** How long an operator's read waits for `tiers.ofIdentifier`: nothing is waiting on a request. */
-const ADMIN_TIER_TIMEOUT_MS = 1000;
-
 /**
  * Sluice for application code: the engine's operations, with the instance's cache of blocks in
  * front, so a blocked identifier is refused without a store call.
@@ -64,7 +61,7 @@ export class SluiceService {
   @Inject(ManualBlocks) private readonly manual!: ManualBlocks;
   @Inject(SLUICE_CLOCK) private readonly clock!: Clock;
   @Optional() @Inject(SLUICE_OPTIONS) private readonly options?: SluiceModuleOptions;
-  private ownTiers?: TierResolver;
+  private ownPlans?: IdentifierPlans;
   private grantAudit?: GrantAudit;
 
   /**
@@ -275,53 +272,24 @@ export class SluiceService {
     return this.engine.isActionAllowed(userId, actionKey, periodSec, maxCount);
   }
 
-  private async quotaOptions<T extends QuotaOptions>(
-    policy: string,
-    identifier: string,
-    options: T,
-  ): Promise<T> {
-    const given = options.tier !== undefined && options.anchorDay !== undefined;
-    if (given || !this.takesPlans(policy)) return options;
-    const plan = await this.tiers().ofIdentifier(identifier, options.keyKind ?? this.keyOf(policy));
-    const resolved: T = { ...options };
-    resolved.tier ??= plan.tier;
-    resolved.anchorDay ??= plan.anchorDay;
-    if (resolved.tier === undefined) delete resolved.tier;
-    if (resolved.anchorDay === undefined) delete resolved.anchorDay;
-    return resolved;
-  }
-
   /**
    * An identifier's tier and renewal day as `tiers.ofIdentifier` gives them, waiting up to 1 s (no
    * request waits on it), or why it gave none: what the admin's Identifiers screen reads. `asked`
    * is false when the module has no `tiers.ofIdentifier`.
    */
-  async tierOf(identifier: string, keyKind: string): Promise<IdentifierTier> {
-    if (this.options?.tiers?.ofIdentifier === undefined) {
-      return { asked: false, tier: null, anchorDay: null, failure: null };
-    }
-    const plan = await this.tiers().ofIdentifier(identifier, keyKind, ADMIN_TIER_TIMEOUT_MS);
-    return {
-      asked: true,
-      tier: plan.tier ?? null,
-      anchorDay: plan.anchorDay ?? null,
-      failure: plan.failure ?? null,
-    };
+  tierOf(identifier: string, keyKind: string): Promise<IdentifierTier> {
+    return this.plans().tierOf(identifier, keyKind);
   }
 
-  private tiers(): TierResolver {
-    return (this.ownTiers ??= new TierResolver(this.options?.tiers, this.clock));
+  private quotaOptions<T extends QuotaOptions>(
+    policy: string,
+    identifier: string,
+    options: T,
+  ): Promise<T> {
+    return this.plans().fill(this.engine.policies.get(policy), identifier, options);
   }
 
-  /** Whether an identifier's plan changes what `policy` decides: it has tiers, or renews monthly. */
-  private takesPlans(policy: string): boolean {
-    if (this.options?.tiers?.ofIdentifier === undefined) return false;
-    const found = this.engine.policies.get(policy);
-    return found !== undefined && (found.tiers !== null || found.calendar?.unit === 'month');
-  }
-
-  /** A manual operation's key kind when none is given: the policy's own (the engine refuses an unknown one). */
-  private keyOf(policy: string): string {
-    return this.engine.policies.get(policy)?.key ?? 'user';
+  private plans(): IdentifierPlans {
+    return (this.ownPlans ??= new IdentifierPlans(this.options?.tiers, this.clock));
   }
 }
