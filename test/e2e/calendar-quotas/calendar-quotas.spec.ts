@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { periodAt } from '@sluice/nest/src/clock/calendar.js';
+import { SluiceService } from '@sluice/nest';
 import { ADAPTERS, closeAppsAfterEach, uniquePrefix } from '../../support/nest-app.js';
 import { closeAll, connectCluster, connectRedis } from '../../support/redis.clients.js';
 import { calendarApp } from './app.module.js';
@@ -61,6 +62,29 @@ describe.each(ADAPTERS)('calendar quotas on %s', (adapter) => {
     });
     expect(Math.abs(Number(monthly.headers.get('retry-after')) - toRenewal)).toBeLessThanOrEqual(3);
   });
+
+  it.each(STORES)(
+    'the headers count the credits granted for the period, on $name',
+    async (store) => {
+      const { app, url } = await startApp(
+        adapter,
+        calendarApp({ redis: store.connect(), prefix: uniquePrefix('calendar-credits') }),
+      );
+      const key = `key-${Date.now()}`;
+      const ask = () => fetch(`${url}/report`, { headers: { 'x-api-key': key } });
+      expect((await ask()).headers.get('ratelimit')).toMatch(/^"reports-daily";r=1;t=\d+$/);
+      await app.get(SluiceService).grant('reports-daily', key, 5);
+      const after = await ask();
+      // A limit of 2 with 5 credits: 7 for the day, 2 of them used.
+      expect(after.headers.get('ratelimit-policy')).toBe('"reports-daily";q=7;w=86400');
+      expect(after.headers.get('ratelimit')).toMatch(/^"reports-daily";r=5;t=\d+$/);
+      // A debit lowers what the day admits below the limit.
+      await app.get(SluiceService).grant('reports-daily', key, -6);
+      const debited = await ask();
+      expect(debited.status).toBe(429);
+      expect(debited.headers.get('ratelimit-policy')).toBe('"reports-daily";q=1;w=86400');
+    },
+  );
 
   it.each(STORES)(
     "renews a monthly quota on the customer's billing day, on $name",

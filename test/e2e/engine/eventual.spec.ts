@@ -106,6 +106,29 @@ describe.each([
     expect(next.outcomes[0]).toMatchObject({ reason: 'limit', blockStarted: true });
   });
 
+  it("says a quota's credits while deciding locally, and drops them when the period ends", async () => {
+    const { clock, stores } = instances(client);
+    const store = stores[0]!;
+    const key = `ev-${randomUUID()}:{user:ann}`;
+    const spec = eventual('fixed-window');
+    await new RedisStore(client, { clock: clock.now }).run({
+      op: 'grant',
+      key,
+      specs: [spec],
+      amount: 7,
+    });
+    const exact = await consume(store, key, spec);
+    const local = await consume(store, key, spec);
+    expect(store.counts.exact).toBe(1);
+    expect(exact.outcomes[0]).toMatchObject({ granted: 7, remaining: LIMIT + 7 - 1 });
+    expect(local.outcomes[0]).toMatchObject({ granted: 7, remaining: LIMIT + 7 - 2 });
+    await store.flush();
+    clock.advance(86_400_000_000);
+    const nextDay = await consume(store, key, spec);
+    expect(nextDay.outcomes[0]).toMatchObject({ granted: 0, remaining: LIMIT - 1 });
+    await store.close();
+  });
+
   it('brings a block set through one instance to another with its next sync', async () => {
     const { stores } = instances(client);
     const [first, second] = stores as [EventualStore, EventualStore];

@@ -138,8 +138,9 @@ describe('the demo quote API, limited by plan', () => {
     );
     const trial = await quotes('free-demo-2', 44);
     expect(trial.admitted).toBe(42);
-    // api-burst at pro's rate; api-daily, which the override does not name, still at free's.
-    expect(trial.policy).toBe('"api-burst";q=50;w=10, "api-daily";q=20;w=86400');
+    // api-burst at pro's rate; api-daily, which the override does not name, still at free's 20,
+    // with the 40 credits granted for the day.
+    expect(trial.policy).toBe('"api-burst";q=50;w=10, "api-daily";q=60;w=86400');
     const daily = await adminCall(demos[0]!.url, 'victor', 'GET', '/quotas/api-daily/free-demo-2');
     expect(daily.body).toMatchObject({ used: 50, granted: 40, limit: 20, remaining: 10 });
     const grants = await adminCall(demos[0]!.url, 'alice', 'GET', '/audit?action=quota.grant');

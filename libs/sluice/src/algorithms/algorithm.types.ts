@@ -90,4 +90,6 @@ export interface Verdict<State> {
   state?: State;
   /** The stored state's time to live: when it will equal a fresh key's. */
   ttl: number;
+  /** fixed-window: the credits granted for the window decided in, already in `remaining`. */
+  granted?: number;
 }

@@ -52,6 +52,7 @@ function fixedWindow.decide(state, now, p, cost)
       delay = 0,
       state = { window = window, count = count + cost, granted = granted },
       ttl = reset,
+      granted = granted,
     }
   end
   return {
@@ -61,6 +62,7 @@ function fixedWindow.decide(state, now, p, cost)
     retry = reset,
     delay = 0,
     ttl = reset,
+    granted = granted,
   }
 end
 

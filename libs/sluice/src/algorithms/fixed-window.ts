@@ -59,6 +59,7 @@ export function decide(
       delay: 0,
       state: charged,
       ttl: reset,
+      granted,
     };
   }
   return {
@@ -68,6 +69,7 @@ export function decide(
     retry: reset,
     delay: 0,
     ttl: reset,
+    granted,
   };
 }
 

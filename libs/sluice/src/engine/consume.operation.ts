@@ -163,6 +163,7 @@ function toDecision(
     delayMs: delayInMs(outcome.delay),
     reason: outcome.reason,
   };
+  if (outcome.granted !== undefined && outcome.granted !== 0) decision.granted = outcome.granted;
   if (outcome.blockedUntil > 0) {
     decision.blocked = { untilMs: ceilDiv(outcome.blockedUntil, 1000), offence: outcome.offence };
     if (outcome.blockStarted) decision.blocked.started = true;

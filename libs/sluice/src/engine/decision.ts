@@ -42,6 +42,11 @@ export interface PolicyDecision {
   algorithm: AlgorithmName;
   /** The limit applied: the policy's, or its override's. */
   limit: number;
+  /**
+   * A quota's credits for the period in progress (negative: debited), on top of `limit` and
+   * already in `remaining`; absent when there are none (docs/algorithms.md, "Credits").
+   */
+  granted?: number;
   /** Units left after this request. */
   remaining: number;
   /** ms until the count is whole again (RateLimit-Reset). */
@@ -117,6 +122,7 @@ export function summarize(policies: PolicyDecision[], admitted: boolean): Decisi
     delayMs,
     reason: deciding.reason,
   } as Decision;
+  if (deciding.granted !== undefined) decision.granted = deciding.granted;
   if (deciding.blocked !== undefined) decision.blocked = deciding.blocked;
   if (deciding.override !== undefined) decision.override = deciding.override;
   if (deciding.tier !== undefined) decision.tier = deciding.tier;

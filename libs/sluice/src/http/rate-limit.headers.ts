@@ -50,7 +50,9 @@ export function rateLimitHeaders(
       [
         'RateLimit-Policy',
         enforced
-          .map((part) => `"${part.policy}";q=${part.limit};w=${seconds(periodMsOf(part.policy))}`)
+          .map(
+            (part) => `"${part.policy}";q=${quotaOf(part)};w=${seconds(periodMsOf(part.policy))}`,
+          )
           .join(', '),
       ],
       [
@@ -65,13 +67,16 @@ export function rateLimitHeaders(
     // The deciding policy among the enforced ones: a shadow policy is never shown.
     const deciding = summarize([...enforced], decision.allowed);
     headers.push(
-      ['X-RateLimit-Limit', String(deciding.limit)],
+      ['X-RateLimit-Limit', String(quotaOf(deciding))],
       ['X-RateLimit-Remaining', String(deciding.remaining)],
       ['X-RateLimit-Reset', String(seconds(untilReset(deciding)))],
     );
   }
   return headers;
 }
+
+/** What the period admits: the limit, with the credits granted for it (docs/algorithms.md). */
+const quotaOf = (part: PolicyDecision): number => Math.max(0, part.limit + (part.granted ?? 0));
 
 /** A refused policy's quota comes back when its caller may retry. */
 const untilReset = (part: PolicyDecision): number =>

@@ -43,7 +43,7 @@ local function candidatePasses(entries, candidate)
   return true
 end
 
--- One policy's outcome, the nine integers of the reply. charged: whether the live policies were;
+-- One policy's outcome, the ten integers of the reply. charged: whether the live policies were;
 -- a candidate says for itself (entry.charged).
 local function outcomeOf(entry, charged, now)
   local allowed = (entry.reason == 'ok' or entry.reason == 'shadow') and 1 or 0
@@ -53,6 +53,7 @@ local function outcomeOf(entry, charged, now)
   local blockedUntil = 0
   local remaining, reset, retry, delay = 0, 0, 0, 0
   local verdict = entry.verdict
+  local granted = verdict and verdict.granted or 0
   if penalty.isBlocked(entry.penalty, now) then
     blockedUntil = entry.penalty.blockedUntil
     reset = blockedUntil - now
@@ -78,14 +79,15 @@ local function outcomeOf(entry, charged, now)
     delay,
     blockedUntil,
     entry.penalty.offence,
-    entry.started and 1 or 0
+    entry.started and 1 or 0,
+    granted
 end
 
--- Puts nine integers after out[n]; returns the new end.
-local function put(out, n, a, b, c, d, e, f, g, h, i)
+-- Puts ten integers after out[n]; returns the new end.
+local function put(out, n, a, b, c, d, e, f, g, h, i, j)
   out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = a, b, c, d, e
-  out[n + 6], out[n + 7], out[n + 8], out[n + 9] = f, g, h, i
-  return n + 9
+  out[n + 6], out[n + 7], out[n + 8], out[n + 9], out[n + 10] = f, g, h, i, j
+  return n + 10
 end
 
 -- The reply: admitted, then each entry's outcome. One entry, the usual call, is one table
@@ -151,5 +153,6 @@ local function consumeOne(base, spec, now, lease)
     admitted, allowed, reason = 0, 0, REASON.limit
   end
   local retry = math.max(0, verdict.retry)
-  return { admitted, allowed, reason, verdict.remaining, verdict.reset, retry, verdict.delay, 0, 0, 0 }
+  local granted = verdict.granted or 0
+  return { admitted, allowed, reason, verdict.remaining, verdict.reset, retry, verdict.delay, 0, 0, 0, granted }
 end

@@ -35,6 +35,7 @@ export function quiet(): PolicyOutcome {
     blockedUntil: 0,
     offence: 0,
     blockStarted: false,
+    granted: 0,
   };
 }
 
@@ -50,6 +51,7 @@ export function outcome(entry: Entry, now: number, charged: boolean): PolicyOutc
     blockedUntil: 0,
     offence: entry.penalty.offence,
     blockStarted: entry.started,
+    granted: entry.verdict?.granted ?? 0,
   };
   const verdict = entry.verdict;
   if (penalty.isBlocked(entry.penalty, now)) {

@@ -178,6 +178,7 @@ export class EventualStore implements SluiceStore {
       blockedUntil: blocked ? view.blockedUntil : 0,
       offence: view.offence,
       blockStarted: false,
+      granted: view.granted,
     };
   }
 

@@ -32,6 +32,8 @@ interface View {
   /** µs; 0: not blocked. */
   blockedUntil: number;
   offence: number;
+  /** A quota's credits for the period Redis last answered for; they end with it. */
+  granted: number;
   /** Whether Redis has answered for it since it was last forgotten. */
   known: boolean;
   /** Units admitted here and not sent yet. */
@@ -70,6 +72,7 @@ export class ViewTable {
         staleAt: 0,
         blockedUntil: 0,
         offence: 0,
+        granted: 0,
         known: false,
         unsent: 0,
         sending: 0,
@@ -107,6 +110,7 @@ export function learn(view: View, outcome: PolicyOutcome, now: number): void {
   view.staleAt = now + VIEW_LIFE_SYNCS * (view.spec.syncMs ?? 0) * 1000;
   view.blockedUntil = outcome.blockedUntil;
   view.offence = outcome.offence;
+  view.granted = outcome.granted ?? 0;
   view.known = true;
 }
 
@@ -119,6 +123,8 @@ export function refill(view: View): void {
   const { algorithm, limit, burst } = view.spec;
   view.remaining = Math.max(0, capacity(algorithm, limit, burst) - view.unsent - view.sending);
   view.blockedUntil = 0;
+  // A new period starts without the last one's credits (docs/algorithms.md, "Credits").
+  view.granted = 0;
   view.freshAt = Infinity;
 }
 

@@ -41,7 +41,7 @@ local function keyOp(op)
       if op == 'unblock' or op == 'forget' then
         blockedUntil = lifted
       end
-      n = put(out, n, 1, 0, 0, 0, 0, 0, blockedUntil, state.offence, 0)
+      n = put(out, n, 1, 0, 0, 0, 0, 0, blockedUntil, state.offence, 0, 0)
     end
     return out
   end

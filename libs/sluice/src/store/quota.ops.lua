@@ -49,7 +49,7 @@ local function quotaOp(op)
       end
       local used, granted = algorithm.usage(state, now, spec.rate)
       local verdict = algorithm.decide(state, now, spec.rate, 0)
-      n = put(out, n, 1, 0, verdict.remaining, verdict.reset, used, granted, 0, 0, 0)
+      n = put(out, n, 1, 0, verdict.remaining, verdict.reset, used, 0, 0, 0, 0, granted)
     end
     return out
   end
@@ -62,7 +62,7 @@ local function releaseOp(base, now, lease, specs)
     if spec.algorithm.release then
       spec.algorithm.release(stateKey(base, spec), lease, spec.cost, now)
     end
-    n = put(out, n, 1, 0, 0, 0, 0, 0, 0, 0, 0)
+    n = put(out, n, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0)
   end
   return out
 end

@@ -28,6 +28,7 @@ export function quotaOp(state: CallState): StoreResult {
     result.remaining = verdict.remaining;
     result.reset = verdict.reset;
     result.quota = usage(state, now, entry.rate);
+    result.granted = result.quota.granted;
     return result;
   });
   return { admitted: true, outcomes };

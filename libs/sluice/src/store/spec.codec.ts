@@ -8,7 +8,7 @@ import type {
 } from './store.types.js';
 
 const REASONS: OutcomeReason[] = ['ok', 'limit', 'blocked', 'shadow'];
-const FIELDS_PER_OUTCOME = 9;
+const FIELDS_PER_OUTCOME = 10;
 
 const optional = (value: number | null) => (value === null ? '-' : String(value));
 
@@ -59,7 +59,7 @@ export function encodeSpec(spec: PolicySpec): string {
   return words.join(' ');
 }
 
-/** operations.lua's reply: an array of integers, admitted then nine per policy. */
+/** operations.lua's reply: an array of integers, admitted then ten per policy. */
 export function decodeReply(reply: unknown, policies: number): StoreResult {
   const numbers = (Array.isArray(reply) ? reply : []) as number[];
   let valid = numbers.length === 1 + policies * FIELDS_PER_OUTCOME;
@@ -77,14 +77,14 @@ export function decodeReply(reply: unknown, policies: number): StoreResult {
       blockedUntil: numbers[at + 6] as number,
       offence: numbers[at + 7] as number,
       blockStarted: numbers[at + 8] === 1,
+      granted: numbers[at + 9],
     });
   }
   return { admitted: numbers[0] === 1, outcomes };
 }
 
-/** A grant's or a settlement's reply carries the units used and the credits granted where retry and delay go. */
+/** A grant's or a settlement's reply carries the units used where retry goes. */
 export function readQuota(outcome: PolicyOutcome): void {
-  outcome.quota = { used: outcome.retry, granted: outcome.delay };
+  outcome.quota = { used: outcome.retry, granted: outcome.granted ?? 0 };
   outcome.retry = 0;
-  outcome.delay = 0;
 }

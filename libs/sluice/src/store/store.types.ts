@@ -109,6 +109,11 @@ export interface PolicyOutcome {
   offence: number;
   /** This call started the block. */
   blockStarted: boolean;
+  /**
+   * A quota's (fixed-window's) credits for the period decided in, already in `remaining`; 0 or
+   * absent elsewhere (a store written before credits leaves it out).
+   */
+  granted?: number;
   /** grant and settle: the units counted in the current period, and the credits granted for it. */
   quota?: { used: number; granted: number };
 }
