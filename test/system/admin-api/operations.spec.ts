@@ -1,10 +1,12 @@
 import type {
   AuditPage,
+  BlockResult,
   CounterResetResult,
   EnforcementState,
   InspectResult,
   InstanceList,
   PolicyList,
+  PolicyView,
   QuotaState,
   RouteList,
 } from '@sluice/admin/api';
@@ -14,6 +16,7 @@ import { ADAPTERS } from '../../support/nest-app.js';
 import { withPostgres } from '../../support/postgres-server.js';
 import { eventually, query } from './admin.client.js';
 import { useAdminApp } from './admin.fixture.js';
+import { asBody } from './policy.bodies.js';
 import { TOKENS } from './app.module.js';
 
 const fieldsOf = (issues: Array<{ field: string }> = []) => issues.map((issue) => issue.field);
@@ -38,12 +41,18 @@ describe.each(ADAPTERS)('admin operations API on %s', (adapter) => {
     (await admin.api<InspectResult>('GET', `/inspect/reply/${identifier}`)).body.remaining;
 
   it("audits every grant: an operator's through the API and the app's own through SluiceService", async () => {
-    const byOperator = await admin.api('POST', '/quotas/browse/203.0.113.5/grant', {
+    const before = Date.now();
+    const byOperator = await admin.api<QuotaState>('POST', '/quotas/browse/203.0.113.5/grant', {
       as: 'operator',
       body: { amount: 40, note: 'ticket 881' },
     });
     expect(byOperator.status).toBe(200);
     expect(byOperator.body).toMatchObject({ used: 0, granted: 40, remaining: 140, limit: 100 });
+    // An ISO time, exactly on the minute the window ends (Redis's clock and this one differ).
+    const { resetAt } = byOperator.body;
+    expect(resetAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00\.000Z$/);
+    expect(Date.parse(resetAt)).toBeGreaterThan(before);
+    expect(Date.parse(resetAt)).toBeLessThanOrEqual(Date.now() + 60_000);
     const sluice = admin.app.app.get(SluiceService);
     const quota = await sluice.grant('browse', '203.0.113.5', -15, {
       keyKind: 'ip',
@@ -184,6 +193,29 @@ describe.each(ADAPTERS)('admin operations API on %s', (adapter) => {
     expect((await audit('action=counters.reset')).entries).toMatchObject([
       { actor: 'olga', target: 'reply/carol', userAgent: 'admin-api-test' },
     ]);
+  });
+
+  it('writes the times of an inspection in ISO 8601: a block and an expiring override', async () => {
+    const blocked = await admin.api<BlockResult>('POST', '/blocked', {
+      as: 'operator',
+      body: { policy: 'reply', identifier: 'erin', durationMs: 600_000 },
+    });
+    expect(blocked.status).toBe(201);
+    const inspected = await admin.api<InspectResult>('GET', '/inspect/reply/erin');
+    expect(inspected.body.blocked?.until).toBe(blocked.body.expiresAt);
+    expect(inspected.body.policies[0]!.blocked?.until).toBe(blocked.body.expiresAt);
+    expect(inspected.body.blocked).not.toHaveProperty('untilMs');
+
+    const policy = (await admin.api<PolicyView>('GET', '/policies/reply')).body;
+    const changed = await admin.api('PUT', '/policies/reply', {
+      body: {
+        ...asBody(policy),
+        overrides: [{ identifier: 'frank', limit: 9, expiresAt: '2099-06-01T08:00:00+02:00' }],
+      },
+    });
+    expect(changed.status).toBe(200);
+    const frank = await admin.api<InspectResult>('GET', '/inspect/reply/frank');
+    expect(frank.body.override).toMatchObject({ limit: 9, expiresAt: '2099-06-01T06:00:00.000Z' });
   });
 
   it("refuses to write the admin's own sign-in policies, which stay readable", async () => {

@@ -1,4 +1,4 @@
-import type { AuditPage, PolicyList, PolicyView } from '@sluice/admin/api';
+import type { AuditPage, PolicyList, PolicyRevisionList, PolicyView } from '@sluice/admin/api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
@@ -149,10 +149,32 @@ describe.each(ADAPTERS)('admin policies API on %s', (adapter) => {
         overrides: [
           { identifier: 'vip', unlimited: true },
           { identifier: 'pest', limit: 1 },
+          // Taken as epoch ms or with any offset; answered in ISO 8601, UTC.
+          { identifier: 'trial', limit: 50, expiresAt: Date.parse('2099-01-01T12:00:00Z') },
+          { identifier: 'promo', limit: 60, expiresAt: '2099-01-01T12:00:00+01:00' },
         ],
       },
     });
     expect(created.status).toBe(201);
+    expect(created.body.overrides.map((each) => each.expiresAt)).toEqual([
+      null,
+      null,
+      '2099-01-01T12:00:00.000Z',
+      '2099-01-01T11:00:00.000Z',
+    ]);
+    const revisions = await admin.api<PolicyRevisionList>('GET', '/policies/roundtrip/revisions');
+    expect(revisions.body.revisions[0]!.body!.overrides[3]!.expiresAt).toBe(
+      '2099-01-01T11:00:00.000Z',
+    );
+    const [entry] = (await admin.api<AuditPage>('GET', '/audit?action=policy.create')).body.entries;
+    expect(entry).toMatchObject({
+      target: 'roundtrip',
+      after: {
+        overrides: expect.arrayContaining([
+          expect.objectContaining({ expiresAt: '2099-01-01T12:00:00.000Z' }),
+        ]) as unknown,
+      },
+    });
     const read = await admin.api<PolicyView>('GET', '/policies/roundtrip', { as: 'viewer' });
     expect(read.body).toHaveProperty('routes');
     expect(read.body).toHaveProperty('codeDefault');

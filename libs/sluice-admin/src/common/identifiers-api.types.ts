@@ -1,4 +1,10 @@
-import type { Decision, IdentifierTier, InstanceHeartbeat, Quota } from '@sluice/nest/internals';
+import type {
+  AppliedOverride,
+  IdentifierTier,
+  InstanceHeartbeat,
+  PolicyDecision,
+  Quota,
+} from '@sluice/nest/internals';
 
 // The admin API's types: instances, identifiers, what a request would get, counters and quotas.
 
@@ -23,7 +29,21 @@ export interface InstanceList {
  * `tiers.ofIdentifier` names; `tierLookup` says what it named, or why it named none (null: the
  * policy has no tiers and renews on no day of the identifier's).
  */
-export type InspectResult = Decision & { tierLookup: IdentifierTier | null };
+export type InspectResult = ApiPolicyDecision & {
+  /** Each policy's own figures. */
+  policies: ApiPolicyDecision[];
+  /** What the policies' shadow candidates would answer; absent when none is in force. */
+  candidates?: ApiPolicyDecision[];
+  tierLookup: IdentifierTier | null;
+};
+
+/** A policy's part of a decision as the API writes it: its times in ISO 8601, UTC. */
+export type ApiPolicyDecision = Omit<PolicyDecision, 'blocked' | 'override'> & {
+  /** The identifier's block: when it ends, its offence, and whether this call started it. */
+  blocked?: { until: string; offence: number; started?: boolean };
+  /** The override applied, its expiry in ISO 8601 (null: never). */
+  override?: Omit<AppliedOverride, 'expiresAt'> & { expiresAt: string | null };
+};
 
 /** DELETE /counters/:policy/:identifier?forgetOffences=&key= */
 export interface CounterResetResult {
@@ -33,9 +53,12 @@ export interface CounterResetResult {
 
 /**
  * GET /quotas/:policy/:identifier, and what POST …/grant answers: the quota's current period for
- * the identifier (`resetAt` epoch ms; `limit` the tier's when one applies).
+ * the identifier (`limit` the tier's when one applies).
  */
-export type QuotaState = Quota;
+export type QuotaState = Omit<Quota, 'resetAt'> & {
+  /** When the period ends, and its count and credits with it: ISO 8601, UTC. */
+  resetAt: string;
+};
 
 /** GET /quotas/:policy/:identifier?tier= */
 export type QuotaQuery = {

@@ -37,15 +37,30 @@ export interface PolicyRoute {
   countedByAddress: boolean;
 }
 
+/** An override as the API writes it: its expiry in ISO 8601 (UTC), or null: never. */
+export type ApiOverride = Omit<Policy['overrides'][number], 'expiresAt'> & {
+  /** ISO 8601, UTC; null: never. PUT takes ISO 8601 with any offset, or epoch ms. */
+  expiresAt: string | null;
+};
+
+/**
+ * A validated policy as the API writes it: every time in ISO 8601 (docs/operations.md, "Times
+ * and durations"). Its candidate is answered on its own (GET /policies/:name/candidate).
+ */
+export type ApiPolicy = Omit<Policy, 'overrides' | 'candidate'> & {
+  /** Other limits for single identifiers. */
+  overrides: ApiOverride[];
+};
+
 /**
  * A stored policy, the routes it decides, the default code defines for it, if any, and whether
  * it has a shadow candidate (GET /policies/:name/candidate shows it).
  */
-export interface PolicyView extends Omit<Policy, 'candidate'> {
+export interface PolicyView extends Omit<ApiPolicy, 'candidate'> {
   /** The handlers it decides. */
   routes: PolicyRoute[];
   /** The definition the app's code gives it, or null when it has none. */
-  codeDefault: Policy | null;
+  codeDefault: ApiPolicy | null;
   /** Its shadow candidate in brief, or null. */
   candidate: CandidateSummary | null;
   /** Whether it differs from its code default and from the policy file last applied. */
@@ -119,7 +134,7 @@ export interface CandidateView {
   /** The policy's name. */
   policy: string;
   /** The proposed revision, validated, named as its policy. */
-  rules: Policy;
+  rules: ApiPolicy;
   /** The policy's version it was proposed against. */
   baseVersion: number;
   /** Who proposed it, or null. */
@@ -186,7 +201,7 @@ export interface PolicyRevision {
    */
   action: string;
   /** Null for a delete. */
-  body: Policy | null;
+  body: ApiPolicy | null;
   /** Who made it (`code` for code defaults). */
   actor: string;
   /** When, ISO 8601. */

@@ -15,6 +15,7 @@ import {
   identifier as identifierSchema,
   resetQuerySchema,
 } from '../penalties/penalty-requests.schema.js';
+import { inspectAnswer } from './api-decision.js';
 
 /** An identifier's counters under one policy, as this instance's engine sees them. */
 @Injectable()
@@ -33,7 +34,7 @@ export class CountersService {
     const plan = await readPlanOf(this.engine, this.sluice, policy, identifier);
     try {
       const decision = await this.engine.peek(policy, identifier, plan.options);
-      return { ...decision, tierLookup: plan.lookup };
+      return inspectAnswer(decision, plan.lookup);
     } catch (error) {
       throw new RedisUnavailableException('the counters cannot be read', error);
     }

@@ -26,6 +26,7 @@ import { recordAudit } from '../database/audit.recorder.js';
 import { ADMIN_DATA_SOURCE } from '../database/admin.persistence.js';
 import { PolicyCandidateEntity } from '../database/policy-candidate.entity.js';
 import { proposalParts, type CandidatePromotionBody } from './candidate-body.schema.js';
+import { apiPolicy } from './api-policy.js';
 import { assertMayChange } from './operator-scope.js';
 import { assertPolicyName, parsePolicyWrite, type ChangeNoteBody } from './policy-body.schema.js';
 import { findPolicyRow, writePolicyChange } from './policy-change.js';
@@ -55,7 +56,7 @@ function noPolicy(name: string): NotFoundException {
 function view(row: PolicyCandidateEntity): CandidateView {
   return {
     policy: row.policyName,
-    rules: row.body,
+    rules: apiPolicy(row.body),
     baseVersion: row.baseVersion,
     proposedBy: row.proposedBy,
     proposedAt: row.proposedAt.toISOString(),

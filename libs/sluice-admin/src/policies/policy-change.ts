@@ -1,6 +1,7 @@
 import type { Policy } from '@sluice/nest/internals';
 import type { EntityManager } from 'typeorm';
 import { recordAudit } from '../database/audit.recorder.js';
+import { apiPolicy } from './api-policy.js';
 import type { Actor } from '../common/actor.js';
 import { PolicyRevisionEntity } from '../database/policy-revision.entity.js';
 import { PolicyEntity } from '../database/policy.entity.js';
@@ -66,8 +67,9 @@ export async function writePolicyChange(
     actor,
     action: change.action,
     target: name,
-    before: change.before,
-    after,
+    // The audit answers through the API, so it keeps the policies as the API writes them.
+    before: change.before === null ? null : apiPolicy(change.before),
+    after: after === null ? null : apiPolicy(after),
     comment,
     version,
   });

@@ -18,6 +18,7 @@ import { PolicyRevisionEntity } from '../database/policy-revision.entity.js';
 import { PolicyCandidateEntity } from '../database/policy-candidate.entity.js';
 import { candidateInput, readSnapshot } from '../database/snapshot.reader.js';
 import { assertPolicyName } from './policy-body.schema.js';
+import { apiPolicy } from './api-policy.js';
 import { findPolicyRow } from './policy-change.js';
 import { policyView } from './policy.view.js';
 import { inTransaction } from '../database/transaction.js';
@@ -92,7 +93,7 @@ export class PolicyReader {
       revisions: rows.map((row) => ({
         version: row.version,
         action: row.action,
-        body: row.body,
+        body: row.body === null ? null : apiPolicy(row.body),
         actor: row.actor,
         createdAt: row.createdAt.toISOString(),
         comment: row.comment,

@@ -1,6 +1,7 @@
 import type { Policy, PolicyCandidateInput, ThrottledRoute } from '@sluice/nest/internals';
 import type { PolicyRoute, PolicyView } from '../common/admin-api.types.js';
 import type { PolicyDrift } from '../common/policy-file.types.js';
+import { apiPolicy } from './api-policy.js';
 import { changedRuleFields } from './policy-rules.js';
 
 export function policyRoute(route: ThrottledRoute, policy: string): PolicyRoute {
@@ -59,9 +60,9 @@ export function policyView(
   applied: ReadonlyMap<string, Policy> | null,
 ): PolicyView {
   return {
-    ...policy,
+    ...apiPolicy(policy),
     routes: routes.map((route) => policyRoute(route, policy.name)),
-    codeDefault: codeDefault ?? null,
+    codeDefault: codeDefault === undefined ? null : apiPolicy(codeDefault),
     drift: policyDrift(policy, codeDefault, applied),
     candidate:
       candidate === null

@@ -61,7 +61,7 @@ export class QuotasService implements GrantAudit, OnModuleInit {
         ? await readPlanOf(this.engine, this.sluice, policy, identifier)
         : { options: {} };
     try {
-      return await this.engine.quota(policy, identifier, { ...plan.options, ...query });
+      return inApiTimes(await this.engine.quota(policy, identifier, { ...plan.options, ...query }));
     } catch (error) {
       throw new RedisUnavailableException('the quota cannot be read', error);
     }
@@ -88,7 +88,7 @@ export class QuotasService implements GrantAudit, OnModuleInit {
       ...(request.key === undefined ? {} : { key: request.key }),
     };
     const quota = await this.sluice.grant(policy, identifier, request.amount, options);
-    return { ...quota, replayed: this.replays.has(quota) };
+    return { ...inApiTimes(quota), replayed: this.replays.has(quota) };
   }
 
   /**
@@ -141,7 +141,7 @@ export class QuotasService implements GrantAudit, OnModuleInit {
             // What Redis held right after this grant: parallel grants read the same `before`.
             granted: applied.granted,
             remaining: applied.remaining,
-            resetAt: before.resetAt,
+            resetAt: new Date(before.resetAt).toISOString(),
             tier: applied.tier,
           },
           comment: grant.note,
@@ -241,3 +241,9 @@ function isActor(value: unknown): value is Actor {
   const actor = value as Partial<Actor> | undefined;
   return typeof actor?.name === 'string' && typeof actor.role === 'string' && 'ip' in actor;
 }
+
+/** A quota as the API writes it: its time in ISO 8601, as every time the API answers. */
+const inApiTimes = (quota: Quota): QuotaState => ({
+  ...quota,
+  resetAt: new Date(quota.resetAt).toISOString(),
+});

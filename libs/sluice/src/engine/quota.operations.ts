@@ -2,7 +2,7 @@ import { ceilDiv } from '../algorithms/integer-math.js';
 import { traitsOf } from '../algorithms/algorithm.traits.js';
 import type { Clock } from '../clock/clock.js';
 import type { Policy } from '../policy/policy.types.js';
-import type { SluiceStore } from '../store/store.types.js';
+import type { PolicySpec, SluiceStore } from '../store/store.types.js';
 import type { CallTarget } from './call.target.js';
 import type { PolicyPricing, PriceTerms } from './policy.pricing.js';
 import type { Quota } from './engine.types.js';
@@ -80,10 +80,23 @@ export class QuotaOperations {
       remaining,
       limit: spec.limit,
       granted: quota?.granted ?? 0,
-      resetAt: ceilDiv(this.clock() + reset, 1000),
+      resetAt: periodEnd(spec, ceilDiv(this.clock() + reset, 1000)),
       tier: spec.tier ?? null,
     };
   }
+}
+
+/**
+ * The boundary the period ends on, epoch ms: the one nearest `estimate` (this clock's reading
+ * plus the wait Redis's clock gave), so the two clocks' skew does not move it off the boundary.
+ */
+function periodEnd(spec: PolicySpec, estimate: number): number {
+  const calendar = spec.calendar;
+  if (calendar !== undefined) {
+    const { end, next } = calendar;
+    return Math.abs(estimate - end) <= Math.abs(estimate - next) ? end : next;
+  }
+  return Math.round(estimate / spec.periodMs) * spec.periodMs;
 }
 
 function quotaPolicy(target: CallTarget): Policy {

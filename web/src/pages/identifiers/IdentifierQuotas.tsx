@@ -84,7 +84,7 @@ function QuotaCells({ quota }: { quota: QuotaState }) {
       </Table.Cell>
       <Table.Cell>{quota.granted > 0 ? `+${quota.granted}` : String(quota.granted)}</Table.Cell>
       <Table.Cell>{quota.remaining}</Table.Cell>
-      <Table.Cell>{formatTime(new Date(quota.resetAt).toISOString())}</Table.Cell>
+      <Table.Cell>{formatTime(quota.resetAt)}</Table.Cell>
     </>
   );
 }

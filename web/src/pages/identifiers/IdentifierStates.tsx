@@ -62,7 +62,7 @@ export function IdentifierStates({ identifier, onDone }: IdentifierStatesProps) 
               const state = states[index];
               const decision = state?.data;
               const seen = trafficOf(policy);
-              const blockedUntil = decision?.blocked?.untilMs;
+              const blockedUntil = decision?.blocked?.until;
               return (
                 <Table.Row key={policy}>
                   <Table.RowHeaderCell>{policy}</Table.RowHeaderCell>
@@ -72,9 +72,7 @@ export function IdentifierStates({ identifier, onDone }: IdentifierStatesProps) 
                     ) : decision === undefined ? (
                       <Text color="gray">…</Text>
                     ) : blockedUntil !== undefined ? (
-                      <Badge color="red">
-                        blocked until {formatTime(new Date(blockedUntil).toISOString())}
-                      </Badge>
+                      <Badge color="red">blocked until {formatTime(blockedUntil)}</Badge>
                     ) : decision.allowed ? (
                       <Badge color="green">would pass</Badge>
                     ) : (

@@ -14,7 +14,9 @@ const decision = (policy: string, allowed: boolean, blockedUntil?: number) => ({
   retryAfterMs: allowed ? 0 : 30_000,
   delayMs: 0,
   reason: blockedUntil === undefined ? (allowed ? 'ok' : 'limit') : 'blocked',
-  ...(blockedUntil === undefined ? {} : { blocked: { untilMs: blockedUntil, offence: 1 } }),
+  ...(blockedUntil === undefined
+    ? {}
+    : { blocked: { until: new Date(blockedUntil).toISOString(), offence: 1 } }),
   policies: [],
 });
 
@@ -265,7 +267,7 @@ describe('the Identifiers screen', () => {
           remaining: 21,
           limit: 10,
           granted: 11,
-          resetAt: Date.parse('2026-11-28T00:00:00.000Z'),
+          resetAt: '2026-11-28T00:00:00.000Z',
           tier: null,
         },
       },
@@ -289,7 +291,7 @@ describe('the Identifiers screen', () => {
       remaining: 2,
       limit: 20,
       granted: 0,
-      resetAt: Date.parse('2026-11-28T00:00:00.000Z'),
+      resetAt: '2026-11-28T00:00:00.000Z',
       tier: 'free',
     };
     const requests = answerFetch({
@@ -372,7 +374,7 @@ describe('the Identifiers screen', () => {
           remaining: 17,
           limit: 20,
           granted: 0,
-          resetAt: Date.parse('2026-11-28T00:00:00.000Z'),
+          resetAt: '2026-11-28T00:00:00.000Z',
           tier: null,
         },
       },
