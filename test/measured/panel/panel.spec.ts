@@ -121,9 +121,12 @@ describe('the admin panel in Chromium', () => {
     const posts = await send(`${demos[1]!.url}/posts`);
     postId = (JSON.parse(posts.text) as Array<{ id: number }>)[0]!.id;
     browser = await launchChromium();
+    // A reader in Paris, whatever this machine's zone: a server time must show in theirs, named.
     context = await browser.newContext({
       acceptDownloads: true,
       viewport: { width: 1400, height: 900 },
+      locale: 'en-GB',
+      timezoneId: 'Europe/Paris',
     });
     // A step that never happens fails within LIVE_MS naming its locator, not at the test's end.
     context.setDefaultTimeout(LIVE_MS);
@@ -146,6 +149,21 @@ describe('the admin panel in Chromium', () => {
     await screenshot(page, 'sign-in');
     await signIn(page, 'alice');
     await expect.poll(() => page.getByTestId('session-role').textContent()).toBe('admin');
+  });
+
+  it("writes each policy's rate as the editor does, with its tiers", async () => {
+    await page.goto(panel('policies'));
+    const rateOf = async (name: string) => {
+      const row = page
+        .getByRole('row')
+        .filter({ has: page.getByRole('link', { name, exact: true }) });
+      return (await row.getByRole('cell').allTextContents()).join(' | ');
+    };
+    await page.getByRole('link', { name: 'api-export', exact: true }).waitFor();
+    expect(await rateOf('api-export')).toContain('1 at a time; free 1, pro 3');
+    expect(await rateOf('api-daily')).toContain('20 per day (UTC); free 20, pro 1000');
+    expect(await rateOf('api-burst')).toContain('5 per 10 s; free 5, pro 50');
+    expect(await rateOf('reply')).toContain('5 per minute');
   });
 
   it('tries reply at 3 a minute as a candidate beside the live 5, then promotes it on both instances', async () => {
@@ -382,8 +400,27 @@ describe('the admin panel in Chromium', () => {
     await dialog.getByLabel('Duration').fill('10 min');
     await dialog.getByLabel('Reason').fill('spam');
     await dialog.getByRole('button', { name: 'Block' }).click();
-    await page.getByRole('row').filter({ hasText: 'draco' }).waitFor({ timeout: LIVE_MS });
-    expect((await reply(demos[1]!.url, 'draco')).status).toBe(429);
+    const blockedAt = Date.now();
+    const draco = page.getByRole('row').filter({ hasText: 'draco' });
+    await draco.waitFor({ timeout: LIVE_MS });
+    // The end in the reader's zone, named; the 429 in the same words as the panel's durations.
+    const until = /until (\d{1,2} [A-Z][a-z]{2} \d{4}), (\d\d):(\d\d):\d\d (CET|CEST)/.exec(
+      (await draco.textContent()) ?? '',
+    );
+    expect(until, (await draco.textContent()) ?? '').not.toBeNull();
+    const inParis = new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Europe/Paris',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    const ends = [0, 60_000].map((late) => inParis.format(blockedAt + 600_000 + late));
+    expect(ends).toContain(`${until![2]}:${until![3]}`);
+    const refused = await reply(demos[1]!.url, 'draco');
+    expect(refused.status).toBe(429);
+    expect((JSON.parse(refused.text) as { message: string }).message).toMatch(
+      /^Blocked by policy "reply"; retry in (10 min|9 min \d+ s)$/,
+    );
 
     await page.goto(panel());
     await page.getByRole('switch').click();
@@ -413,9 +450,11 @@ describe('the admin panel in Chromium', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText(/Saved as version/).waitFor();
     const saved = await adminCall(demos[0]!.url, 'alice', 'GET', '/policies/reply');
-    const overrides = saved.body.overrides as Array<{ identifier: string; expiresAt: number }>;
+    const overrides = saved.body.overrides as Array<{ identifier: string; expiresAt: string }>;
     expect(overrides.map((each) => each.identifier)).toEqual(['neville']);
-    expect(overrides[0]!.expiresAt).toBe(new Date('2099-01-01T12:00').getTime());
+    // Noon where the browser is (Paris, UTC+1 in January), written as the API writes every
+    // time: ISO 8601 in UTC.
+    expect(overrides[0]!.expiresAt).toBe('2099-01-01T11:00:00.000Z');
 
     await page.goto(panel('policies/reply/revisions'));
     const promoted = page.getByRole('row').filter({ hasText: 'policy.promote' });
@@ -519,6 +558,63 @@ describe('the admin panel in Chromium', () => {
     ]);
   });
 
+  it('asks before an entry that denies everyone or its own writer, and the admin stays reachable', async () => {
+    // Another client of the apps: 127.0.0.2, while the panel and the admin calls come from .1.
+    const quote = async (at: number) =>
+      (
+        await send(`${demos[at]!.url}/api/quote`, {
+          headers: { 'x-api-key': 'pro-demo-1' },
+          from: '127.0.0.2',
+        })
+      ).status;
+    const entries = async () =>
+      ((await adminCall(demos[1]!.url, 'alice', 'GET', '/lists')).body.entries as unknown[]).length;
+    await page.goto(panel('lists'));
+    await page.getByText('No entries').waitFor();
+    const open = async (value: string, expiresAfter = '') => {
+      await page.getByRole('button', { name: 'Add an entry' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Which list').selectOption('deny');
+      await dialog.getByLabel('Match on').selectOption('address');
+      await dialog.getByLabel('Value', { exact: true }).fill(value);
+      await dialog.getByLabel('Reason').fill('an outage drill');
+      await dialog.getByLabel('Expires after').fill(expiresAfter);
+      await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+      return dialog;
+    };
+    // The writer's own address: only the server knows it, and the panel passes its word on.
+    const own = await open('127.0.0.1');
+    await own
+      .getByRole('alert')
+      .getByText(/127\.0\.0\.1 holds your own address/)
+      .waitFor();
+    await own.getByRole('button', { name: 'Cancel' }).click();
+    expect(await entries()).toBe(0);
+
+    // Every address: the panel asks before anything is sent.
+    const everyone = await open('0.0.0.0/0', '10 min');
+    const question = everyone.getByRole('alert');
+    await question
+      .getByText('0.0.0.0/0 holds every address of its family: it would deny all traffic.', {
+        exact: false,
+      })
+      .waitFor();
+    expect(await entries()).toBe(0);
+    await question.getByRole('button', { name: 'Add it anyway' }).click();
+    await page.getByText(/0\.0\.0\.0\/0 is on the deny list for 10 min/).waitFor();
+    await bothOnLatest();
+    expect([await quote(0), await quote(1)]).toEqual([429, 429]);
+    // The admin is not behind the lists: the same addresses reach it on both instances.
+    expect(await entries()).toBe(1);
+    expect((await adminCall(demos[0]!.url, 'victor', 'GET', '/policies')).status).toBe(200);
+    await page.reload();
+    await page.getByRole('button', { name: 'Remove 0.0.0.0/0' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Remove' }).click();
+    await page.getByText('0.0.0.0/0 is off the deny list.').waitFor();
+    await bothOnLatest();
+    expect([await quote(0), await quote(1)]).toEqual([200, 200]);
+  });
+
   it("credits an API key's daily quota from its page, and shows its exports in flight", async () => {
     // free-demo-1 used 7 quotes of its 20 today above (5, then 2 of 4).
     await page.goto(panel('identifiers?q=free-demo-1'));
@@ -531,13 +627,33 @@ describe('the admin panel in Chromium', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('Amount').fill('100');
     await dialog.getByLabel('Note').fill('goodwill after the outage');
+    const granted = Date.now();
     await dialog.getByRole('button', { name: 'Grant' }).click();
     await page.getByText('free-demo-1 has 113 left under api-daily (credits 100).').waitFor();
     await daily.getByText('+100').waitFor();
+    // The day renews at midnight UTC, shown in the reader's zone (Paris), the zone named.
+    const renews = new Intl.DateTimeFormat('en-GB', {
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      timeZoneName: 'short',
+      timeZone: 'Europe/Paris',
+    }).format(Date.parse(`${new Date(granted + 86_400_000).toISOString().slice(0, 10)}T00:00:00Z`));
+    expect(renews).toMatch(/, 01:00:00 CET$/);
+    await daily.getByText(renews, { exact: true }).waitFor();
+
     await screenshot(page, 'identifier-quotas');
     // The other instance decides with the credits.
     const read = await adminCall(demos[1]!.url, 'victor', 'GET', '/quotas/api-daily/free-demo-1');
     expect(read.body).toMatchObject({ used: 7, granted: 100, remaining: 113, tier: 'free' });
+    // The key's own responses announce the day's 20 with the 100 credits.
+    const quote = await send(`${demos[1]!.url}/api/quote`, {
+      headers: { 'x-api-key': 'free-demo-1' },
+    });
+    expect(quote.headers['ratelimit-policy']).toContain('"api-daily";q=120;w=86400');
     const audit = await adminCall(demos[0]!.url, 'alice', 'GET', '/audit?action=quota.grant');
     expect(audit.body.entries).toEqual([
       expect.objectContaining({ actor: 'alice', comment: 'goodwill after the outage' }),

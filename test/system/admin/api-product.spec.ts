@@ -118,6 +118,7 @@ describe('the demo quote API, limited by plan', () => {
 
     // Today's allowance (api-daily, free 20) would end the trial below at 12 more: the
     // operator credits 40 for today, audited with a note.
+    const asked = Date.now();
     const credited = await adminCall(
       demos[1]!.url,
       'olga',
@@ -128,6 +129,9 @@ describe('the demo quote API, limited by plan', () => {
     expect(credited.status, credited.text).toBe(200);
     expect(credited.body).toMatchObject({ used: 8, granted: 40, limit: 20, remaining: 52 });
     expect(credited.body.tier).toBe('free');
+    // The day ends at the next midnight in UTC, written as the API writes every time.
+    const midnight = new Date(asked + 86_400_000).toISOString().slice(0, 10);
+    expect(credited.body.resetAt).toBe(`${midnight}T00:00:00.000Z`);
 
     // The operator assigns free-demo-2 to pro: 8 used of pro's 50.
     await change(
@@ -213,5 +217,56 @@ describe('the demo quote API, limited by plan', () => {
     // Its slot came back with its answer.
     expect((await exportOf(1, 'free-demo-2', 0)).status).toBe(200);
     expect((await exportOf(0, 'free-demo-2', 5_001)).status).toBe(400);
+  });
+
+  it("assigns a customer's plan through one instance; the other decides at it within a second", async () => {
+    // The version the plan writes, applied by both instances: the same path as a policy change.
+    const bothOn = (version: number) =>
+      waitFor(
+        `both instances on version ${version}`,
+        async () =>
+          (await Promise.all(demos.map((demo) => appliedVersion(demo.url)))).every(
+            (applied) => applied >= version,
+          ) || undefined,
+        { timeoutMs: PROPAGATION_MS },
+      );
+    const until = new Date(Date.now() + 7 * 86_400_000).toISOString();
+    const assigned = await adminCall(demos[0]!.url, 'olga', 'PUT', '/plans/free-demo-1', {
+      json: { tier: 'pro', expiresAt: until, note: 'annual upgrade #31' },
+    });
+    expect(assigned.status, assigned.text).toBe(200);
+    const { version } = (await adminCall(demos[0]!.url, 'olga', 'GET', '/enforcement')).body as {
+      version: number;
+    };
+    await bothOn(version);
+    const onPro = await send(`${demos[1]!.url}/api/quote`, {
+      headers: { 'x-api-key': 'free-demo-1' },
+    });
+    expect(onPro.status).toBe(200);
+    expect(onPro.headers['ratelimit-policy']).toBe(
+      '"api-burst";q=50;w=10, "api-daily";q=1000;w=86400',
+    );
+    const seen = await adminCall(demos[1]!.url, 'victor', 'GET', '/plans/free-demo-1');
+    expect(seen.body).toMatchObject({ tier: 'pro', expiresAt: until });
+    const audit = await adminCall(demos[1]!.url, 'alice', 'GET', '/audit?action=plan.assign');
+    expect(
+      (audit.body.entries as Array<{ actor: string; target: string; comment: string }>).map(
+        (entry) => [entry.actor, entry.target, entry.comment],
+      ),
+    ).toEqual([['olga', 'free-demo-1', 'annual upgrade #31']]);
+
+    const removed = await adminCall(demos[1]!.url, 'olga', 'DELETE', '/plans/free-demo-1');
+    expect(removed.status, removed.text).toBe(200);
+    const after = (await adminCall(demos[1]!.url, 'olga', 'GET', '/enforcement')).body as {
+      version: number;
+    };
+    await bothOn(after.version);
+    const onFree = await send(`${demos[0]!.url}/api/quote`, {
+      headers: { 'x-api-key': 'free-demo-1' },
+    });
+    // Back on free, as raised to 8 above.
+    expect(onFree.headers['ratelimit-policy']).toBe(
+      '"api-burst";q=8;w=10, "api-daily";q=20;w=86400',
+    );
   });
 });

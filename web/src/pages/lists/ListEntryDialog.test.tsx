@@ -152,4 +152,29 @@ describe('adding a list entry', () => {
     expect(within(dialog).queryByRole('button', { name: 'Add it anyway' })).toBeNull();
     expect(requests.filter((request) => request.method === 'POST')).toHaveLength(1);
   });
+
+  it("drops the server's question once the entry is edited: it was about the entry as it was", async () => {
+    answerFetch({
+      'GET /policies': { body: POLICIES },
+      'POST /lists': {
+        status: 400,
+        body: {
+          statusCode: 400,
+          error: 'Bad Request',
+          message: 'confirm: …',
+          issues: [{ field: 'confirm', message: '203.0.113.0/24 holds your own address' }],
+        },
+      },
+    });
+    const user = userEvent.setup();
+    renderScreen(<ListEntryDialog onDone={() => undefined} />, { role: 'admin', path: '/' });
+    const dialog = await fillAddressEntry(user);
+    await user.click(within(dialog).getByRole('button', { name: 'Add' }));
+    await within(dialog).findByRole('button', { name: 'Add it anyway' });
+    await user.clear(within(dialog).getByLabelText('Value'));
+    await user.type(within(dialog).getByLabelText('Value'), '198.51.100.9');
+    // Had it stayed, "Add it anyway" would send the new entry confirmed unasked.
+    expect(within(dialog).queryByRole('alert')).toBeNull();
+    expect(within(dialog).queryByRole('button', { name: 'Add it anyway' })).toBeNull();
+  });
 });

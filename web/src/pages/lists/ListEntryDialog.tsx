@@ -53,7 +53,9 @@ export function ListEntryDialog({ onDone }: { onDone: (notice: string) => void }
   const set =
     <Name extends keyof typeof EMPTY>(name: Name) =>
     (value: (typeof EMPTY)[Name]) => {
+      // The question was about the entry as it was: an edit asks again when it is sent.
       setReach(undefined);
+      add.reset();
       setValues((current) => ({ ...current, [name]: value }));
     };
   const errors = add.error instanceof ApiError ? add.error.fieldErrors : {};
