@@ -1,7 +1,7 @@
 import { Button, Dialog, Flex, TextField } from '@radix-ui/themes';
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client';
-import { durationText, parseDuration } from './duration';
+import { exactDurationText, parseDuration } from './duration';
 import { formatTime } from './format';
 import { Field } from './Field';
 import { useBlock } from './block-actions.hooks';
@@ -69,7 +69,7 @@ export function BlockDialog({
         onSuccess: (result) => {
           setOpen(false);
           onDone?.(
-            `${result.identifier} is blocked under ${result.policy} for ${durationText(duration.ms)}, until ${formatTime(new Date(result.expiresAt).toISOString())}.`,
+            `${result.identifier} is blocked under ${result.policy} for ${exactDurationText(duration.ms)}, until ${formatTime(new Date(result.expiresAt).toISOString())}.`,
           );
         },
       },

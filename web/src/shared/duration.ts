@@ -40,8 +40,11 @@ export function parseDuration(text: string): number | undefined {
   return parts > 0 && whole ? rounded : undefined;
 }
 
-/** A whole number of milliseconds exactly, largest units first: "1 min", "1 h 30 min", "1 s 500 ms". */
-export function durationText(ms: number): string {
+/**
+ * A whole number of milliseconds exactly, largest units first: "1 min", "1 h 30 min", "1 s 500 ms";
+ * what an operator typed, written back. A wait or a time left is shown rounded (`formatDuration`).
+ */
+export function exactDurationText(ms: number): string {
   if (!Number.isSafeInteger(ms) || ms <= 0) return `${ms} ms`;
   const parts: string[] = [];
   let left = ms;
@@ -56,5 +59,5 @@ export function durationText(ms: number): string {
 /** A rate as a sentence: "5 per minute", "100 per 10 s", "1 per 1 h 30 min". */
 export function rateText(limit: number, periodMs: number): string {
   const whole = UNITS.find((unit) => unit.ms === periodMs);
-  return `${limit} per ${whole === undefined ? durationText(periodMs) : whole.per}`;
+  return `${limit} per ${whole === undefined ? exactDurationText(periodMs) : whole.per}`;
 }

@@ -3,7 +3,7 @@ import { Button, Callout, Dialog, Flex, Text, TextField } from '@radix-ui/themes
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../api/client';
 import { CheckboxLabel } from '../../shared/CheckboxLabel';
-import { durationText, parseDuration } from '../../shared/duration';
+import { exactDurationText, parseDuration } from '../../shared/duration';
 import { ErrorCallout } from '../../shared/ErrorCallout';
 import { Field } from '../../shared/Field';
 import { useCan } from '../../shared/session.hooks';
@@ -100,7 +100,7 @@ export function ListEntryDialog({ onDone }: { onDone: (notice: string) => void }
           setValues(EMPTY);
           setReach(undefined);
           onDone(
-            `${entry.value} is on the ${entry.list} list${entry.mode === 'shadow' ? ', in shadow mode' : ''}${ms === null ? '' : ` for ${durationText(ms)}`}; every instance applies it within a second.`,
+            `${entry.value} is on the ${entry.list} list${entry.mode === 'shadow' ? ', in shadow mode' : ''}${ms === null ? '' : ` for ${exactDurationText(ms)}`}; every instance applies it within a second.`,
           );
         },
       },

@@ -7,7 +7,7 @@ import type {
   StoreErrorMode,
 } from '@sluice/nest';
 import { traitsOf, type SimulatedPolicy } from '@sluice/nest/simulator';
-import { durationText, parseDuration } from '../../shared/duration';
+import { exactDurationText, parseDuration } from '../../shared/duration';
 import { isoToLocalInput, localInputToIso } from '../../shared/format';
 
 export const ALGORITHM_LABELS: Record<AlgorithmName, string> = {
@@ -116,7 +116,7 @@ export interface PolicyFormValues {
 }
 
 const text = (value: number | null | undefined) => (value == null ? '' : String(value));
-const duration = (ms: number | null | undefined) => (ms == null ? '' : durationText(ms));
+const duration = (ms: number | null | undefined) => (ms == null ? '' : exactDurationText(ms));
 
 export const DURATION_RULE = 'write a duration such as 500 ms, 90 s, 1 min, 2 h or 1 h 30 min';
 
