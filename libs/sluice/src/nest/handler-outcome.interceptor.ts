@@ -10,8 +10,8 @@ import { takeOutcome } from '../request/handler.outcome.js';
 /**
  * Tells SluiceGuard how a GraphQL resolver or a WebSocket handler ended: whether it failed, for
  * `count: 'failures'` (a resolver's error reaches the client inside an HTTP 200), and that it
- * ended, which releases its concurrency lease. Registered by SluiceModule as a global interceptor
- * when @nestjs/graphql or @nestjs/websockets is installed; HTTP passes straight through.
+ * ended, which releases its concurrency lease. SluiceModule puts it on every resolver and gateway
+ * and on no HTTP controller (handler-outcome.attacher.ts); anything else passes straight through.
  *
  * A WebSocket adapter stops listening to a handler when its client disconnects, while the handler
  * works on: the interceptor then keeps listening itself, until the handler's first answer, its

@@ -3,8 +3,7 @@ import {
   type ConfigurableModuleAsyncOptions,
   type DynamicModule,
 } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
-import { createRequire } from 'node:module';
+import { APP_GUARD, ModulesContainer } from '@nestjs/core';
 import type {
   SluiceModuleExtras,
   SluiceModuleOptions,
@@ -12,7 +11,7 @@ import type {
 import { metricsController } from '../metrics/metrics.controller.js';
 import { SluiceMetrics } from '../metrics/sluice.metrics.js';
 import { GLOBAL_GUARD, SLUICE_OPTIONS } from '../config/sluice.tokens.js';
-import { HandlerOutcomeInterceptor } from './handler-outcome.interceptor.js';
+import { attachOutcomeInterceptor } from './handler-outcome.attacher.js';
 
 const METRICS_PATH = /^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/;
 
@@ -28,36 +27,22 @@ function metricsPath(metrics: SluiceModuleExtras['metrics']): string | undefined
   return path;
 }
 
-/**
- * Whether the app can run GraphQL resolvers or WebSocket handlers: only then does the module add
- * the interceptor that tells the guard how one ended, so HTTP-only apps pay nothing for it.
- */
-function installed(peer: string): boolean {
-  const require = createRequire(import.meta.url);
-  // From this package, else from the app's folder: a strict layout (pnpm) links the app's
-  // peer beside the app, not beside Sluice, which does not depend on it.
-  for (const paths of [undefined, [process.cwd()]]) {
-    try {
-      require.resolve(peer, paths === undefined ? undefined : { paths });
-      return true;
-    } catch {
-      // Not found from there.
-    }
-  }
-  return false;
-}
+/** Resolved while Nest creates the providers: the resolvers and gateways it marked. */
+const OUTCOME_INTERCEPTOR_ATTACHED = Symbol('sluice:outcome-interceptor-attached');
 
 /**
- * `global` adds the guard as APP_GUARD; `metrics` adds the metrics and their route; with
- * @nestjs/graphql or @nestjs/websockets installed, the handler outcome interceptor.
+ * `global` adds the guard as APP_GUARD; `metrics` adds the metrics and their route; every module
+ * puts the handler outcome interceptor on the app's resolvers and gateways, and only there.
  */
 function withExtras(definition: DynamicModule, extras: SluiceModuleExtras): DynamicModule {
   const providers = [...(definition.providers ?? [])];
   const controllers = [...(definition.controllers ?? [])];
   if (extras.global) providers.push({ provide: APP_GUARD, useExisting: GLOBAL_GUARD });
-  if (installed('@nestjs/graphql') || installed('@nestjs/websockets')) {
-    providers.push({ provide: APP_INTERCEPTOR, useClass: HandlerOutcomeInterceptor });
-  }
+  providers.push({
+    provide: OUTCOME_INTERCEPTOR_ATTACHED,
+    useFactory: attachOutcomeInterceptor,
+    inject: [ModulesContainer],
+  });
   const path = metricsPath(extras.metrics);
   if (path !== undefined) {
     providers.push(SluiceMetrics);
