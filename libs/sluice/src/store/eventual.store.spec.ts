@@ -278,27 +278,41 @@ describe('EventualStore: consistency eventual', () => {
     await scheduler.advance(clock, 50);
     const held = shared.calls.find((call) => call.op === 'sync')!;
     expect(held.specs.map((each) => each.cost)).toEqual([1, 1]);
-    // The short window has ended: its view holds the whole limit again, without asking Redis.
-    await scheduler.advance(clock, 960);
+    // Kept hot, a request an interval, each refused by short here, until short's window ends:
+    // its view then holds the whole limit again, without asking Redis.
+    for (let at = 50; at < 1_000; at += 50) {
+      expect(await admittedOf(store, [short, long], 1)).toBe(0);
+      await scheduler.advance(clock, 50);
+    }
     expect(await admittedOf(store, [short, long], 3)).toBe(2);
     expect(shared.count('consume')).toBe(1);
     await scheduler.advance(clock, 50);
     expect(await sharedRemaining(shared, long)).toBe(96);
   });
 
-  it('asks Redis again once its view is 20 intervals old', async () => {
+  it('decides here only for an identifier back within an interval, so it never costs more than exact', async () => {
     const { clock, scheduler, shared, instance } = setup();
     const store = instance();
     const policy = spec();
     await admittedOf(store, [policy], 2);
-    await scheduler.advance(clock, 50);
-    await scheduler.advance(clock, 999);
-    await admittedOf(store, [policy], 1);
     expect(shared.count('consume')).toBe(1);
     await scheduler.advance(clock, 50);
-    await scheduler.advance(clock, 1_001);
+    // Seen 50 ms ago: here.
+    await admittedOf(store, [policy], 1);
+    expect(shared.count('consume')).toBe(1);
+    await scheduler.advance(clock, 51);
+    // 51 ms: Redis decides, as in exact mode, and nothing is left to sync for it.
     await admittedOf(store, [policy], 1);
     expect(shared.count('consume')).toBe(2);
+    await scheduler.advance(clock, 50);
+    expect(shared.count('sync')).toBe(2);
+    // An identifier seen once an interval or less costs one exact call per request, no sync.
+    for (let round = 0; round < 5; round++) {
+      await scheduler.advance(clock, 60);
+      await admittedOf(store, [policy], 1);
+    }
+    expect([shared.count('consume'), shared.count('sync')]).toEqual([7, 2]);
+    expect(await sharedRemaining(shared, policy)).toBe(10 - 9);
   });
 
   it('drops the units of a failed sync rather than send them twice, and the next request asks Redis', async () => {

@@ -107,7 +107,9 @@ export class EventualStore implements SluiceStore {
       this.dirty.delete(call.key);
       void this.sync(call.key, [...unsent.values()]);
     }
+    const asked = this.clock();
     const views = call.specs.map((spec) => this.views.viewOf(call.key, spec));
+    for (const view of views) view.seenAt = asked;
     const generations = views.map((view) => view.generation);
     const result = await this.inner.run(call);
     const now = this.clock();
@@ -122,13 +124,20 @@ export class EventualStore implements SluiceStore {
   private decideHere(call: StoreCall): StoreResult | undefined {
     const now = this.clock();
     const views: View[] = [];
+    let hot = true;
     for (const spec of call.specs) {
       const view = this.views.find(call.key, spec);
       if (view === undefined || !view.known || now >= view.staleAt) return undefined;
+      // Decided here only when the identifier came back within a sync interval: one seen less
+      // often would cost a sync call per request, as much as the exact call and more work here
+      // (docs/algorithms.md, "Eventual consistency").
+      if (now - view.seenAt > (spec.syncMs ?? 0) * 1000) hot = false;
+      view.seenAt = now;
       if (now >= view.freshAt) refill(view);
       view.spec = spec;
       views.push(view);
     }
+    if (!hot) return undefined;
     const reasons: OutcomeReason[] = [];
     let admitted = true;
     for (const view of views) {

@@ -34,6 +34,8 @@ interface View {
   offence: number;
   /** A quota's credits for the period Redis last answered for; they end with it. */
   granted: number;
+  /** µs, this clock: when a request of this identifier last came here; -Infinity: never. */
+  seenAt: number;
   /** Whether Redis has answered for it since it was last forgotten. */
   known: boolean;
   /** Units admitted here and not sent yet. */
@@ -73,6 +75,7 @@ export class ViewTable {
         blockedUntil: 0,
         offence: 0,
         granted: 0,
+        seenAt: -Infinity,
         known: false,
         unsent: 0,
         sending: 0,
