@@ -13,7 +13,7 @@ import { send } from '../support/http.js';
 import {
   adminCall,
   adminDemoEnv,
-  appliedVersion,
+  allOnVersion,
   showDemoOutputOnFailure,
   startAdminDemos,
   waitFor,
@@ -82,15 +82,7 @@ describe('the demo quote API, limited by plan', () => {
       json: { ...writable(read.body), ...changes, comment },
     });
     expect(written.status, written.text).toBe(200);
-    const version = written.body.version as number;
-    await waitFor(
-      `both instances on version ${version}`,
-      async () =>
-        (await Promise.all(demos.map((demo) => appliedVersion(demo.url)))).every(
-          (applied) => applied >= version,
-        ) || undefined,
-      { timeoutMs: PROPAGATION_MS },
-    );
+    await allOnVersion(demos, written.body.version as number, PROPAGATION_MS);
   }
 
   it('refuses a key the demo did not issue with 401, and charges nothing for it', async () => {
@@ -221,15 +213,7 @@ describe('the demo quote API, limited by plan', () => {
 
   it("assigns a customer's plan through one instance; the other decides at it within a second", async () => {
     // The version the plan writes, applied by both instances: the same path as a policy change.
-    const bothOn = (version: number) =>
-      waitFor(
-        `both instances on version ${version}`,
-        async () =>
-          (await Promise.all(demos.map((demo) => appliedVersion(demo.url)))).every(
-            (applied) => applied >= version,
-          ) || undefined,
-        { timeoutMs: PROPAGATION_MS },
-      );
+    const bothOn = (version: number) => allOnVersion(demos, version, PROPAGATION_MS);
     const until = new Date(Date.now() + 7 * 86_400_000).toISOString();
     const assigned = await adminCall(demos[0]!.url, 'olga', 'PUT', '/plans/free-demo-1', {
       json: { tier: 'pro', expiresAt: until, note: 'annual upgrade #31' },

@@ -14,7 +14,7 @@ import { send } from '../support/http.js';
 import {
   adminCall,
   adminDemoEnv,
-  appliedVersion,
+  allOnVersion,
   showDemoOutputOnFailure,
   startAdminDemos,
   waitFor,
@@ -53,14 +53,7 @@ describe('allow and deny lists through the admin', () => {
   }
 
   async function bothOn(version: number): Promise<void> {
-    await waitFor(
-      `both instances on version ${version}`,
-      async () =>
-        (await Promise.all(demos.map((demo) => appliedVersion(demo.url)))).every(
-          (applied) => applied >= version,
-        ) || undefined,
-      { timeoutMs: PROPAGATION_MS },
-    );
+    await allOnVersion(demos, version, PROPAGATION_MS);
   }
 
   /** An entry's matches as the panel reads them, once `kind` has reached `least`. */

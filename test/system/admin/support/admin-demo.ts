@@ -77,6 +77,22 @@ export async function appliedVersion(url: string): Promise<number> {
   return version;
 }
 
+/** Waits until every demo applies `version` or a later one, for at most `timeoutMs`. */
+export function allOnVersion(
+  demos: readonly DemoProcess[],
+  version: number,
+  timeoutMs: number,
+): Promise<true> {
+  return waitFor(
+    `every instance on version ${version}`,
+    async () =>
+      (await Promise.all(demos.map((demo) => appliedVersion(demo.url)))).every(
+        (applied) => applied >= version,
+      ) || undefined,
+    { timeoutMs },
+  );
+}
+
 /** Calls `probe` every `intervalMs` until it returns a value other than undefined, or fails. */
 export async function waitFor<T>(
   what: string,

@@ -37,6 +37,17 @@ async function fillAddressEntry(user: ReturnType<typeof userEvent.setup>) {
   return dialog;
 }
 
+/** The server's 400 asking, naming `confirm`, that the entry be sent again confirmed. */
+const askedToConfirm = (message: string) => ({
+  status: 400,
+  body: {
+    statusCode: 400,
+    error: 'Bad Request',
+    message: 'confirm: …',
+    issues: [{ field: 'confirm', message }],
+  },
+});
+
 afterEach(cleanup);
 
 describe('adding a list entry', () => {
@@ -126,21 +137,9 @@ describe('adding a list entry', () => {
   it("passes on the server's word that an entry denies its writer, and offers an operator no way round", async () => {
     const requests = answerFetch({
       'GET /policies': { body: POLICIES },
-      'POST /lists': {
-        status: 400,
-        body: {
-          statusCode: 400,
-          error: 'Bad Request',
-          message: 'confirm: …',
-          issues: [
-            {
-              field: 'confirm',
-              message:
-                '203.0.113.0/24 holds your own address (203.0.113.7): it would deny you; an admin who means it adds the entry with confirm=broad',
-            },
-          ],
-        },
-      },
+      'POST /lists': askedToConfirm(
+        '203.0.113.0/24 holds your own address (203.0.113.7): it would deny you; an admin who means it adds the entry with confirm=broad',
+      ),
     });
     const user = userEvent.setup();
     renderScreen(<ListEntryDialog onDone={() => undefined} />, { role: 'operator', path: '/' });
@@ -156,15 +155,7 @@ describe('adding a list entry', () => {
   it("drops the server's question once the entry is edited: it was about the entry as it was", async () => {
     answerFetch({
       'GET /policies': { body: POLICIES },
-      'POST /lists': {
-        status: 400,
-        body: {
-          statusCode: 400,
-          error: 'Bad Request',
-          message: 'confirm: …',
-          issues: [{ field: 'confirm', message: '203.0.113.0/24 holds your own address' }],
-        },
-      },
+      'POST /lists': askedToConfirm('203.0.113.0/24 holds your own address'),
     });
     const user = userEvent.setup();
     renderScreen(<ListEntryDialog onDone={() => undefined} />, { role: 'admin', path: '/' });
