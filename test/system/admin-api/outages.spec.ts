@@ -2,7 +2,14 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { SluiceAdminModule } from '@sluice/admin';
 import { type AuditPage, type PolicyView } from '@sluice/admin/api';
 import { startFaultProxy, type FaultProxy } from '../../support/fault-proxy.js';
-import { createApp, startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import {
+  ADAPTERS,
+  createApp,
+  startApp,
+  uniquePrefix,
+  type AdapterName,
+  type RunningApp,
+} from '../../support/nest-app.js';
 import { closeAll, connectRedis } from '../../support/redis.clients.js';
 import { createTestDatabase, postgresUrl, type TestDatabase } from '../../support/test-database.js';
 import { adminClient, eventually } from './admin.client.js';
@@ -39,16 +46,17 @@ async function running(...args: Parameters<typeof startApp>): Promise<RunningApp
   return app;
 }
 
-/** An admin app on Express whose Redis connection passes a proxy the test controls. */
+/** An admin app (on Express unless named) whose Redis connection passes a proxy the test controls. */
 async function behindRedisProxy(
   name: string,
+  adapter: AdapterName = 'express',
 ): Promise<{ app: RunningApp; redisProxy: FaultProxy; prefix: string }> {
   const redisUrl = inject('redisUrl');
   const { hostname, port } = new URL(redisUrl);
   const redisProxy = await proxy({ host: hostname, port: Number(port) });
   const prefix = uniquePrefix(name);
   const app = await running(
-    'express',
+    adapter,
     adminApp({ redisUrl: redisProxy.url(redisUrl), prefix, databaseUrl: (await database()).url }),
   );
   return { app, redisProxy, prefix };
@@ -81,22 +89,25 @@ describe('the admin when Redis or PostgreSQL fail', () => {
     await eventually(async () => (await storedVersion()) === String(written.body.version), 8_000);
   });
 
-  it('lets an admin sign in again and again while Redis is away (attempts given back locally)', async () => {
-    const { app, redisProxy } = await behindRedisProxy('admin-outage');
-    await redisProxy.mode('drop');
-    // More sign-ins than the 20 attempts a minute one address may make: each one proved right.
-    const statuses: number[] = [];
-    for (let i = 0; i < 25; i++) {
-      const signedIn = await fetch(`${app.url}/sluice/api/session`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'alice', password: TOKENS.admin }),
-      });
-      statuses.push(signedIn.status);
-    }
-    expect(statuses.filter((status) => status !== 201 && status !== 200)).toEqual([]);
-    await redisProxy.mode('pass');
-  });
+  it.each(ADAPTERS)(
+    'lets an admin sign in again and again while Redis is away (attempts given back locally), on %s',
+    async (adapter) => {
+      const { app, redisProxy } = await behindRedisProxy('admin-outage', adapter);
+      await redisProxy.mode('drop');
+      // More sign-ins than the 20 attempts a minute one address may make: each one proved right.
+      const statuses: number[] = [];
+      for (let i = 0; i < 25; i++) {
+        const signedIn = await fetch(`${app.url}/sluice/api/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'alice', password: TOKENS.admin }),
+        });
+        statuses.push(signedIn.status);
+      }
+      expect(statuses.filter((status) => status !== 201 && status !== 200)).toEqual([]);
+      await redisProxy.mode('pass');
+    },
+  );
 
   it("answers the charts, identifier and instance lists while Redis is slow, past the decisions' 100 ms", async () => {
     const { app, redisProxy } = await behindRedisProxy('admin-slow');
