@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isUserAgentPattern } from './user-agent.pattern.js';
 import { ALGORITHMS } from '../algorithms/algorithm.types.js';
-import { CALENDAR_UNITS, isTimeZone } from '../clock/calendar.js';
+import { CALENDAR_UNITS, isTimeZone, LONGEST_PERIOD_MS } from '../clock/calendar.js';
 import { isPlainIdentifier, PLAIN_IDENTIFIER_RULE } from '../keys/identifier.js';
 import { KEY_KIND, normalKeyKind } from '../keys/key.builder.js';
 import type { PolicyInput } from './policy.types.js';
@@ -111,7 +111,9 @@ const basePolicySchema = z.strictObject({
   }),
   algorithm: z.enum(ALGORITHMS, { error: `must be one of ${ALGORITHMS.join(', ')}` }),
   limit: integer(1, MAX_LIMIT),
-  periodMs: integer(1, MAX_PERIOD_MS).optional(),
+  // Up to a year's longest, which a calendar policy reads back with; without a calendar,
+  // policy.rules.ts holds it to MAX_PERIOD_MS.
+  periodMs: integer(1, LONGEST_PERIOD_MS.year).optional(),
   calendar: calendarSchema.nullable().optional(),
   burst: integer(1, MAX_LIMIT).nullable().optional(),
   segments: integer(2, MAX_SEGMENTS).nullable().optional(),

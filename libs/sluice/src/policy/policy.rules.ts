@@ -124,6 +124,9 @@ export function applicabilityIssues(input: Record<string, unknown>): PolicyIssue
   if (!traits.segments && set('segments')) {
     issues.push({ field: 'segments', message: 'applies only to sliding-window; leave it null' });
   }
+  if (!set('calendar') && typeof input.periodMs === 'number' && input.periodMs > MAX_PERIOD_MS) {
+    issues.push({ field: 'periodMs', message: `must be an integer from 1 to ${MAX_PERIOD_MS}` });
+  }
   if (set('calendar')) {
     if (!traits.quota) {
       issues.push({ field: 'calendar', message: 'applies only to fixed-window; leave it null' });

@@ -568,15 +568,34 @@ describe('parsePolicy fills in the defaults of a good policy', () => {
     });
   });
 
-  it("a calendar policy reads back as itself: its period, the unit's longest, is kept", () => {
-    const policy = parsePolicy({
-      name: 'api-daily',
-      algorithm: 'fixed-window',
-      limit: 20,
-      calendar: { unit: 'month', timeZone: 'Europe/Paris', anchorDay: 15 },
-    });
-    // What a snapshot carries to every instance, and GET /policies answers.
-    expect(parsePolicy(JSON.parse(JSON.stringify(policy)))).toEqual(policy);
+  it.each(['day', 'week', 'month', 'year'] as const)(
+    "a calendar policy per %s reads back as itself: its period, the unit's longest, is kept",
+    (unit) => {
+      const policy = parsePolicy({
+        name: 'api-quota',
+        algorithm: 'fixed-window',
+        limit: 20,
+        calendar: {
+          unit,
+          timeZone: 'Europe/Paris',
+          ...(unit === 'month' ? { anchorDay: 15 } : {}),
+        },
+      });
+      // What a snapshot carries to every instance, and GET /policies answers: a year's longest
+      // (366 days and an hour) is past the 365 days a periodMs may be given.
+      expect(parsePolicy(JSON.parse(JSON.stringify(policy)))).toEqual(policy);
+    },
+  );
+
+  it('refuses a periodMs past 365 days without a calendar, naming it', () => {
+    expect(() =>
+      parsePolicy({
+        name: 'slow',
+        algorithm: 'fixed-window',
+        limit: 20,
+        periodMs: 366 * 86_400_000 + 3_600_000,
+      }),
+    ).toThrow(/periodMs: must be an integer from 1 to 31536000000/);
   });
 
   it("a calendar policy: UTC unless a zone is named, the period its unit's longest", () => {
