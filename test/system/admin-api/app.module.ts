@@ -67,6 +67,18 @@ export interface AdminAppOptions {
   policies?: PolicyInput[];
 }
 
+/**
+ * A quota whose period is a year: a test that grants and then compares totals never runs across
+ * the end of its period, where Redis drops the credits granted so far (a minute's window did).
+ */
+export const LEDGER: PolicyInput = {
+  name: 'ledger',
+  algorithm: 'fixed-window',
+  limit: 100,
+  calendar: { unit: 'year', timeZone: 'UTC' },
+  key: 'ip',
+};
+
 export function adminApp(options: AdminAppOptions): ModuleMetadata {
   const adminOptions = { database: options.databaseUrl, auth: { credentials: CREDENTIALS } };
   return {

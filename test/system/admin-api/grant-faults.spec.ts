@@ -6,7 +6,7 @@ import { startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.
 import { withPostgres } from '../../support/postgres-server.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 import { adminClient } from './admin.client.js';
-import { adminApp } from './app.module.js';
+import { adminApp, LEDGER } from './app.module.js';
 
 // A grant and its audit entry are made together or not at all, and a grant retried with its key
 // is made once (docs/guide.md, "Credits"): each fault below is placed at one step of a grant,
@@ -37,6 +37,7 @@ async function setUp(): Promise<Setup> {
       redisUrl: redisProxy.url(redisUrl),
       prefix: uniquePrefix('grant-faults'),
       databaseUrl: database.url,
+      policies: [LEDGER],
     }),
   );
   cleanups.push(() => app.close());
@@ -44,18 +45,18 @@ async function setUp(): Promise<Setup> {
 }
 
 const grant = (setup: Setup, identifier: string, body: object) =>
-  setup.api<QuotaGrantAnswer>('POST', `/quotas/browse/${identifier}/grant`, {
+  setup.api<QuotaGrantAnswer>('POST', `/quotas/ledger/${identifier}/grant`, {
     as: 'operator',
     body,
   });
 
 const held = async (setup: Setup, identifier: string) =>
-  (await setup.api<QuotaState>('GET', `/quotas/browse/${identifier}`)).body.granted;
+  (await setup.api<QuotaState>('GET', `/quotas/ledger/${identifier}`)).body.granted;
 
 async function audited(setup: Setup, identifier: string): Promise<number[]> {
   const page = await setup.api<AuditPage>('GET', '/audit?action=quota.grant&limit=200');
   return page.body.entries
-    .filter((entry) => entry.target === `browse/${identifier}`)
+    .filter((entry) => entry.target === `ledger/${identifier}`)
     .map((entry) => (entry.after as { amount: number }).amount);
 }
 
@@ -196,7 +197,7 @@ describe('grants under faults (Express, Redis, PostgreSQL)', () => {
     expect(await held(setup, identifier)).toBe(made);
     const entries = await withPostgres(setup.database.url, (client) =>
       client.query<{ count: string }>('SELECT count(*) FROM sluice_admin_audit WHERE target = $1', [
-        `browse/${identifier}`,
+        `ledger/${identifier}`,
       ]),
     );
     expect(Number(entries.rows[0]?.count)).toBe(made);
