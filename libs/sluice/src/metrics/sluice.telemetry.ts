@@ -36,6 +36,12 @@ const load = (): Promise<OpenTelemetryApi> => import('@opentelemetry/api');
 export class SluiceTelemetry implements OnModuleInit, OnModuleDestroy {
   /** Whether decisions are reported: the API loaded and not turned off. */
   active = false;
+  /**
+   * Whether decisions are counted and the store timed: only when an SDK registered a meter
+   * provider before this module started. The API's meters taken from no provider stay no-ops
+   * for good, so a request does not pay to feed them.
+   */
+  counting = false;
   private api!: OpenTelemetryApi;
   private decisions!: Counter;
   private storeDuration!: Histogram;
@@ -61,6 +67,7 @@ export class SluiceTelemetry implements OnModuleInit, OnModuleDestroy {
         : await loadPeerIfInstalled('@opentelemetry/api', load);
     if (api === undefined) return;
     const meter = api.metrics.getMeter('@sluice/nest');
+    this.counting = meter !== api.createNoopMeter();
     this.decisions = meter.createCounter('sluice.decisions', {
       description: 'Decisions by policy, outcome and, for a policy with tiers, tier',
       unit: '{decision}',
@@ -112,13 +119,7 @@ export class SluiceTelemetry implements OnModuleInit, OnModuleDestroy {
    * undefined when none was asked (a cached block).
    */
   decided(decision: Decision, storeSeconds: number | undefined): void {
-    if (storeSeconds === undefined) this.cacheHits.add(1);
-    else this.storeDuration.record(storeSeconds);
-    for (const part of decision.policies) {
-      const outcome = outcomeOf(decision, part);
-      if (outcome !== null)
-        this.decisions.add(1, this.attributesOf(part.policy, outcome, part.tier));
-    }
+    if (this.counting) this.count(decision, storeSeconds);
     const span = this.api.trace.getActiveSpan();
     if (span === undefined || !span.isRecording()) return;
     // The deciding policy's figures; the identifier stays out: it may be a person's.
@@ -132,6 +133,16 @@ export class SluiceTelemetry implements OnModuleInit, OnModuleDestroy {
       ...(decision.tier === undefined ? {} : { 'sluice.tier': decision.tier }),
     });
     if (!decision.allowed) span.setAttribute('sluice.refused_by', decision.policy);
+  }
+
+  private count(decision: Decision, storeSeconds: number | undefined): void {
+    if (storeSeconds === undefined) this.cacheHits.add(1);
+    else this.storeDuration.record(storeSeconds);
+    for (const part of decision.policies) {
+      const outcome = outcomeOf(decision, part);
+      if (outcome !== null)
+        this.decisions.add(1, this.attributesOf(part.policy, outcome, part.tier));
+    }
   }
 
   private attributesOf(policy: string, outcome: string, tier: string | undefined): Attributes {

@@ -59,7 +59,7 @@ export class CallDecider implements RequestDecider {
 
   /** Decides and charges the target, timed and counted; a cached block refuses it first. */
   async charge(target: CallTarget, terms: ConsumeOptions): Promise<Charged> {
-    const timed = this.metrics !== undefined || this.telemetry.active;
+    const timed = this.metrics !== undefined || this.telemetry.counting;
     const started = timed ? performance.now() : 0;
     const charged = await this.decide(target, terms);
     const cached = charged.decision.reason === 'cache-block';
