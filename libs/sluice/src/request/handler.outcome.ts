@@ -52,15 +52,24 @@ export function takeOutcome(key: object): OutcomeReport | undefined {
 }
 
 /**
- * The invocations already decided. A request meets SluiceGuard twice when the guard is global
+ * Marks an invocation already decided. A request meets SluiceGuard twice when the guard is global
  * and a handler also names it (or a subclass) with @UseGuards: the second one lets it through,
- * so each request is decided once.
+ * so each request is decided once. The mark is a property of the invocation's own object (a
+ * WeakSet costs every request a weak entry the collector must trace); a frozen object goes in
+ * the WeakSet instead.
  */
-const decided = new WeakSet<object>();
+const DECIDED = Symbol('sluice.decided');
+const decidedFrozen = new WeakSet<object>();
 
 /** True the first time for `key`, false after. */
 export function firstDecision(key: object): boolean {
-  if (decided.has(key)) return false;
-  decided.add(key);
+  const marked = key as { [DECIDED]?: true };
+  if (marked[DECIDED] === true) return false;
+  if (Object.isExtensible(key)) {
+    marked[DECIDED] = true;
+    return true;
+  }
+  if (decidedFrozen.has(key)) return false;
+  decidedFrozen.add(key);
   return true;
 }
