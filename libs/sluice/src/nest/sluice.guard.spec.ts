@@ -1,4 +1,8 @@
+import { Controller, Get, Injectable, UseGuards, type ExecutionContext } from '@nestjs/common';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Throttle } from '../metadata/throttle.decorator.js';
+import type { Tracked } from '../trackers/tracker.resolver.js';
+import { SluiceGuard } from './sluice.guard.js';
 import { BothController, startMemoryApp, type MemoryApp } from '../testing/memory-app.fixture.js';
 
 const started: MemoryApp[] = [];
@@ -71,5 +75,56 @@ describe('SluiceGuard on the in-memory store', () => {
     expect(first.headers.get('ratelimit')).toMatch(/^"like";r=2;t=\d+$/);
     expect(second.headers.get('ratelimit')).toMatch(/^"like";r=1;t=\d+$/);
     expect(first.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+});
+
+/** A subclass that counts by an account it looks up asynchronously, and skips a header's callers. */
+@Injectable()
+class AccountGuard extends SluiceGuard {
+  protected override async getTracker(req: unknown): Promise<Tracked> {
+    const headers = (req as { headers: Record<string, string | undefined> }).headers;
+    await Promise.resolve();
+    return { keyKind: 'header:x-account', identifier: `account-${headers['x-user'] ?? 'none'}` };
+  }
+
+  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
+    await Promise.resolve();
+    const req = context.switchToHttp().getRequest<{ headers: Record<string, string> }>();
+    return req.headers['x-skip'] === 'yes';
+  }
+}
+
+@Controller('account')
+@UseGuards(AccountGuard)
+class AccountController {
+  @Get()
+  @Throttle('like')
+  like(): string {
+    return 'liked';
+  }
+}
+
+describe('SluiceGuard subclassed', () => {
+  it('asks an overridden getTracker and shouldSkip, even when they answer with promises', async () => {
+    const { url, engine } = await start(
+      [LIKE],
+      {},
+      {
+        controllers: [AccountController],
+        providers: [AccountGuard],
+      },
+    );
+    const statuses: number[] = [];
+    for (let n = 0; n < 4; n++) statuses.push((await fetch(`${url}/account`, as('ann'))).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    // Counted under the subclass's identifier, not the header's.
+    expect(
+      (await engine.peek('like', 'account-ann', { keyKind: 'header:x-account' })).remaining,
+    ).toBe(0);
+    expect((await engine.peek('like', 'ann')).remaining).toBe(3);
+    const skipped = await fetch(`${url}/account`, {
+      headers: { 'x-user': 'ann', 'x-skip': 'yes' },
+    });
+    expect(skipped.status).toBe(200);
   });
 });

@@ -61,12 +61,20 @@ export class SluiceGuard implements CanActivate {
   @Optional() @Inject(CallDecider) private readonly sharedDecider?: CallDecider;
   private ownParts?: RequestParts;
   private ownHoldings?: HoldingsContext;
-  /** The override points as the steps call them: each dispatches to a subclass's own. */
+  /**
+   * The override points as the steps call them: each dispatches to a subclass's own. Where a
+   * subclass keeps the default, the steps take its answer at once, without a promise.
+   */
   private readonly seams: RequestSeams = {
     requestResponse: (context) => this.getRequestResponse(context),
-    tracker: (req, keyKind, context) => this.getTracker(req, keyKind, context),
+    tracker:
+      this.getTracker === SluiceGuard.prototype.getTracker
+        ? (req, keyKind, context) => this.parts.trackers.trackNow(req, keyKind, context)
+        : (req, keyKind, context) => this.getTracker(req, keyKind, context),
     cost: (req, context) => this.getCost(req, context),
   };
+  /** Whether `shouldSkip` is this class's own, which answers without a promise. */
+  private readonly skipsByMarks = this.shouldSkip === SluiceGuard.prototype.shouldSkip;
 
   constructor(
     /** The module's options: trackers, trust proxy, headers, the allow list. */
@@ -80,12 +88,14 @@ export class SluiceGuard implements CanActivate {
   /** Decides the request; throws TooManyRequestsException when a policy refuses it. */
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const parts = this.parts;
-    if (!parts.policies.enforcing || (await this.shouldSkip(context))) return true;
+    if (!parts.policies.enforcing) return true;
+    if (this.skipsByMarks ? this.skipsAt(context) : await this.shouldSkip(context)) return true;
     const match = matched(context, parts, this.seams);
     if (match === undefined) return true;
     const holdings = watched(match, this.holdings);
     const decider = this.decider;
-    const plan = await planned(match, context, parts, this.seams, decider);
+    const planning = planned(match, context, parts, this.seams, decider);
+    const plan = planning instanceof Promise ? await planning : planning;
     const decision = await charged(plan, holdings, decider);
     if (!answered(plan, decision, holdings, this.options.headers ?? 'draft')) {
       await this.refuse(context, plan, decision);
@@ -97,7 +107,11 @@ export class SluiceGuard implements CanActivate {
 
   /** True to let the request through undecided. Default: `@SkipThrottle()` on handler or class. */
   protected shouldSkip(context: ExecutionContext): Promise<boolean> {
-    return Promise.resolve(this.parts.marks.of(context.getHandler(), context.getClass()).skip);
+    return Promise.resolve(this.skipsAt(context));
+  }
+
+  private skipsAt(context: ExecutionContext): boolean {
+    return this.parts.marks.of(context.getHandler(), context.getClass()).skip;
   }
 
   /**

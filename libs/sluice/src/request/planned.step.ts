@@ -5,38 +5,80 @@ import { InvalidIdentifierError } from '../keys/identifier.js';
 import type { Policy } from '../policy/policy.types.js';
 import type { RequestDecider } from './request.decider.js';
 import type { Client, RequestParts, RequestSeams } from './request.parts.js';
+import type { Tracked } from '../trackers/tracker.resolver.js';
 import type { RequestMatch, RequestPlan, RequestTerms } from './request.plan.js';
 
 /**
  * Step 3: the request planned once — who each policy counts it as (one call target per
  * identifier, so each is decided in one store call), its tier and renewal day (asked only when a
- * policy needs them), its client and its cost.
+ * policy needs them), its client and its cost. Planned at once when every answer is at hand (the
+ * built-in keys, a synchronous tier resolver); a promise only when the app answers with one.
  */
-export async function planned(
+export function planned(
   match: RequestMatch,
   context: ExecutionContext,
   parts: RequestParts,
   seams: RequestSeams,
   decider: RequestDecider,
-): Promise<RequestPlan> {
+): RequestPlan | Promise<RequestPlan> {
+  const groups = identifiersOf(match, context, parts, seams);
+  const plan = (found: Group[]) => {
+    const terms = termsOf(match, context, parts);
+    return terms instanceof Promise
+      ? terms.then((known) => planOf(match, context, parts, seams, decider, found, known))
+      : planOf(match, context, parts, seams, decider, found, terms);
+  };
+  return groups instanceof Promise ? groups.then(plan) : plan(groups);
+}
+
+type Terms = { -readonly [K in keyof RequestTerms]: RequestTerms[K] };
+
+/**
+ * The route, and the route's own tier, else the resolver's, asked only when one of its policies
+ * has tiers; the renewal day only when one renews monthly. A promise only when a resolver answers
+ * with one.
+ */
+function termsOf(
+  match: RequestMatch,
+  context: ExecutionContext,
+  parts: RequestParts,
+): Terms | Promise<Terms> {
   const { policies, req, route } = match;
-  const groups = await identifiersOf(match, context, parts, seams);
-  const terms: { -readonly [K in keyof RequestTerms]: RequestTerms[K] } = { route };
-  // The route's own tier, else the resolver's, asked only when one of its policies has tiers.
+  const terms: Terms = { route };
+  let tier: string | undefined | Promise<string | undefined> = undefined;
   if (policies.some(hasTiers)) {
-    let tier = match.routeTier;
-    if (tier === undefined && parts.asksTier) {
-      const resolved = parts.tiers.resolve(req, context);
-      // A synchronous resolver's answer is used as it is: no await, no turn of the event loop.
-      tier = resolved instanceof Promise ? await resolved : resolved;
-    }
-    if (tier !== undefined) terms.tier = tier;
+    tier = match.routeTier;
+    if (tier === undefined && parts.asksTier) tier = parts.tiers.resolve(req, context);
   }
-  if (parts.asksAnchorDay && policies.some(renewsMonthly)) {
-    const resolved = parts.tiers.anchorDay(req, context);
-    const anchorDay = resolved instanceof Promise ? await resolved : resolved;
-    if (anchorDay !== undefined) terms.anchorDay = anchorDay;
+  const anchorDay =
+    parts.asksAnchorDay && policies.some(renewsMonthly)
+      ? parts.tiers.anchorDay(req, context)
+      : undefined;
+  if (tier instanceof Promise || anchorDay instanceof Promise) {
+    return Promise.all([tier, anchorDay]).then(([knownTier, knownDay]) =>
+      withTier(terms, knownTier, knownDay),
+    );
   }
+  return withTier(terms, tier, anchorDay);
+}
+
+function withTier(terms: Terms, tier: string | undefined, anchorDay: number | undefined): Terms {
+  if (tier !== undefined) terms.tier = tier;
+  if (anchorDay !== undefined) terms.anchorDay = anchorDay;
+  return terms;
+}
+
+/** The plan, once who the request counts as and its terms are known. */
+function planOf(
+  match: RequestMatch,
+  context: ExecutionContext,
+  parts: RequestParts,
+  seams: RequestSeams,
+  decider: RequestDecider,
+  groups: Group[],
+  terms: Terms,
+): RequestPlan {
+  const { policies, req, route } = match;
   const client = clientOf(req, parts);
   if (client !== undefined) terms.client = client;
   const cost = seams.cost(req, context);
@@ -69,23 +111,61 @@ export async function planned(
 /** One identifier and the policies that count the request as it. */
 type Group = [keyKind: string, identifier: string, policies: Policy[]];
 
-/** Groups the policies by who they count, so each identifier is decided in one call. */
-async function identifiersOf(
+/**
+ * Groups the policies by who they count, so each identifier is decided in one call; at once
+ * unless a tracker answers with a promise, from which policy on the rest are awaited in order.
+ */
+function identifiersOf(
   match: RequestMatch,
   context: ExecutionContext,
   parts: RequestParts,
   seams: RequestSeams,
-): Promise<Group[]> {
-  const { policies, req, route } = match;
+): Group[] | Promise<Group[]> {
+  const { policies, req } = match;
   const groups: Group[] = [];
-  for (const policy of policies) {
-    const { keyKind, identifier } = await seams.tracker(req, policy.key, context);
-    if (keyKind !== policy.key && policy.key === 'user') parts.fellBack(route, policy);
-    const group = groups.find((each) => each[0] === keyKind && each[1] === identifier);
-    if (group === undefined) groups.push([keyKind, identifier, [policy]]);
-    else group[2].push(policy);
+  for (let at = 0; at < policies.length; at++) {
+    const policy = policies[at] as Policy;
+    const tracked = seams.tracker(req, policy.key, context);
+    if (tracked instanceof Promise)
+      return groupLater(match, context, parts, seams, groups, at, tracked);
+    group(match, parts, groups, policy, tracked);
   }
   return groups;
+}
+
+async function groupLater(
+  match: RequestMatch,
+  context: ExecutionContext,
+  parts: RequestParts,
+  seams: RequestSeams,
+  groups: Group[],
+  from: number,
+  pending: Promise<Tracked>,
+): Promise<Group[]> {
+  const { policies, req } = match;
+  group(match, parts, groups, policies[from] as Policy, await pending);
+  for (let at = from + 1; at < policies.length; at++) {
+    const policy = policies[at] as Policy;
+    group(match, parts, groups, policy, await seams.tracker(req, policy.key, context));
+  }
+  return groups;
+}
+
+function group(
+  match: RequestMatch,
+  parts: RequestParts,
+  groups: Group[],
+  policy: Policy,
+  { keyKind, identifier }: Tracked,
+): void {
+  if (keyKind !== policy.key && policy.key === 'user') parts.fellBack(match.route, policy);
+  for (const each of groups) {
+    if (each[0] === keyKind && each[1] === identifier) {
+      each[2].push(policy);
+      return;
+    }
+  }
+  groups.push([keyKind, identifier, [policy]]);
 }
 
 /**

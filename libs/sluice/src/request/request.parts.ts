@@ -38,7 +38,8 @@ export function requestResponseOf(context: ExecutionContext): RequestResponse {
 /** The guard's override points, as the steps call them (each dispatches to a subclass's own). */
 export interface RequestSeams {
   requestResponse(context: ExecutionContext): RequestResponse;
-  tracker(req: unknown, keyKind: string, context: ExecutionContext): Promise<Tracked>;
+  /** Who the request counts as; a promise only when the answer is not at hand. */
+  tracker(req: unknown, keyKind: string, context: ExecutionContext): Tracked | Promise<Tracked>;
   cost(req: unknown, context: ExecutionContext): number | undefined;
 }
 

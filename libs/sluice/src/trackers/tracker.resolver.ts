@@ -48,18 +48,32 @@ export class TrackerResolver {
 
   /** Who the request counts as under `keyKind`, falling back to its client address. */
   async track(request: unknown, keyKind: string, context: ExecutionContext): Promise<Tracked> {
+    return this.trackNow(request, keyKind, context);
+  }
+
+  /**
+   * As `track`, but answered at once when nothing asked is asynchronous (every key but a named
+   * tracker that returns a promise): the request path then waits for no turn of the event loop.
+   */
+  trackNow(
+    request: unknown,
+    keyKind: string,
+    context: ExecutionContext,
+  ): Tracked | Promise<Tracked> {
     const byRequest = this.trackByRequest(request, keyKind);
     if (byRequest !== undefined) return byRequest;
-    const identifier =
-      keyKind === 'user'
-        ? userIdOf(request)
-        : Object.hasOwn(this.trackers, keyKind)
-          ? text(
-              await (this.trackers[keyKind] as Tracker)(request, context, {
-                address: () => this.address(request),
-              }),
-            )
-          : undefined;
+    if (keyKind !== 'user' && Object.hasOwn(this.trackers, keyKind)) {
+      const answer = (this.trackers[keyKind] as Tracker)(request, context, {
+        address: () => this.address(request),
+      });
+      return isThenable(answer)
+        ? Promise.resolve(answer).then((value) => this.trackedAs(request, keyKind, text(value)))
+        : this.trackedAs(request, keyKind, text(answer));
+    }
+    return this.trackedAs(request, keyKind, keyKind === 'user' ? userIdOf(request) : undefined);
+  }
+
+  private trackedAs(request: unknown, keyKind: string, identifier: string | undefined): Tracked {
     if (identifier !== undefined) return { keyKind, identifier };
     return { keyKind: 'ip', identifier: this.address(request) };
   }
@@ -92,6 +106,10 @@ export class TrackerResolver {
       UNKNOWN_ADDRESS
     );
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
 }
 
 function field(value: unknown, name: string): unknown {
