@@ -76,6 +76,9 @@ export function resolveSelection(
   selection: PolicySelection,
 ): readonly Policy[] {
   if (typeof selection === 'string') return registry.resolve([selection]);
+  // One policy already resolved (a request's usual case): nothing to look up or compare.
+  if (selection.length === 1 && typeof selection[0] === 'object')
+    return selection as readonly Policy[];
   if (selection.length === 0) throw new RangeError('policies: name at least one policy');
   const names = (selection as readonly (string | Policy)[]).map(nameOf);
   const repeated = names.find((name, index) => names.indexOf(name) !== index);

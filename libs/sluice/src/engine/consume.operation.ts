@@ -38,7 +38,20 @@ export class ConsumeOperation {
     private readonly lists: AccessLists,
   ) {}
 
-  async decide(
+  /**
+   * Not async: the store call's promise is returned as it is, rather than resolved into another
+   * one (two more turns of the microtask queue). A bad input still rejects, never throws.
+   */
+  decide(op: 'consume' | 'peek', target: CallTarget, options: ConsumeOptions): Promise<Charged> {
+    try {
+      return this.decideNow(op, target, options);
+    } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, passed on as it is
+      return Promise.reject(error);
+    }
+  }
+
+  private decideNow(
     op: 'consume' | 'peek',
     target: CallTarget,
     options: ConsumeOptions,
@@ -82,7 +95,7 @@ export class ConsumeOperation {
     }
     const denied = settled.some((decision) => decision.reason === 'denylist');
     if (counted.length === 0 || denied) {
-      return { decision: summarize(settled, !denied), charged: NOTHING_CHARGED };
+      return Promise.resolve({ decision: summarize(settled, !denied), charged: NOTHING_CHARGED });
     }
     return this.count(op, target, options, counted, settled);
   }

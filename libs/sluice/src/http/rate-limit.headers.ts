@@ -13,15 +13,20 @@ export function guardedResponseHeaders(
   decision: Decision,
   policies: readonly Policy[],
 ): Headers {
-  const policyOf = (name: string) => policies.find((policy) => policy.name === name);
   // Without the store, or for an identifier allowed without limit, there are no figures to show.
-  const enforced = decision.policies.filter(
-    (part) =>
-      part.reason !== 'store-error' &&
-      part.override?.unlimited !== true &&
-      policyOf(part.policy)?.mode === 'enforce',
+  const enforced: PolicyDecision[] = [];
+  for (const part of decision.policies) {
+    if (part.reason === 'store-error' || part.override?.unlimited === true) continue;
+    if (policyNamed(policies, part.policy)?.mode === 'enforce') enforced.push(part);
+  }
+  return rateLimitHeaders(style, decision, enforced, (name) =>
+    windowMsOf(policyNamed(policies, name)),
   );
-  return rateLimitHeaders(style, decision, enforced, (name) => windowMsOf(policyOf(name)));
+}
+
+function policyNamed(policies: readonly Policy[], name: string): Policy | undefined {
+  for (const policy of policies) if (policy.name === name) return policy;
+  return undefined;
 }
 
 /** The window RateLimit-Policy announces: the period, or a calendar unit's usual length. */
@@ -46,22 +51,14 @@ export function rateLimitHeaders(
     ? []
     : [['Retry-After', String(seconds(decision.retryAfterMs))]];
   if ((style === 'draft' || style === 'both') && enforced.length > 0) {
-    headers.push(
-      [
-        'RateLimit-Policy',
-        enforced
-          .map(
-            (part) => `"${part.policy}";q=${quotaOf(part)};w=${seconds(periodMsOf(part.policy))}`,
-          )
-          .join(', '),
-      ],
-      [
-        'RateLimit',
-        enforced
-          .map((part) => `"${part.policy}";r=${part.remaining};t=${seconds(untilReset(part))}`)
-          .join(', '),
-      ],
-    );
+    let policy = '';
+    let state = '';
+    for (const part of enforced) {
+      const separator = policy === '' ? '' : ', ';
+      policy += `${separator}"${part.policy}";q=${quotaOf(part)};w=${seconds(periodMsOf(part.policy))}`;
+      state += `${separator}"${part.policy}";r=${part.remaining};t=${seconds(untilReset(part))}`;
+    }
+    headers.push(['RateLimit-Policy', policy], ['RateLimit', state]);
   }
   if ((style === 'legacy' || style === 'both') && enforced.length > 0) {
     // The deciding policy among the enforced ones: a shadow policy is never shown.

@@ -57,13 +57,39 @@ export class CallDecider implements RequestDecider {
     return this.engine.target(policies, identifier, { keyKind });
   }
 
-  /** Decides and charges the target, timed and counted; a cached block refuses it first. */
+  /**
+   * Decides and charges the target, timed and counted: a cached block refuses it first, then the
+   * engine's one store call, then the outage rule when the store fails. One async step, so a
+   * request waits on its store call and nothing else.
+   */
   async charge(target: CallTarget, terms: ConsumeOptions): Promise<Charged> {
+    const { policies, identifier, keyKind } = target;
+    const cached =
+      this.blocks.size > 0 ? this.cachedBlock(policies, target.stored, keyKind) : undefined;
+    if (cached !== undefined) {
+      this.record(cached, identifier, keyKind);
+      return { decision: cached, charged: NOTHING_CHARGED };
+    }
     const timed = this.metrics !== undefined || this.telemetry.counting;
     const started = timed ? performance.now() : 0;
-    const charged = await this.decide(target, terms);
-    const cached = charged.decision.reason === 'cache-block';
-    this.record(charged.decision, target.identifier, target.keyKind, cached ? undefined : started);
+    let charged: Charged;
+    try {
+      charged = await this.operations.consume.decide('consume', target, terms);
+    } catch (error) {
+      if (isInputError(error)) throw error;
+      const decision = await this.outage.decide(policies, identifier, { ...terms, keyKind }, error);
+      this.record(decision, identifier, keyKind, started);
+      return { decision, charged: NOTHING_CHARGED };
+    }
+    const { decision } = charged;
+    if (!decision.allowed && decision.policies.some((part) => part.blocked !== undefined)) {
+      if (this.blocks.capacity > 0) this.rememberBlocks(decision, target);
+      this.penalties.blocksSeen(decision, policies, {
+        ...this.eventContext(keyKind, identifier),
+        route: terms.route,
+      });
+    }
+    this.record(decision, identifier, keyKind, started);
     return charged;
   }
 
@@ -159,31 +185,6 @@ export class CallDecider implements RequestDecider {
       instanceId: this.bus.instanceId,
       policyVersion: this.bus.version,
     };
-  }
-
-  /** The target resolved: nothing below looks a name up again. */
-  private async decide(target: CallTarget, terms: ConsumeOptions): Promise<Charged> {
-    const { policies, identifier, keyKind } = target;
-    const cached =
-      this.blocks.size > 0 ? this.cachedBlock(policies, target.stored, keyKind) : undefined;
-    if (cached !== undefined) return { decision: cached, charged: NOTHING_CHARGED };
-    let charged: Charged;
-    try {
-      charged = await this.operations.consume.decide('consume', target, terms);
-    } catch (error) {
-      if (isInputError(error)) throw error;
-      const decision = await this.outage.decide(policies, identifier, { ...terms, keyKind }, error);
-      return { decision, charged: NOTHING_CHARGED };
-    }
-    const { decision } = charged;
-    if (!decision.allowed && decision.policies.some((part) => part.blocked !== undefined)) {
-      if (this.blocks.capacity > 0) this.rememberBlocks(decision, target);
-      this.penalties.blocksSeen(decision, policies, {
-        ...this.eventContext(keyKind, identifier),
-        route: terms.route,
-      });
-    }
-    return charged;
   }
 
   /**

@@ -18,7 +18,11 @@ export async function charged(
   const { calls } = plan;
   try {
     const only = calls.length === 1 ? calls[0] : undefined;
-    if (only !== undefined) return await decide(only, plan, holdings, decider);
+    if (only !== undefined) {
+      const result = await decider.charge(only, plan.terms);
+      holdings.took(only, plan.terms, result);
+      return result.decision;
+    }
     const decisions = await Promise.all(
       calls.map((target) => decide(target, plan, holdings, decider)),
     );

@@ -11,6 +11,8 @@ export class BreakerStore implements SluiceStore {
   run(call: StoreCall): Promise<StoreResult> {
     // Taking a grant back keeps Redis and the audit equal: it is sent even while the breaker is open.
     if (call.undo === true) return this.inner.run(call);
-    return this.breaker.run(() => this.inner.run(call));
+    const refusal = this.breaker.refusal();
+    if (refusal !== undefined) return Promise.reject(refusal);
+    return this.breaker.watch(this.inner.run(call));
   }
 }

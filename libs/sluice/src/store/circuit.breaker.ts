@@ -48,21 +48,43 @@ export class CircuitBreaker {
   }
 
   async run<T>(call: () => Promise<T>): Promise<T> {
-    if (this.current === 'half-open') throw new CircuitOpenError();
-    if (this.current === 'open') {
-      if (this.clock() - this.openedAt < this.cooldownMs * 1000) throw new CircuitOpenError();
-      this.enter('half-open');
-    }
+    const refusal = this.refusal();
+    if (refusal !== undefined) throw refusal;
     try {
-      const result = await call();
-      this.failures = 0;
-      if (this.current !== 'closed') this.enter('closed');
-      return result;
+      return this.succeeded(await call());
     } catch (error) {
       this.failed();
       throw error;
     }
   }
+
+  /**
+   * As `run`, for a call already made once the breaker let it through (`refusal()` undefined):
+   * the store's hot path, with no closure and no async step of its own.
+   */
+  watch<T>(reply: Promise<T>): Promise<T> {
+    return reply.then(this.succeeded, this.failedWith);
+  }
+
+  /** Why a call may not be sent now; undefined when it may (half-open from here on, after a cooldown). */
+  refusal(): CircuitOpenError | undefined {
+    if (this.current === 'closed') return undefined;
+    if (this.current === 'half-open') return new CircuitOpenError();
+    if (this.clock() - this.openedAt < this.cooldownMs * 1000) return new CircuitOpenError();
+    this.enter('half-open');
+    return undefined;
+  }
+
+  private readonly succeeded = <T>(result: T): T => {
+    this.failures = 0;
+    if (this.current !== 'closed') this.enter('closed');
+    return result;
+  };
+
+  private readonly failedWith = (error: unknown): never => {
+    this.failed();
+    throw error;
+  };
 
   private failed(): void {
     this.failures += 1;
