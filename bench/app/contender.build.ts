@@ -10,6 +10,8 @@ const BUILD_TIMEOUT_MS = 180_000;
 
 /** The compiled contender entry point (bench/app/dist, mirroring the repository's layout). */
 export const CONTENDER_MAIN = `${OUT}bench/app/contender.main.js`;
+/** The compiled in-process guard harness (`npm run bench:guard`). */
+export const GUARD_MAIN = `${OUT}bench/app/guard.main.js`;
 
 /**
  * Compiles the contender app and the library with tsc, as an application ships them: run from

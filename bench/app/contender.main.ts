@@ -9,34 +9,8 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { AddressInfo, Server } from 'node:net';
 import { READY_MARK } from './bench.constants.js';
 import { BenchController } from './bench.controller.js';
-import { readContenderEnv, type ContenderEnv } from './contender.env.js';
-import { calibrationLimiter } from './limiters/calibration.limiter.js';
-import type { Limiter } from './limiters/limiter.types.js';
-import { rateLimiterFlexibleLimiter } from './limiters/rate-limiter-flexible.limiter.js';
-import { defaultRule, sluiceLimiter } from './limiters/sluice.limiter.js';
-import { throttlerLimiter } from './limiters/throttler.limiter.js';
-
-function limiterFor({ contender, redisUrl, rule }: ContenderEnv): Limiter {
-  switch (contender.family) {
-    case 'bare':
-      return { metadata: {} };
-    case 'calibration':
-      return calibrationLimiter(contender.spendUs ?? 0);
-    case 'throttler':
-      return throttlerLimiter(contender, redisUrl);
-    case 'rate-limiter-flexible':
-      return rateLimiterFlexibleLimiter(contender, redisUrl);
-    case 'sluice':
-      return sluiceLimiter(
-        redisUrl,
-        rule ?? defaultRule(contender),
-        contender.id,
-        contender.evalsha === true ? 'eval' : 'auto',
-        contender.batch,
-        contender,
-      );
-  }
-}
+import { readContenderEnv } from './contender.env.js';
+import { limiterFor } from './limiters/limiter.factory.js';
 
 async function main(): Promise<void> {
   const env = readContenderEnv(process.env);

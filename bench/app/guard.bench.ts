@@ -1,0 +1,127 @@
+/**
+ * `npm run bench:guard`: what one decision costs the app's process, the guard alone. Each
+ * contender's global guard is called in a process of its own with HTTP contexts built in-process,
+ * at a fixed rate (GUARD_RATE a second), against a redis-server started here; no HTTP server and
+ * no load generator share the cores with it. Contenders alternate round by round; each process
+ * measures GUARD_WINDOWS windows of GUARD_COUNT decisions after a warm-up and reports its median.
+ * Printed, not written into docs/ (docs/benchmarks.md quotes runs by hand, with the command).
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { z } from 'zod';
+import { startRedisServer } from '../../test/support/redis-servers.js';
+import { buildContenders, GUARD_MAIN } from './contender.build.js';
+import { contenderById } from './contenders.js';
+
+const run = promisify(execFile);
+const PEER = 'rlf-redis';
+const RUN_TIMEOUT_MS = 300_000;
+
+const list = (values: readonly string[]) =>
+  z
+    .string()
+    .transform((text) => text.split(',').map((each) => each.trim()))
+    .pipe(z.array(z.enum(values as [string, ...string[]])).min(1));
+
+const settingsSchema = z.object({
+  GUARD_CONTENDERS: z
+    .string()
+    .default(`bare,${PEER},sluice-gcra,sluice-gcra-eventual`)
+    .transform((text) => text.split(',').map((each) => each.trim()))
+    .refine((ids) => ids.every((id) => tryContender(id)), {
+      message: 'names a contender bench/app/contenders.ts does not list',
+    }),
+  GUARD_MODES: list(['ip', 'users']).default(['ip', 'users']),
+  GUARD_RATE: z.coerce.number().int().min(100).max(50_000).default(5_000),
+  GUARD_COUNT: z.coerce.number().int().min(1_000).max(1_000_000).default(25_000),
+  GUARD_WINDOWS: z.coerce.number().int().min(1).max(20).default(3),
+  GUARD_ROUNDS: z.coerce.number().int().min(1).max(20).default(3),
+});
+
+function tryContender(id: string): boolean {
+  try {
+    contenderById(id);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readSettings(env: NodeJS.ProcessEnv) {
+  const parsed = settingsSchema.safeParse(env);
+  if (!parsed.success) {
+    const why = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(why.join('; '));
+  }
+  return parsed.data;
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
+
+async function main(): Promise<void> {
+  const settings = readSettings(process.env);
+  console.log('compiling the contender app (tsc)…');
+  await buildContenders();
+  const server = await startRedisServer();
+  console.log(`redis-server pid ${server.pid} at ${server.url}`);
+  try {
+    for (const mode of settings.GUARD_MODES) {
+      const rounds = new Map<string, number[]>();
+      for (let round = 1; round <= settings.GUARD_ROUNDS; round++) {
+        for (const id of settings.GUARD_CONTENDERS) {
+          const { stdout } = await run(process.execPath, [GUARD_MAIN], {
+            timeout: RUN_TIMEOUT_MS,
+            env: {
+              ...process.env,
+              BENCH_CONTENDER: id,
+              BENCH_ADAPTER: 'fastify',
+              BENCH_REDIS_URL: server.url,
+              GUARD_MODE: mode,
+              GUARD_RATE: String(settings.GUARD_RATE),
+              GUARD_COUNT: String(settings.GUARD_COUNT),
+              GUARD_WINDOWS: String(settings.GUARD_WINDOWS),
+            },
+          });
+          const { windows } = JSON.parse(stdout.trim().split('\n').at(-1) as string) as {
+            windows: number[];
+          };
+          const figure = median(windows);
+          (rounds.get(id) ?? rounds.set(id, []).get(id))?.push(figure);
+          console.log(
+            `${mode} round ${round} ${id}: ${figure.toFixed(1)} µs/decision (windows ${windows.map((each) => each.toFixed(1)).join(', ')})`,
+          );
+        }
+      }
+      report(mode, settings.GUARD_RATE, rounds);
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+function report(mode: string, rate: number, rounds: Map<string, number[]>): void {
+  const bare = rounds.has('bare') ? median(rounds.get('bare') as number[]) : 0;
+  const peer = rounds.has(PEER) ? median(rounds.get(PEER) as number[]) - bare : undefined;
+  console.log(`\n${mode}, ${rate} decisions a second, CPU per decision (median of rounds):`);
+  console.log('| contender | µs | above bare | × the rate-limiter-flexible guard |');
+  console.log('| --- | --- | --- | --- |');
+  for (const [id, figures] of rounds) {
+    const own = median(figures);
+    const above = own - bare;
+    const ratio = peer !== undefined && id !== 'bare' ? `${(above / peer).toFixed(2)}×` : '';
+    console.log(
+      `| ${id} | ${own.toFixed(1)} | ${id === 'bare' ? '' : above.toFixed(1)} | ${ratio} |`,
+    );
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

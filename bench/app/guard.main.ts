@@ -1,0 +1,132 @@
+/**
+ * One contender of `npm run bench:guard`: the tiny app's global guard called in-process with an
+ * HTTP context of its own, at a fixed rate, no HTTP server or load generator beside it. Prints
+ * the CPU this process spent per decision in each window, as one JSON line. Started by
+ * guard.bench.ts, never by hand.
+ */
+import 'reflect-metadata';
+import { Module, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { APP_GUARD, NestFactory } from '@nestjs/core';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { z } from 'zod';
+import { USER_HEADER, USERS } from './bench.constants.js';
+import { BenchController } from './bench.controller.js';
+import { readContenderEnv } from './contender.env.js';
+import { limiterFor } from './limiters/limiter.factory.js';
+
+const settingsSchema = z.object({
+  GUARD_MODE: z.enum(['ip', 'users']),
+  GUARD_RATE: z.coerce.number().int().min(100).max(50_000),
+  GUARD_COUNT: z.coerce.number().int().min(1_000).max(1_000_000),
+  GUARD_WINDOWS: z.coerce.number().int().min(1).max(20),
+});
+
+/** A guard that lets everything through: the harness's own cost, which `bare` measures. */
+const PASS: CanActivate = { canActivate: () => true };
+const WARM_UP = 20_000;
+const ADDRESS = '127.0.0.1';
+
+interface HeaderReply {
+  headers: Record<string, string>;
+  header(name: string, value: string): HeaderReply;
+}
+
+/** The global guard the limiter registered, as Nest holds it. */
+function globalGuard(app: Awaited<ReturnType<typeof NestFactory.create>>): CanActivate {
+  const container = (app as unknown as { container: { getModules(): Map<string, unknown> } })
+    .container;
+  for (const module of container.getModules().values()) {
+    const providers = (module as { providers: Map<unknown, { instance: unknown }> }).providers;
+    for (const [token, wrapper] of providers) {
+      if (typeof token === 'string' && token.startsWith(APP_GUARD)) {
+        return wrapper.instance as CanActivate;
+      }
+    }
+  }
+  return PASS;
+}
+
+async function main(): Promise<void> {
+  const env = readContenderEnv(process.env);
+  const settings = settingsSchema.parse(process.env);
+  const limiter = limiterFor(env);
+  class GuardBenchModule {}
+  Module({ ...limiter.metadata, controllers: [BenchController] })(GuardBenchModule);
+  const app = await NestFactory.create(GuardBenchModule, new FastifyAdapter(), {
+    logger: ['error', 'warn'],
+  });
+  await limiter.prepare?.(app);
+  await app.init();
+  const guard = globalGuard(app);
+  const byUser = settings.GUARD_MODE === 'users';
+  // The handler the guard reads the marks of, as Nest passes it (never called here).
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  const handler = byUser ? BenchController.prototype.byUser : BenchController.prototype.byIp;
+  let user = 0;
+  // A request as Fastify hands it to Nest: the request with its raw one, and a reply.
+  const contextOf = (): ExecutionContext => {
+    const headers: Record<string, string> = byUser
+      ? { [USER_HEADER]: `user-${user++ % USERS}` }
+      : {};
+    const raw = { headers, socket: { remoteAddress: ADDRESS } };
+    const reply: HeaderReply = {
+      headers: {},
+      header(name, value) {
+        this.headers[name] = value;
+        return this;
+      },
+    };
+    const context = new ExecutionContextHost(
+      [{ headers, raw, ip: ADDRESS }, reply, undefined],
+      BenchController,
+      handler,
+    );
+    context.setType('http');
+    return context;
+  };
+  /** `count` decisions started at the rate, a group each millisecond, as a paced load arrives. */
+  const paced = (count: number) =>
+    new Promise<void>((resolve, reject) => {
+      const start = performance.now();
+      let started = 0;
+      let done = 0;
+      const settle = (admitted: boolean) => {
+        if (!admitted) reject(new Error('the guard refused: the bench limits are out of reach'));
+        else if (++done === count) resolve();
+      };
+      const tick = () => {
+        const due = Math.min(
+          count,
+          Math.floor(((performance.now() - start) * settings.GUARD_RATE) / 1000),
+        );
+        while (started < due) {
+          started++;
+          Promise.resolve(guard.canActivate(contextOf()) as boolean | Promise<boolean>).then(
+            settle,
+            reject,
+          );
+        }
+        if (started < count) setTimeout(tick, 1);
+      };
+      tick();
+    });
+  await paced(WARM_UP);
+  const windows: number[] = [];
+  for (let window = 0; window < settings.GUARD_WINDOWS; window++) {
+    const before = process.cpuUsage();
+    await paced(settings.GUARD_COUNT);
+    const spent = process.cpuUsage(before);
+    windows.push((spent.user + spent.system) / settings.GUARD_COUNT);
+  }
+  process.stdout.write(`${JSON.stringify({ contender: env.contender.id, windows })}\n`);
+  await app.close();
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
