@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { startRedisServer } from '../../test/support/redis-servers.js';
 import { buildContenders, GUARD_MAIN } from './contender.build.js';
 import { contenderById } from './contenders.js';
+import { spread } from '../engine/measure.js';
 
 const run = promisify(execFile);
 const PEER = 'rlf-redis';
@@ -56,13 +57,7 @@ function readSettings(env: NodeJS.ProcessEnv) {
   return parsed.data;
 }
 
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-};
+const median = (values: readonly number[]): number => spread(values).median;
 
 async function main(): Promise<void> {
   const settings = readSettings(process.env);

@@ -10,6 +10,7 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { MemoryStore, SluiceEngine } from '../../libs/sluice/src/engine/index.js';
 import { TierResolver } from '../../libs/sluice/src/trackers/tier.resolver.js';
+import { spread } from './measure.js';
 
 const envInt = (name: string, fallback: number): number => {
   const value = Number(process.env[name]);
@@ -61,13 +62,7 @@ async function run(withTiers: boolean): Promise<number> {
   return (used.user + used.system) / DECISIONS;
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-};
+const median = (values: readonly number[]): number => spread(values).median;
 
 async function main(): Promise<void> {
   await run(false);

@@ -1,8 +1,9 @@
 import { metrics } from '@opentelemetry/api';
 import {
   AggregationTemporality,
+  InMemoryMetricExporter,
   MeterProvider,
-  MetricReader,
+  PeriodicExportingMetricReader,
   type DataPoint,
 } from '@opentelemetry/sdk-metrics';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,19 +12,6 @@ import type { SluiceConnection } from '../connection/sluice.connection.js';
 import { summarize, type PolicyDecision } from '../engine/decision.js';
 import type { BlockCache } from '../penalty/block.cache.js';
 import { SluiceTelemetry } from './sluice.telemetry.js';
-
-/** Reads the provider's metrics when asked, as an exporter would on its interval. */
-class ReadOnDemand extends MetricReader {
-  constructor() {
-    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
-  }
-  protected onForceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-  protected onShutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-}
 
 /** What the gauges read; nothing else of them is used. */
 function telemetry(): SluiceTelemetry {
@@ -66,15 +54,21 @@ describe('SluiceTelemetry', () => {
   });
 
   it("counts decisions on the SDK's meter provider when one was registered first", async () => {
-    const reader = new ReadOnDemand();
-    metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+    const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+    // Exported when the test flushes it, not on an interval.
+    const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+    const provider = new MeterProvider({ readers: [reader] });
+    metrics.setGlobalMeterProvider(provider);
     const reporter = telemetry();
     await reporter.onModuleInit();
     expect(reporter.counting).toBe(true);
     reporter.decided(ADMITTED, 0.001);
     reporter.decided(ADMITTED, 0.002);
-    const { resourceMetrics } = await reader.collect();
-    const all = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics);
+    await reader.forceFlush();
+    const all = exporter
+      .getMetrics()
+      .flatMap((exported) => exported.scopeMetrics.flatMap((scope) => scope.metrics));
+    await provider.shutdown();
     const decisions = all.find((each) => each.descriptor.name === 'sluice.decisions');
     const points = (decisions?.dataPoints ?? []) as Array<DataPoint<number>>;
     expect(points.map((point) => [point.attributes, point.value])).toEqual([
