@@ -93,11 +93,16 @@ export class EventualStore implements SluiceStore {
     await this.flush();
   }
 
-  private async consume(call: StoreCall): Promise<StoreResult> {
-    const local = this.decideHere(call);
+  /**
+   * Not async: a local decision is answered at once, and Redis's answer is learnt on its way
+   * back. Each view is looked up once, for the local decision and the exact call alike.
+   */
+  private consume(call: StoreCall): Promise<StoreResult> {
+    const found = call.specs.map((spec) => this.views.find(call.key, spec));
+    const local = this.decideHere(call, found);
     if (local !== undefined) {
       this.counts.local++;
-      return local;
+      return Promise.resolve(local);
     }
     this.counts.exact++;
     // What was admitted here goes first, in the same turn (so in the same FCALL on a single
@@ -108,25 +113,34 @@ export class EventualStore implements SluiceStore {
       void this.sync(call.key, [...unsent.values()]);
     }
     const asked = this.clock();
-    const views = call.specs.map((spec) => this.views.viewOf(call.key, spec));
-    for (const view of views) view.seenAt = asked;
-    const generations = views.map((view) => view.generation);
-    const result = await this.inner.run(call);
-    const now = this.clock();
-    views.forEach((view, index) => {
-      if (view.generation !== generations[index]) return;
-      learn(view, result.outcomes[index] as PolicyOutcome, now);
+    const views = call.specs.map((spec, index) => {
+      const view = found[index] ?? this.views.viewOf(call.key, spec);
+      view.spec = spec;
+      view.seenAt = asked;
+      return view;
     });
-    return result;
+    const generations = views.map((view) => view.generation);
+    return this.inner.run(call).then((result) => {
+      const now = this.clock();
+      views.forEach((view, index) => {
+        if (view.generation !== generations[index]) return;
+        learn(view, result.outcomes[index] as PolicyOutcome, now);
+      });
+      return result;
+    });
   }
 
   /** The decision from this instance's views, or undefined when Redis must make it. */
-  private decideHere(call: StoreCall): StoreResult | undefined {
+  private decideHere(
+    call: StoreCall,
+    found: ReadonlyArray<View | undefined>,
+  ): StoreResult | undefined {
     const now = this.clock();
     const views: View[] = [];
     let hot = true;
-    for (const spec of call.specs) {
-      const view = this.views.find(call.key, spec);
+    for (let index = 0; index < call.specs.length; index++) {
+      const spec = call.specs[index] as PolicySpec;
+      const view = found[index];
       if (view === undefined || !view.known || now >= view.staleAt) return undefined;
       // Decided here only when the identifier came back within a sync interval: one seen less
       // often would cost a sync call per request, as much as the exact call and more work here
