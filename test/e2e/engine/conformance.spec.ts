@@ -31,6 +31,20 @@ import {
 import { fromNodeRedis } from '@sluice/nest/src/store/node-redis.client.js';
 
 /**
+ * A property that runs past the test's own timeout is reported by fast-check, with its seed and
+ * the case it was on, instead of by Vitest with neither: a case that hangs fails after
+ * RUN_TIMEOUT_MS, and a property still running (or shrinking a failure) after PROPERTY_TIME_MS
+ * stops and fails, below the 30 s test timeout.
+ */
+const RUN_TIMEOUT_MS = 10_000;
+const PROPERTY_TIME_MS = 25_000;
+fc.configureGlobal({
+  timeout: RUN_TIMEOUT_MS,
+  interruptAfterTimeLimit: PROPERTY_TIME_MS,
+  markInterruptAsFailure: true,
+});
+
+/**
  * The Lua scripts and their TypeScript twins are one function of (state, now, request): random
  * request sequences at injected times must get identical answers, to the µs, leave identical
  * state behind, and give every written key the TTL the twin computes.
