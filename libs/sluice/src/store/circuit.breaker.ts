@@ -50,12 +50,8 @@ export class CircuitBreaker {
   async run<T>(call: () => Promise<T>): Promise<T> {
     const refusal = this.refusal();
     if (refusal !== undefined) throw refusal;
-    try {
-      return this.succeeded(await call());
-    } catch (error) {
-      this.failed();
-      throw error;
-    }
+    // A call that throws before it returns a promise counts as a failure too.
+    return this.watch(new Promise<T>((resolve) => resolve(call())));
   }
 
   /**
