@@ -107,13 +107,14 @@ async function sharedRemaining(shared: SharedStore, policy: PolicySpec): Promise
 }
 
 describe('EventualStore: consistency eventual', () => {
-  it('asks the store once for an identifier it has no view of, then decides here', async () => {
+  it('asks the store for an identifier’s first two requests, then decides here', async () => {
     const { shared, instance } = setup();
     const store = instance();
     const policy = spec();
     expect(await admittedOf(store, [policy], 12)).toBe(10);
-    expect(shared.count('consume')).toBe(1);
-    expect(store.counts).toMatchObject({ exact: 1, local: 11 });
+    // The first is only seen; the second, back within the interval, teaches the view.
+    expect(shared.count('consume')).toBe(2);
+    expect(store.counts).toMatchObject({ exact: 2, local: 10 });
   });
 
   it('sends what it admitted in one sync per identifier once syncMs has passed', async () => {
@@ -121,12 +122,12 @@ describe('EventualStore: consistency eventual', () => {
     const store = instance();
     const policy = spec();
     await admittedOf(store, [policy], 4);
-    expect(await sharedRemaining(shared, policy)).toBe(9);
+    expect(await sharedRemaining(shared, policy)).toBe(8);
     await scheduler.advance(clock, 49);
     expect(shared.count('sync')).toBe(0);
     await scheduler.advance(clock, 1);
     expect(shared.count('sync')).toBe(1);
-    expect(shared.calls.at(-1)!.specs[0]!.cost).toBe(3);
+    expect(shared.calls.at(-1)!.specs[0]!.cost).toBe(2);
     expect(await sharedRemaining(shared, policy)).toBe(6);
   });
 
@@ -144,8 +145,8 @@ describe('EventualStore: consistency eventual', () => {
     // the limit; here 3 × 5 requests per 50 ms.
     expect(admitted).toBeGreaterThanOrEqual(60);
     expect(admitted).toBeLessThanOrEqual(60 + 3 * 5);
-    // Redis decided each instance's first request only; every other was decided here.
-    expect(stores.map((store) => store.counts.exact)).toEqual([1, 1, 1]);
+    // Redis decided each instance's first two requests only; every other was decided here.
+    expect(stores.map((store) => store.counts.exact)).toEqual([2, 2, 2]);
   });
 
   it('never admits more than the limit when one instance alone takes the traffic', async () => {
@@ -241,22 +242,25 @@ describe('EventualStore: consistency eventual', () => {
     const { clock, scheduler, shared, instance } = setup();
     const [first, second] = [instance(), instance()];
     const policy = spec({
-      limit: 4,
+      limit: 5,
       penalty: { afterViolations: 1, blockMs: 600_000 },
     });
-    expect(await admittedOf(second, [policy], 2)).toBe(2);
-    // The other instance's second unit is not sent yet: one over the limit, within the bound.
+    // Each instance's first two requests go to Redis; from then on each decides here.
+    expect(await admittedOf(first, [policy], 2)).toBe(2);
+    expect(await admittedOf(second, [policy], 3)).toBe(3);
+    // The first's view lacks the other's three units (one not sent yet): it admits three more,
+    // three over the limit, what the other took in this interval (the bound).
     expect(await admittedOf(first, [policy], 3)).toBe(3);
     // The view says no room; Redis gets this instance's unsent units first, then refuses, counts
     // the violation and starts the block.
     const refused = await consume(first, [policy]);
     expect(refused.outcomes[0]).toMatchObject({ reason: 'limit', blockStarted: true });
-    expect(shared.count('consume')).toBe(3);
+    expect(shared.count('consume')).toBe(5);
     await scheduler.advance(clock, 50);
     const blocked = await consume(second, [policy]);
     expect(blocked.outcomes[0]!.reason).toBe('blocked');
     expect(blocked.outcomes[0]!.blockedUntil).toBeGreaterThan(clock.now());
-    expect(shared.count('consume')).toBe(3);
+    expect(shared.count('consume')).toBe(5);
   });
 
   it('refuses over the limit but lets a shadow policy’s request through', async () => {
@@ -272,9 +276,9 @@ describe('EventualStore: consistency eventual', () => {
   it('charges every policy of a request or none, and takes a window’s end for a fresh window', async () => {
     const { clock, scheduler, shared, instance } = setup();
     const store = instance();
-    const short = spec({ name: 'short', limit: 2, periodMs: 1_000 });
+    const short = spec({ name: 'short', limit: 3, periodMs: 1_000 });
     const long = spec({ name: 'long', limit: 100, periodMs: 60_000 });
-    expect(await admittedOf(store, [short, long], 5)).toBe(2);
+    expect(await admittedOf(store, [short, long], 5)).toBe(3);
     await scheduler.advance(clock, 50);
     const held = shared.calls.find((call) => call.op === 'sync')!;
     expect(held.specs.map((each) => each.cost)).toEqual([1, 1]);
@@ -284,35 +288,45 @@ describe('EventualStore: consistency eventual', () => {
       expect(await admittedOf(store, [short, long], 1)).toBe(0);
       await scheduler.advance(clock, 50);
     }
-    expect(await admittedOf(store, [short, long], 3)).toBe(2);
-    expect(shared.count('consume')).toBe(1);
+    expect(await admittedOf(store, [short, long], 4)).toBe(3);
+    expect(shared.count('consume')).toBe(2);
     await scheduler.advance(clock, 50);
-    expect(await sharedRemaining(shared, long)).toBe(96);
+    expect(await sharedRemaining(shared, long)).toBe(94);
   });
 
-  it('decides here only for an identifier back within an interval, so it never costs more than exact', async () => {
+  it('keeps only a sighting of an identifier seen once an interval or less, and decides here once it comes back sooner', async () => {
     const { clock, scheduler, shared, instance } = setup();
     const store = instance();
-    const policy = spec();
-    await admittedOf(store, [policy], 2);
-    expect(shared.count('consume')).toBe(1);
+    const policy = spec({ limit: 20 });
+    // Seen once an interval or less: one exact call per request, as in exact mode, nothing synced.
+    for (let round = 0; round < 5; round++) {
+      await scheduler.advance(clock, 51);
+      await admittedOf(store, [policy], 1);
+    }
+    expect([shared.count('consume'), shared.count('sync'), store.counts.local]).toEqual([5, 0, 0]);
+    // Back within the interval: Redis decides once more and its answer teaches the view; the
+    // next requests are decided here.
     await scheduler.advance(clock, 50);
+    await admittedOf(store, [policy], 3);
+    expect([shared.count('consume'), store.counts.local]).toEqual([6, 2]);
+    await scheduler.advance(clock, 50);
+    expect(shared.count('sync')).toBe(1);
     // Seen 50 ms ago: here.
     await admittedOf(store, [policy], 1);
-    expect(shared.count('consume')).toBe(1);
+    expect([shared.count('consume'), store.counts.local]).toEqual([6, 3]);
     await scheduler.advance(clock, 51);
     // 51 ms: Redis decides, as in exact mode, and nothing is left to sync for it.
     await admittedOf(store, [policy], 1);
-    expect(shared.count('consume')).toBe(2);
+    expect(shared.count('consume')).toBe(7);
     await scheduler.advance(clock, 50);
     expect(shared.count('sync')).toBe(2);
-    // An identifier seen once an interval or less costs one exact call per request, no sync.
+    // With a view, an identifier seen rarely still costs one exact call per request, no sync.
     for (let round = 0; round < 5; round++) {
       await scheduler.advance(clock, 60);
       await admittedOf(store, [policy], 1);
     }
-    expect([shared.count('consume'), shared.count('sync')]).toEqual([7, 2]);
-    expect(await sharedRemaining(shared, policy)).toBe(10 - 9);
+    expect([shared.count('consume'), shared.count('sync')]).toEqual([12, 2]);
+    expect(await sharedRemaining(shared, policy)).toBe(20 - 15);
   });
 
   it('drops the units of a failed sync rather than send them twice, and the next request asks Redis', async () => {
@@ -327,7 +341,7 @@ describe('EventualStore: consistency eventual', () => {
     shared.failing = false;
     await scheduler.advance(clock, 50);
     expect(shared.count('sync')).toBe(1);
-    expect(await sharedRemaining(shared, policy)).toBe(9);
+    expect(await sharedRemaining(shared, policy)).toBe(8);
   });
 
   it('gives a refund back here while its units are unsent, and from Redis once they are', async () => {
@@ -354,7 +368,7 @@ describe('EventualStore: consistency eventual', () => {
     shared.failing = false;
     await store.run({ op: 'refund', key: KEY, specs: [policy] });
     expect(shared.count('refund')).toBe(0);
-    expect(await sharedRemaining(shared, policy)).toBe(9);
+    expect(await sharedRemaining(shared, policy)).toBe(8);
   });
 
   it('sends what is unsent when it closes, and leaves every later call to the store', async () => {
@@ -365,18 +379,19 @@ describe('EventualStore: consistency eventual', () => {
     await store.close();
     expect(await sharedRemaining(shared, policy)).toBe(5);
     await admittedOf(store, [policy], 1);
-    expect(shared.count('consume')).toBe(2);
+    expect(shared.count('consume')).toBe(3);
   });
 
   it('forgets its view on block, unblock and reset, so the next request asks Redis', async () => {
     const { shared, instance } = setup();
     const store = instance();
     const policy = spec();
-    await admittedOf(store, [policy], 2);
+    await admittedOf(store, [policy], 3);
+    expect(shared.count('consume')).toBe(2);
     await store.run({ op: 'block', key: KEY, specs: [policy], durationMs: 60_000 });
     const blocked = await consume(store, [policy]);
     expect(blocked.outcomes[0]!.reason).toBe('blocked');
-    expect(shared.count('consume')).toBe(2);
+    expect(shared.count('consume')).toBe(3);
   });
 
   it('leaves exact policies and candidates to the store', async () => {

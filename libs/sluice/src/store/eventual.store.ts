@@ -6,6 +6,7 @@ import {
   type Scheduler,
 } from './eventual.options.js';
 import { quiet } from './decide.js';
+import { Sightings } from './eventual.sightings.js';
 import { learn, refill, retryEstimate, ViewTable, type View } from './eventual.view.js';
 import type {
   OutcomeReason,
@@ -27,6 +28,7 @@ export type { EventualCounts, EventualStoreOptions, Scheduler } from './eventual
  */
 export class EventualStore implements SluiceStore {
   private readonly views: ViewTable;
+  private readonly sightings: Sightings;
   /** Identifier key → the views with something to send. */
   private dirty = new Map<string, Map<string, View>>();
   private readonly clock: Clock;
@@ -48,6 +50,7 @@ export class EventualStore implements SluiceStore {
       throw new RangeError(`EventualStore: maxViews must be a positive integer, got ${maxViews}`);
     }
     this.views = new ViewTable(maxViews);
+    this.sightings = new Sightings(maxViews);
   }
 
   /** Decides an eventual policy's consume from this instance's view; everything else in Redis. */
@@ -95,11 +98,22 @@ export class EventualStore implements SluiceStore {
 
   /**
    * Not async: a local decision is answered at once, and Redis's answer is learnt on its way
-   * back. Each view is looked up once, for the local decision and the exact call alike.
+   * back. An identifier decides here only when its previous request came within an interval:
+   * one seen less often costs a sync call per request, as much as the exact call, so Redis
+   * decides it as in exact mode, and until it comes back sooner nothing is kept of it but when it
+   * came (docs/algorithms.md, "Eventual consistency"). Each view is looked up once, for the local
+   * decision and the exact call alike.
    */
   private consume(call: StoreCall): Promise<StoreResult> {
+    const now = this.clock();
+    const interval = shortestInterval(call.specs);
+    const hot = now - this.sightings.see(call.key, now, interval) <= interval;
+    if (!hot && !this.views.has(call.key)) {
+      this.counts.exact++;
+      return this.inner.run(call);
+    }
     const found = call.specs.map((spec) => this.views.find(call.key, spec));
-    const local = this.decideHere(call, found);
+    const local = hot ? this.decideHere(call, found, now) : undefined;
     if (local !== undefined) {
       this.counts.local++;
       return Promise.resolve(local);
@@ -112,19 +126,17 @@ export class EventualStore implements SluiceStore {
       this.dirty.delete(call.key);
       void this.sync(call.key, [...unsent.values()]);
     }
-    const asked = this.clock();
     const views = call.specs.map((spec, index) => {
       const view = found[index] ?? this.views.viewOf(call.key, spec);
       view.spec = spec;
-      view.seenAt = asked;
       return view;
     });
     const generations = views.map((view) => view.generation);
     return this.inner.run(call).then((result) => {
-      const now = this.clock();
+      const answered = this.clock();
       views.forEach((view, index) => {
         if (view.generation !== generations[index]) return;
-        learn(view, result.outcomes[index] as PolicyOutcome, now);
+        learn(view, result.outcomes[index] as PolicyOutcome, answered);
       });
       return result;
     });
@@ -134,24 +146,17 @@ export class EventualStore implements SluiceStore {
   private decideHere(
     call: StoreCall,
     found: ReadonlyArray<View | undefined>,
+    now: number,
   ): StoreResult | undefined {
-    const now = this.clock();
     const views: View[] = [];
-    let hot = true;
     for (let index = 0; index < call.specs.length; index++) {
       const spec = call.specs[index] as PolicySpec;
       const view = found[index];
       if (view === undefined || !view.known || now >= view.staleAt) return undefined;
-      // Decided here only when the identifier came back within a sync interval: one seen less
-      // often would cost a sync call per request, as much as the exact call and more work here
-      // (docs/algorithms.md, "Eventual consistency").
-      if (now - view.seenAt > (spec.syncMs ?? 0) * 1000) hot = false;
-      view.seenAt = now;
       if (now >= view.freshAt) refill(view);
       view.spec = spec;
       views.push(view);
     }
-    if (!hot) return undefined;
     const reasons: OutcomeReason[] = [];
     let admitted = true;
     for (const view of views) {
@@ -294,6 +299,13 @@ export class EventualStore implements SluiceStore {
       Math.ceil((due - now) / 1000),
     );
   }
+}
+
+/** µs: the shortest sync interval of a call's policies, all of them eventual. */
+function shortestInterval(specs: readonly PolicySpec[]): number {
+  let shortest = Infinity;
+  for (const spec of specs) shortest = Math.min(shortest, (spec.syncMs ?? 0) * 1000);
+  return shortest;
 }
 
 /** Whether every policy of a call is eventual and none is a candidate (candidates are exact). */

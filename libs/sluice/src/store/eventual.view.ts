@@ -19,6 +19,8 @@ export /** What this instance knows of one policy's state for one identifier. */
 interface View {
   /** `<identifier key> <policy> <algorithm>`: one Redis state. */
   readonly id: string;
+  /** The identifier's key, `<prefix>:{<keyKind>:<identifier>}`. */
+  readonly key: string;
   spec: PolicySpec;
   /** Units this instance may still admit on its own. */
   remaining: number;
@@ -34,8 +36,6 @@ interface View {
   offence: number;
   /** A quota's credits for the period Redis last answered for; they end with it. */
   granted: number;
-  /** µs, this clock: when a request of this identifier last came here; -Infinity: never. */
-  seenAt: number;
   /** Whether Redis has answered for it since it was last forgotten. */
   known: boolean;
   /** Units admitted here and not sent yet. */
@@ -53,8 +53,15 @@ export const viewKey = (key: string, spec: PolicySpec) => `${key} ${spec.name} $
 /** The views of one EventualStore, at most `maxViews`; past it the oldest idle ones go. */
 export class ViewTable {
   private readonly views = new Map<string, View>();
+  /** Identifier key → how many views it has: whether it has any, without building a view's id. */
+  private readonly keys = new Map<string, number>();
 
   constructor(private readonly maxViews: number) {}
+
+  /** Whether this instance has a view of any policy under `key`. */
+  has(key: string): boolean {
+    return this.keys.has(key);
+  }
 
   /** The view of `spec` under `key`, if this instance has one. */
   find(key: string, spec: PolicySpec): View | undefined {
@@ -68,6 +75,7 @@ export class ViewTable {
       if (this.views.size >= this.maxViews) this.evict();
       view = {
         id,
+        key,
         spec,
         remaining: 0,
         freshAt: 0,
@@ -75,7 +83,6 @@ export class ViewTable {
         blockedUntil: 0,
         offence: 0,
         granted: 0,
-        seenAt: -Infinity,
         known: false,
         unsent: 0,
         sending: 0,
@@ -83,6 +90,7 @@ export class ViewTable {
         generation: 0,
       };
       this.views.set(id, view);
+      this.keys.set(key, (this.keys.get(key) ?? 0) + 1);
     }
     view.spec = spec;
     return view;
@@ -98,6 +106,9 @@ export class ViewTable {
       if (++scanned > EVICTION_SCAN) return;
       this.views.delete(id);
       if (view.unsent === 0 && view.sending === 0) {
+        const left = (this.keys.get(view.key) ?? 1) - 1;
+        if (left === 0) this.keys.delete(view.key);
+        else this.keys.set(view.key, left);
         if (this.views.size < this.maxViews) return;
       } else {
         this.views.set(id, view);
