@@ -1,38 +1,32 @@
+/** Slots of the table: 512 KiB of times, allocated with the first sighting. */
+export const SIGHTING_SLOTS = 1 << 16;
+
 /**
- * When this instance last saw each identifier, for as long as that can matter: one sync interval.
- * An identifier seen less often is decided by Redis without a view (docs/algorithms.md, "Eventual
- * consistency"), and recording that it came costs one map write instead of a view kept, looked up
- * and taught Redis's answer. Two generations, each at most `max` entries: a sighting lives one to
- * two `lifeUs`, and past `max` the older generation goes at once.
+ * When this instance last saw each identifier, as cheaply as it can be asked: an identifier seen
+ * at most once an interval is decided by Redis without a view (docs/algorithms.md, "Eventual
+ * consistency"), and recording that it came must cost far less than the view would. A fixed
+ * table of times indexed by a hash of the key: no map to grow, rehash or collect, one read and
+ * one write. Two identifiers that share a slot see each other's time; at most that makes a rarely
+ * seen identifier look hot, so it is given a view, as every identifier was before.
  */
 export class Sightings {
-  private current = new Map<string, number>();
-  private previous = new Map<string, number>();
-  private turnsAt = -Infinity;
-  /** µs; the longest interval asked about so far: a sighting must outlive it. */
-  private lifeUs = 0;
-
-  constructor(private readonly max: number) {}
+  private slots: Float64Array | undefined;
 
   /**
-   * Records that `key` is seen at `now` (µs) and answers when it was seen before, if within the
-   * last `lifeUs`-ish; -Infinity if not seen, or seen too long ago to be kept.
+   * Records that the key of `slot` (slotOf) is seen at `now` (µs); answers when it, or one in
+   * its slot, was last seen.
    */
-  see(key: string, now: number, intervalUs: number): number {
-    if (intervalUs > this.lifeUs) this.lifeUs = intervalUs;
-    if (now >= this.turnsAt || this.current.size >= this.max) {
-      this.previous = this.current;
-      this.current = new Map();
-      this.turnsAt = now + this.lifeUs;
-    }
-    const before = this.current.get(key) ?? this.previous.get(key) ?? -Infinity;
-    this.current.set(key, now);
+  see(slot: number, now: number): number {
+    const slots = (this.slots ??= new Float64Array(SIGHTING_SLOTS).fill(-Infinity));
+    const before = slots[slot] as number;
+    slots[slot] = now;
     return before;
   }
+}
 
-  /** Forgets `key`: its next request is a first sighting. */
-  forget(key: string): void {
-    this.current.delete(key);
-    this.previous.delete(key);
-  }
+/** A key's slot: FNV-1a over its UTF-16 code units, cut to the table's size. */
+export function slotOf(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return hash & (SIGHTING_SLOTS - 1);
 }

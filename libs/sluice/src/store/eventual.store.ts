@@ -6,7 +6,7 @@ import {
   type Scheduler,
 } from './eventual.options.js';
 import { quiet } from './decide.js';
-import { Sightings } from './eventual.sightings.js';
+import { Sightings, slotOf } from './eventual.sightings.js';
 import { learn, refill, retryEstimate, ViewTable, type View } from './eventual.view.js';
 import type {
   OutcomeReason,
@@ -28,7 +28,7 @@ export type { EventualCounts, EventualStoreOptions, Scheduler } from './eventual
  */
 export class EventualStore implements SluiceStore {
   private readonly views: ViewTable;
-  private readonly sightings: Sightings;
+  private readonly sightings = new Sightings();
   /** Identifier key → the views with something to send. */
   private dirty = new Map<string, Map<string, View>>();
   private readonly clock: Clock;
@@ -50,7 +50,6 @@ export class EventualStore implements SluiceStore {
       throw new RangeError(`EventualStore: maxViews must be a positive integer, got ${maxViews}`);
     }
     this.views = new ViewTable(maxViews);
-    this.sightings = new Sightings(maxViews);
   }
 
   /** Decides an eventual policy's consume from this instance's view; everything else in Redis. */
@@ -107,12 +106,11 @@ export class EventualStore implements SluiceStore {
   private consume(call: StoreCall): Promise<StoreResult> {
     const now = this.clock();
     const interval = shortestInterval(call.specs);
-    const hot = now - this.sightings.see(call.key, now, interval) <= interval;
-    if (!hot && !this.views.has(call.key)) {
-      this.counts.exact++;
-      return this.inner.run(call);
-    }
+    const slot = slotOf(call.key);
+    const hot = now - this.sightings.see(slot, now) <= interval;
+    if (!hot && !this.views.mayHave(slot)) return this.exactAlone(call);
     const found = call.specs.map((spec) => this.views.find(call.key, spec));
+    if (!hot && found.every((view) => view === undefined)) return this.exactAlone(call);
     const local = hot ? this.decideHere(call, found, now) : undefined;
     if (local !== undefined) {
       this.counts.local++;
@@ -140,6 +138,12 @@ export class EventualStore implements SluiceStore {
       });
       return result;
     });
+  }
+
+  /** Redis decides, as in exact mode: the identifier has no view to learn the answer. */
+  private exactAlone(call: StoreCall): Promise<StoreResult> {
+    this.counts.exact++;
+    return this.inner.run(call);
   }
 
   /** The decision from this instance's views, or undefined when Redis must make it. */

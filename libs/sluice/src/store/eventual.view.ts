@@ -1,6 +1,7 @@
 import { isWindowAlgorithm } from '../algorithms/algorithm.types.js';
 import { rateParams } from '../algorithms/rate-params.js';
 import { capacity } from '../policy/policy.schema.js';
+import { SIGHTING_SLOTS, slotOf } from './eventual.sightings.js';
 import type { PolicyOutcome, PolicySpec } from './store.types.js';
 
 // What an EventualStore knows of each policy's state for each identifier: its views, bounded,
@@ -19,8 +20,9 @@ export /** What this instance knows of one policy's state for one identifier. */
 interface View {
   /** `<identifier key> <policy> <algorithm>`: one Redis state. */
   readonly id: string;
-  /** The identifier's key, `<prefix>:{<keyKind>:<identifier>}`. */
+  /** The identifier's key, `<prefix>:{<keyKind>:<identifier>}`, and its slot (slotOf). */
   readonly key: string;
+  readonly slot: number;
   spec: PolicySpec;
   /** Units this instance may still admit on its own. */
   remaining: number;
@@ -53,14 +55,14 @@ export const viewKey = (key: string, spec: PolicySpec) => `${key} ${spec.name} $
 /** The views of one EventualStore, at most `maxViews`; past it the oldest idle ones go. */
 export class ViewTable {
   private readonly views = new Map<string, View>();
-  /** Identifier key → how many views it has: whether it has any, without building a view's id. */
-  private readonly keys = new Map<string, number>();
+  /** Views per key slot (slotOf): none there, and a key has none, without a map lookup. */
+  private perSlot: Uint32Array | undefined;
 
   constructor(private readonly maxViews: number) {}
 
-  /** Whether this instance has a view of any policy under `key`. */
-  has(key: string): boolean {
-    return this.keys.has(key);
+  /** Whether a key of `slot` may have a view; false: it has none. */
+  mayHave(slot: number): boolean {
+    return this.perSlot !== undefined && (this.perSlot[slot] as number) > 0;
   }
 
   /** The view of `spec` under `key`, if this instance has one. */
@@ -76,6 +78,7 @@ export class ViewTable {
       view = {
         id,
         key,
+        slot: slotOf(key),
         spec,
         remaining: 0,
         freshAt: 0,
@@ -90,7 +93,8 @@ export class ViewTable {
         generation: 0,
       };
       this.views.set(id, view);
-      this.keys.set(key, (this.keys.get(key) ?? 0) + 1);
+      const perSlot = (this.perSlot ??= new Uint32Array(SIGHTING_SLOTS));
+      perSlot[view.slot] = (perSlot[view.slot] as number) + 1;
     }
     view.spec = spec;
     return view;
@@ -106,9 +110,8 @@ export class ViewTable {
       if (++scanned > EVICTION_SCAN) return;
       this.views.delete(id);
       if (view.unsent === 0 && view.sending === 0) {
-        const left = (this.keys.get(view.key) ?? 1) - 1;
-        if (left === 0) this.keys.delete(view.key);
-        else this.keys.set(view.key, left);
+        const perSlot = this.perSlot as Uint32Array;
+        perSlot[view.slot] = (perSlot[view.slot] as number) - 1;
         if (this.views.size < this.maxViews) return;
       } else {
         this.views.set(id, view);
