@@ -26,3 +26,8 @@ export const BLOCK_MS = 600_000;
 
 /** The contender prints this line once it listens: `<READY_MARK> <port>`. */
 export const READY_MARK = 'bench-contender-ready';
+/**
+ * On SIGUSR2 the contender prints `<LOOP_MARK> <n> <p50> <p99> <max>`: the n-th such line, its
+ * event loop's delay since the last one, ms; then it starts counting afresh.
+ */
+export const LOOP_MARK = 'bench-contender-loop';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { READY_MARK } from './bench.constants.js';
+import { LOOP_MARK, READY_MARK } from './bench.constants.js';
 import { CONTENDER_MAIN } from './contender.build.js';
 import type { AdapterName } from './contender.env.js';
 import type { SluiceRule } from './limiters/sluice.limiter.js';
@@ -26,8 +26,18 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
+/** An event loop's delay over a stretch of time, ms. */
+export interface LoopDelay {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
 /** A contender app (compiled by buildContenders) in its own process, on a loopback port. */
 export class ContenderProcess {
+  /** Loop lines asked for so far: the contender numbers its lines the same way. */
+  private loopReads = 0;
+
   private constructor(
     private readonly child: ChildProcess,
     readonly url: string,
@@ -85,6 +95,25 @@ export class ContenderProcess {
   /** CPU seconds (user + system) the process has used so far. */
   cpuSeconds(): number {
     return processCpuSeconds(this.pid);
+  }
+
+  /**
+   * The event loop's delay since the last call, ms (p50, p99, max), and a fresh count from now;
+   * undefined when the process does not answer within a second.
+   */
+  async loopDelay(): Promise<LoopDelay | undefined> {
+    const mark = `${LOOP_MARK} ${++this.loopReads} `;
+    this.child.kill('SIGUSR2');
+    const deadline = Date.now() + 1000;
+    while (Date.now() < deadline) {
+      const line = this.output.find((each) => each.startsWith(mark));
+      if (line !== undefined) {
+        const [p50, p99, max] = line.slice(mark.length).split(' ').map(Number);
+        return { p50: p50 ?? NaN, p99: p99 ?? NaN, max: max ?? NaN };
+      }
+      await sleep(5);
+    }
+    return undefined;
   }
 
   lastOutput(): string {

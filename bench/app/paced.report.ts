@@ -41,6 +41,7 @@ export function pacedTargetRows(samples: readonly PacedSample[]): TargetRow[] {
     ['sluice-gcra', 'Sluice gcra, exact', PACED_TARGET.exact],
     ['sluice-gcra-eventual', 'Sluice gcra, eventual', PACED_TARGET.eventual],
     ['sluice-blocked', 'Sluice, blocked (block cache)', PACED_TARGET.blocked],
+    ['sluice-denied', 'Sluice, denied (deny list entry)', PACED_TARGET.blocked],
   ];
   return judged.flatMap(([id, label, target]) => {
     const parts = KEY_MODES.flatMap((mode) => {
@@ -79,6 +80,7 @@ export function pacedSection(samples: readonly PacedSample[], rounds: number): s
     'Served req/s',
     'p50 ms',
     'p99 ms',
+    'Event loop delay p99 / max, ms',
     'App CPU µs/req',
     'Above bare, µs/req',
     '× the guard above bare',
@@ -88,7 +90,7 @@ export function pacedSection(samples: readonly PacedSample[], rounds: number): s
   const out = [
     '### At a fixed load',
     '',
-    `Fastify, every contender at ${rate.toLocaleString('en-US')} requests a second (about half of what bare serves at saturation on this host), sent at an even pace by the bench's own client (bench/load/paced.load.ts, up to 50 connections) and each timed from when it was due, windows of about ${durationS.toFixed(0)} s, ${rounds} rounds, the order reversed every other round. Below saturation a contender's CPU per request is its own rather than an artefact of how its event loop interleaves with the load generator's; "above bare" subtracts bare's app CPU per request in the same round, and "× the guard" divides its median by the rate-limiter-flexible guard's (a ratio of medians: a round's own ratio divides two small, noisy differences). Median (min–max) over the rounds.`,
+    `Fastify, every contender at ${rate.toLocaleString('en-US')} requests a second (about half of what bare serves at saturation on this host), sent at an even pace by the bench's own client (bench/load/paced.load.ts, up to 50 connections) and each timed from when it was due, windows of about ${durationS.toFixed(0)} s, ${rounds} rounds, the order reversed every other round. Below saturation a contender's CPU per request is its own rather than an artefact of how its event loop interleaves with the load generator's; "above bare" subtracts bare's app CPU per request in the same round, and "× the guard" divides its median by the rate-limiter-flexible guard's (a ratio of medians: a round's own ratio divides two small, noisy differences). The event loop delay is the app's own (perf_hooks \`monitorEventLoopDelay\` sampling every 5 ms over the window, less those 5 ms): how late its loop ran what was due, the part of the tail the app's own work and timers add; the rest of a request's p99 is the wait for Redis, the sockets and the load generator. Median (min–max) over the rounds.`,
     '',
   ];
   for (const mode of KEY_MODES) {
@@ -102,6 +104,7 @@ export function pacedSection(samples: readonly PacedSample[], rounds: number): s
         f1(sp((s) => s.load.perSecond)),
         f2(sp((s) => s.load.p50)),
         f2(sp((s) => s.load.p99)),
+        `${f2(sp((s) => s.loop?.p99 ?? NaN))} / ${f2(sp((s) => s.loop?.max ?? NaN))}`,
         f1(sp((s) => s.appCpuUs)),
         id === 'bare' ? '0' : range(above(samples, id, mode), f1),
         id === 'bare' || id === 'rlf-redis' ? '' : x(overGuard(samples, id, mode)),

@@ -1,15 +1,15 @@
 import type { LoadResult } from '../load/load.types.js';
 import type { KeyMode } from './bench.constants.js';
 import { helperPids, type BenchContext } from './bench.context.js';
-import { ContenderProcess } from './contender.process.js';
+import { ContenderProcess, type LoopDelay } from './contender.process.js';
 import { contenderById, inMeasuringOrder, type Contender } from './contenders.js';
 import { OtherLoad } from './process.cpu.js';
 import { redisSnapshot, redisUsage, type RedisUsage } from './redis.stats.js';
 import { loadOf, startContenders, warmUp } from './throughput.scenario.js';
 
 /**
- * Who runs at the fixed rate: bare, the peer's guard, Sluice's exact and eventual paths, and the
- * blocked paths of both (docs/benchmarks.md, "At a fixed load").
+ * Who runs at the fixed rate: bare, the peer's guard, Sluice's exact and eventual paths, the
+ * blocked paths of both, and Sluice's denied path (docs/benchmarks.md, "At a fixed load").
  */
 export const PACED_CONTENDERS = [
   'bare',
@@ -18,6 +18,7 @@ export const PACED_CONTENDERS = [
   'sluice-gcra-eventual',
   'rlf-redis-blocked',
   'sluice-blocked',
+  'sluice-denied',
 ] as const;
 
 /** One paced window: a contender in one key mode, in one round. */
@@ -31,6 +32,8 @@ export interface PacedSample {
   redis: RedisUsage;
   /** The app process's CPU per response, µs. */
   appCpuUs: number;
+  /** The app's event loop delay over the window, ms; undefined if it did not say. */
+  loop: LoopDelay | undefined;
   otherCores: number;
 }
 
@@ -63,6 +66,7 @@ export async function runPaced(context: BenchContext): Promise<PacedSample[]> {
           console.log(
             `[paced ${rate}/s, round ${round}] ${contender.id} ${mode}: app ${sample.appCpuUs.toFixed(1)} µs/req, ` +
               `p50 ${sample.load.p50.toFixed(2)} ms, p99 ${sample.load.p99.toFixed(2)} ms, ` +
+              `loop p99 ${sample.loop?.p99.toFixed(2) ?? '–'} ms, ` +
               `Redis ${sample.redis.cpuUs.toFixed(1)} µs/req, others ${sample.otherCores.toFixed(2)} cores`,
           );
         }
@@ -82,6 +86,7 @@ async function pacedWindow(
   durationS: number,
 ): Promise<Omit<PacedSample, 'round' | 'contender' | 'mode' | 'rate'>> {
   const { settings, redis, load } = context;
+  await app.loopDelay();
   const before = await redisSnapshot(redis.admin);
   const cpuBefore = app.cpuSeconds();
   const others = new OtherLoad([...helperPids(context), app.pid]);
@@ -90,8 +95,10 @@ async function pacedWindow(
   );
   const otherCores = others.cores();
   const appCpuS = app.cpuSeconds() - cpuBefore;
+  const loop = await app.loopDelay();
   const after = await redisSnapshot(redis.admin);
   return {
+    loop,
     load: result,
     redis: redisUsage(before, after, result.requests),
     appCpuUs: (appCpuS * 1e6) / Math.max(1, result.requests),
