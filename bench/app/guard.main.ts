@@ -5,7 +5,7 @@
  * guard.bench.ts, never by hand.
  */
 import 'reflect-metadata';
-import { Module, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { HttpException, Module, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
@@ -60,6 +60,7 @@ async function main(): Promise<void> {
   await app.init();
   const guard = globalGuard(app);
   const byUser = settings.GUARD_MODE === 'users';
+  const refuses = env.contender.blocked || env.contender.denied === true;
   // The handler the guard reads the marks of, as Nest passes it (never called here).
   // eslint-disable-next-line @typescript-eslint/unbound-method
   const handler = byUser ? BenchController.prototype.byUser : BenchController.prototype.byIp;
@@ -95,6 +96,12 @@ async function main(): Promise<void> {
         if (!admitted) reject(new Error('the guard refused: the bench limits are out of reach'));
         else if (++done === count) resolve();
       };
+      // A blocked or denied contender refuses by design: its 429 is the decision measured.
+      const refused = (error: unknown) => {
+        if (refuses && error instanceof HttpException && error.getStatus() === 429) settle(true);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what the guard threw, passed on as it is
+        else reject(error);
+      };
       const tick = () => {
         const due = Math.min(
           count,
@@ -102,10 +109,10 @@ async function main(): Promise<void> {
         );
         while (started < due) {
           started++;
-          Promise.resolve(guard.canActivate(contextOf()) as boolean | Promise<boolean>).then(
-            settle,
-            reject,
-          );
+          // A guard may throw before its first await: the refusal is caught either way.
+          new Promise<boolean>((answer) =>
+            answer(guard.canActivate(contextOf()) as boolean | Promise<boolean>),
+          ).then(settle, refused);
         }
         if (started < count) setTimeout(tick, 1);
       };
