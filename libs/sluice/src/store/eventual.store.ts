@@ -7,7 +7,7 @@ import {
 } from './eventual.options.js';
 import { quiet } from './decide.js';
 import { Sightings, slotOf } from './eventual.sightings.js';
-import { learn, refill, retryEstimate, ViewTable, type View } from './eventual.view.js';
+import { learn, outcomeOf, reasonOf, refill, ViewTable, type View } from './eventual.view.js';
 import type {
   OutcomeReason,
   PolicyOutcome,
@@ -164,9 +164,7 @@ export class EventualStore implements SluiceStore {
     const reasons: OutcomeReason[] = [];
     let admitted = true;
     for (const view of views) {
-      let reason: OutcomeReason =
-        view.blockedUntil > now ? 'blocked' : view.remaining >= view.spec.cost ? 'ok' : 'limit';
-      if (reason !== 'ok' && view.spec.mode === 'shadow') reason = 'shadow';
+      const reason = reasonOf(view, now);
       if (reason === 'limit' || reason === 'blocked') admitted = false;
       reasons.push(reason);
     }
@@ -185,33 +183,9 @@ export class EventualStore implements SluiceStore {
       }
       // A refused identifier is synced too: its next answer may say it has room again.
       this.markDirty(call.key, view, now);
-      return this.outcome(view, reason, now);
+      return outcomeOf(view, reason, now);
     });
     return { admitted, outcomes };
-  }
-
-  private outcome(view: View, reason: OutcomeReason, now: number): PolicyOutcome {
-    const blocked = view.blockedUntil > now;
-    const reset = blocked
-      ? view.blockedUntil - now
-      : view.freshAt === Infinity
-        ? 0
-        : Math.max(0, view.freshAt - now);
-    let retry = 0;
-    if (blocked) retry = reset;
-    else if (reason !== 'ok') retry = retryEstimate(view, reset);
-    return {
-      allowed: reason === 'ok' || reason === 'shadow',
-      reason,
-      remaining: view.remaining,
-      reset,
-      retry,
-      delay: 0,
-      blockedUntil: blocked ? view.blockedUntil : 0,
-      offence: view.offence,
-      blockStarted: false,
-      granted: view.granted,
-    };
   }
 
   /**

@@ -2,7 +2,7 @@ import { isWindowAlgorithm } from '../algorithms/algorithm.types.js';
 import { rateParams } from '../algorithms/rate-params.js';
 import { capacity } from '../policy/policy.schema.js';
 import { SIGHTING_SLOTS, slotOf } from './eventual.sightings.js';
-import type { PolicyOutcome, PolicySpec } from './store.types.js';
+import type { OutcomeReason, PolicyOutcome, PolicySpec } from './store.types.js';
 
 // What an EventualStore knows of each policy's state for each identifier: its views, bounded,
 // and how a view learns from Redis's answers and refills between them (docs/algorithms.md,
@@ -20,8 +20,7 @@ export /** What this instance knows of one policy's state for one identifier. */
 interface View {
   /** `<identifier key> <policy> <algorithm>`: one Redis state. */
   readonly id: string;
-  /** The identifier's key, `<prefix>:{<keyKind>:<identifier>}`, and its slot (slotOf). */
-  readonly key: string;
+  /** The slot of the identifier's key (slotOf). */
   readonly slot: number;
   spec: PolicySpec;
   /** Units this instance may still admit on its own. */
@@ -77,7 +76,6 @@ export class ViewTable {
       if (this.views.size >= this.maxViews) this.evict();
       view = {
         id,
-        key,
         slot: slotOf(key),
         spec,
         remaining: 0,
@@ -153,4 +151,36 @@ export function retryEstimate(view: View, reset: number): number {
   if (isWindowAlgorithm(view.spec.algorithm)) return reset;
   const { interval } = rateParams(view.spec);
   return Math.min(reset, interval * Math.max(1, view.spec.cost - view.remaining));
+}
+
+/** What a view says of a request now: room for its cost, a block, or none (shadow: let through). */
+export function reasonOf(view: View, now: number): OutcomeReason {
+  const reason: OutcomeReason =
+    view.blockedUntil > now ? 'blocked' : view.remaining >= view.spec.cost ? 'ok' : 'limit';
+  return reason !== 'ok' && view.spec.mode === 'shadow' ? 'shadow' : reason;
+}
+
+/** A decision made from a view, as Redis would have answered it. */
+export function outcomeOf(view: View, reason: OutcomeReason, now: number): PolicyOutcome {
+  const blocked = view.blockedUntil > now;
+  const reset = blocked
+    ? view.blockedUntil - now
+    : view.freshAt === Infinity
+      ? 0
+      : Math.max(0, view.freshAt - now);
+  let retry = 0;
+  if (blocked) retry = reset;
+  else if (reason !== 'ok') retry = retryEstimate(view, reset);
+  return {
+    allowed: reason === 'ok' || reason === 'shadow',
+    reason,
+    remaining: view.remaining,
+    reset,
+    retry,
+    delay: 0,
+    blockedUntil: blocked ? view.blockedUntil : 0,
+    offence: view.offence,
+    blockStarted: false,
+    granted: view.granted,
+  };
 }
