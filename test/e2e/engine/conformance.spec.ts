@@ -20,7 +20,7 @@ import {
   readQuota,
 } from '@sluice/nest/src/store/spec.codec.js';
 import { RedisStore } from '@sluice/nest/src/store/redis.store.js';
-import { scriptCall } from '@sluice/nest/src/store/batched.call.js';
+import { repliesOf, scriptCall } from '@sluice/nest/src/store/batched.call.js';
 import {
   closeAll,
   connectCluster,
@@ -552,6 +552,62 @@ const batchedCase = fc
   );
 
 /**
+ * The usual turn of a busy policy: every call a consume of one policy at one cost, on a few
+ * identifiers, so identifiers repeat, refusals come and penalties start within a batch; a batch
+ * of mixed calls now and then puts a block or a reset between them. Such a batch takes the lean
+ * path of operateMany (consumeBatch in charge.ops.lua), which must answer as the twins do.
+ */
+const consumeBatchCase = fc
+  .constantFrom<Policy['algorithm']>(
+    'gcra',
+    'fixed-window',
+    'token-bucket',
+    'leaky-bucket',
+    'sliding-window',
+  )
+  .chain((algorithm) =>
+    fc.record({
+      policies: fc.tuple(
+        algorithmPolicy(algorithm, 'b0').filter((policy) =>
+          LONG_PERIODS_MS.includes(policy.periodMs),
+        ),
+      ),
+      batches: fc.array(
+        fc.oneof(
+          {
+            weight: 3,
+            arbitrary: fc.record({
+              gap: fc.double({ min: 0, max: 0.5, noNaN: true }),
+              calls: fc
+                .tuple(
+                  fc.double({ min: 0, max: 0.3, noNaN: true }),
+                  fc.array(fc.constantFrom(...IDENTIFIERS), { minLength: 2, maxLength: 40 }),
+                )
+                .map(([costShare, identifiers]) =>
+                  identifiers.map((identifier) => ({
+                    op: 'consume' as const,
+                    identifier,
+                    policies: [0],
+                    costShare,
+                    blockShare: 1,
+                  })),
+                ),
+            }),
+          },
+          {
+            weight: 1,
+            arbitrary: fc.record({
+              gap: fc.double({ min: 0, max: 0.5, noNaN: true }),
+              calls: fc.array(batchCall(1), { minLength: 2, maxLength: 8 }),
+            }),
+          },
+        ),
+        { minLength: 1, maxLength: 6 },
+      ),
+    }),
+  );
+
+/**
  * Each batch goes through the production RedisStore, whose calls made in one turn leave in one
  * FCALL (operateMany, with its write-back string cache); the twins run the same calls one at a
  * time. Replies, and every key's state after the last batch, must be identical.
@@ -590,7 +646,8 @@ async function batchConforms(
         key: `${prefix}:{user:${identifier}}`,
         specs: specs.map((spec) => ({ ...spec, cost })),
         durationMs: Math.max(1, Math.round(request.blockShare * (under[0] as Policy).periodMs)),
-        lease: `l${index}.${at}`,
+        // As the engine sends it: a lease only where a concurrency policy takes one.
+        lease: under.some((p) => p.algorithm === 'concurrency') ? `l${index}.${at}` : undefined,
       };
     });
     for (const call of calls) touched.add(call.key);
@@ -636,14 +693,13 @@ async function operateManyOnOneSlot(
       .map((master) => master.function('LOAD', 'REPLACE', library.functionSource)),
   );
   await libraryLoaded;
-  const { keys, keysAndArgs } = scriptCall(
-    calls.map((call) => ({
-      key: call.key,
-      args: [call.op, String(now), callArgument(call), ...call.specs.map(encodeSpec)],
-    })),
-  );
-  const replies = (await client.fcall(library.manyName, keys, ...keysAndArgs)) as unknown[];
-  return replies.map((reply, i) => decodeReply(reply, calls[i]!.specs.length));
+  const batched = calls.map((call) => ({
+    key: call.key,
+    args: [call.op, String(now), callArgument(call), ...call.specs.map(encodeSpec)],
+  }));
+  const { keys, keysAndArgs } = scriptCall(batched);
+  const reply = await client.fcall(library.manyName, keys, ...keysAndArgs);
+  return repliesOf(batched, reply).map((each, i) => decodeReply(each, calls[i]!.specs.length));
 }
 
 const callCounters = new WeakMap<Redis | Cluster, Map<string, { count: number }>>();
@@ -677,6 +733,17 @@ describe('the batched path (operateMany) against the twins one call at a time', 
     await client.function('LOAD', 'REPLACE', loadLuaLibrary().functionSource);
     await fc.assert(
       fc.asyncProperty(batchedCase, ({ policies, batches }) =>
+        batchConforms(client, policies, batches, false),
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('a single Redis: turns of one policy consumed on a few identifiers (the lean batch)', async () => {
+    const client = connectRedis();
+    await client.function('LOAD', 'REPLACE', loadLuaLibrary().functionSource);
+    await fc.assert(
+      fc.asyncProperty(consumeBatchCase, ({ policies, batches }) =>
         batchConforms(client, policies, batches, false),
       ),
       { numRuns: 150 },
@@ -731,6 +798,16 @@ describe('the batched path (operateMany) against the twins one call at a time', 
     const client = connectCluster();
     await fc.assert(
       fc.asyncProperty(batchedCase, ({ policies, batches }) =>
+        batchConforms(client, policies, batches, true),
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a 3-master Redis Cluster: one identifier’s turns of one policy (the lean batch)', async () => {
+    const client = connectCluster();
+    await fc.assert(
+      fc.asyncProperty(consumeBatchCase, ({ policies, batches }) =>
         batchConforms(client, policies, batches, true),
       ),
       { numRuns: 60 },

@@ -3,6 +3,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SluiceEngine, type PolicyInput } from '@sluice/nest/internals';
+import { ceilDiv } from '@sluice/nest/src/algorithms/integer-math.js';
 import { RedisStore, type RedisStoreOptions } from '@sluice/nest/engine';
 import { closeAll, connectRedis, filePrefixes } from '../../support/redis.clients.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-servers.js';
@@ -75,6 +76,47 @@ describe('calls on one identifier sent in one FCALL', () => {
     },
   );
 
+  it.each([
+    ['gcra', 'gc'],
+    ['fixed-window', 'fw'],
+  ] as const)(
+    '%s: a turn on 30 identifiers writes each once, to expire exactly when its state ends',
+    async (algorithm, code) => {
+      const prefix = prefixes.next();
+      const periodMs = 3_600_000;
+      const engine = engineWith(prefix, [{ name: 'api', algorithm, limit: 5, periodMs }]);
+      await engine.consume('api', 'warm-up');
+      const ids = Array.from({ length: 30 }, (_, i) => `u${i}`);
+      // Two turns, the first five identifiers twice in each: 4 of their 5 used, 2 of the others'.
+      for (let turn = 0; turn < 2; turn++) {
+        const decisions = await Promise.all(
+          [...ids, ...ids.slice(0, 5)].map((id) => engine.consume('api', id)),
+        );
+        expect(decisions.every((decision) => decision.allowed)).toBe(true);
+      }
+      expect((await engine.peek('api', 'u0')).remaining).toBe(1);
+      expect((await engine.peek('api', 'u29')).remaining).toBe(3);
+
+      for (const id of ids) {
+        const key = `${prefix}:{user:${id}}:api:${code}`;
+        const value = (await redis.get(key)) as string;
+        const expiresAt = Number(await redis.call('PEXPIRETIME', key));
+        // The state's end, in Redis's ms: gcra's theoretical arrival time, fixed-window's window end.
+        const [first] = value.split(' ').map(Number) as [number];
+        expect(expiresAt, key).toBe(
+          algorithm === 'gcra' ? ceilDiv(first, 1000) : (first + 1) * periodMs,
+        );
+        const writes = named(
+          await commandsOn(key, (seen) => named(seen, 'SET').length >= 2),
+          'SET',
+        );
+        expect(writes, key).toHaveLength(2);
+        // A window's second write keeps the TTL its first one set.
+        if (algorithm === 'fixed-window') expect(writes[1]?.slice(3), key).toEqual(['KEEPTTL']);
+      }
+    },
+  );
+
   it('batch.maxCalls 10: 25 calls at once go in 3 FCALLs, and admit exactly 20', async () => {
     const prefix = prefixes.next();
     const engine = engineWith(
@@ -92,6 +134,29 @@ describe('calls on one identifier sent in one FCALL', () => {
     const key = `${prefix}:{user:capped}`;
     const commands = await commandsOn(key, (seen) => named(seen, 'FCALL').length >= 3);
     expect(named(commands, 'FCALL').map((args) => args[2])).toEqual(['10', '10', '5']);
+  });
+
+  it('batch.maxCalls 400: a turn on 300 identifiers reads their 600 keys and decides each', async () => {
+    const prefix = prefixes.next();
+    const engine = engineWith(
+      prefix,
+      [{ name: 'api', algorithm: 'gcra', limit: 1, periodMs: 3_600_000 }],
+      { batch: { maxCalls: 400 } },
+    );
+    await engine.consume('api', 'warm-up');
+    const ids = Array.from({ length: 300 }, (_, i) => `many${i}`);
+    const turn = () => Promise.all(ids.map((id) => engine.consume('api', id)));
+
+    expect((await turn()).every((decision) => decision.allowed)).toBe(true);
+    // Each identifier's one request is used: every state read, the last ones past the 200th key.
+    expect((await turn()).map((decision) => decision.reason)).toEqual(ids.map(() => 'limit'));
+    const commands = await commandsOn(
+      `${prefix}:{user:many299}`,
+      (seen) => named(seen, 'MGET').length >= 2,
+    );
+    expect(named(commands, 'FCALL').map((args) => args[2])).toEqual(['300', '300']);
+    // Its keys are the 599th and 600th read: in each turn's third MGET, of keys 401 to 600.
+    expect(named(commands, 'MGET').map((args) => args.length - 1)).toEqual([200, 200]);
   });
 
   it('refuses batch limits it cannot keep, naming the field', () => {

@@ -118,10 +118,13 @@ function fixedWindow.usage(state, now, p)
   return count, granted
 end
 
-function fixedWindow.write(key, state, ttl)
+-- before: the state as read, when the caller has it. A window's key expires at the window's end
+-- whoever wrote it, so a write in the window it was read in keeps the TTL it has.
+function fixedWindow.write(key, state, ttl, before)
+  local keep = before ~= nil and before.window == state.window
   if state.granted and state.granted ~= 0 then
-    store(key, string.format('%d %d %d', state.window, state.count, state.granted), ttl)
+    store(key, string.format('%d %d %d', state.window, state.count, state.granted), ttl, keep)
   else
-    store(key, string.format('%d %d', state.window, state.count), ttl)
+    store(key, string.format('%d %d', state.window, state.count), ttl, keep)
   end
 end

@@ -54,6 +54,13 @@ describe('repliesOf', () => {
     expect((replies[1] as Error).message).toBe('ERR sluice: unknown operation x');
   });
 
+  it('reads two integers in a row as one call’s short admission', () => {
+    const calls = [1, 2, 3].map((n) => ({ key: `k${n}`, args: [] }));
+    const full = [0, 0, 1, 0, 100, 100, 0, 0, 0, 0, 0];
+    expect(repliesOf(calls, [9, 100, full, 8, 250])).toEqual([[9, 100], full, [8, 250]]);
+    expect(() => repliesOf(calls, [9, 100, 8, 250])).toThrow(/unexpected reply/);
+  });
+
   it('refuses a reply that does not hold one answer per call', () => {
     expect(() =>
       repliesOf(

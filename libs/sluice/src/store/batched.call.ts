@@ -47,13 +47,27 @@ export function scriptCall(calls: readonly BatchedCall[]): {
   return { script: 'many', keys: calls.length, keysAndArgs };
 }
 
-/** Each call's reply in `reply`; `operateMany`'s error for one call as an Error of its own. */
+/**
+ * Each call's reply in `reply`; `operateMany`'s error for one call as an Error of its own. Two
+ * integers in a row are one call's short admission (remaining, reset), which `operateMany` puts in
+ * the list flat (charge.ops.lua, consumeBatch).
+ */
 export function repliesOf(calls: readonly BatchedCall[], reply: unknown): unknown[] {
   if (calls.length === 1) return [reply];
-  if (!Array.isArray(reply) || reply.length !== calls.length) {
+  const replies: unknown[] = [];
+  const list: unknown[] = Array.isArray(reply) ? reply : [];
+  for (let at = 0; at < list.length; at++) {
+    const each = list[at];
+    if (typeof each === 'number') {
+      replies.push([each, list[++at]]);
+    } else {
+      replies.push(
+        typeof each === 'string' && each.startsWith('!') ? new Error(each.slice(1)) : each,
+      );
+    }
+  }
+  if (replies.length !== calls.length) {
     throw new Error(`sluice: unexpected reply from Redis: ${JSON.stringify(reply)}`);
   }
-  return reply.map((each: unknown) =>
-    typeof each === 'string' && each.startsWith('!') ? new Error(each.slice(1)) : each,
-  );
+  return replies;
 }

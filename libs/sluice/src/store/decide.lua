@@ -128,19 +128,27 @@ local function setCallTime(given, redisNow)
   return callTime.now
 end
 
--- The usual consume, one live policy with a string state and no penalty state, without the
--- general path's tables: the same reply perform() would give, or nil when the call needs that
--- path (a penalty or a block on record, a candidate, a refusal that counts towards a penalty).
-local function consumeOne(base, spec, now, lease)
+-- Whether an admission's reply can be remaining and reset alone: nothing else it would carry
+-- differs from an admission's defaults (spec.codec.ts decodes it).
+local function plain(verdict)
+  return verdict.retry <= 0 and verdict.delay == 0 and (verdict.granted or 0) == 0
+end
+
+-- One policy's consume decided on its string state: the short reply of a plain admission, else
+-- the ten integers.
+local function admittedReply(verdict, admitted, allowed, reason)
+  if admitted == 1 and reason == REASON.ok and plain(verdict) then
+    return { verdict.remaining, verdict.reset }
+  end
+  local retry = math.max(0, verdict.retry)
+  return { admitted, allowed, reason, verdict.remaining, verdict.reset, retry, verdict.delay, 0, 0, 0, verdict.granted or 0 }
+end
+
+-- One live policy's consume on its string state as read (key: the state's), without a penalty
+-- on record: the same reply perform() would give, or nil when the call needs the general path
+-- (a refusal that counts towards a penalty).
+local function consumeState(spec, key, stateValue, now, lease)
   local algorithm = spec.algorithm
-  if spec.candidateOf or algorithm.inPlace then
-    return nil
-  end
-  local key = stateKey(base, spec)
-  local penaltyValue, stateValue = readStrings(penaltyKey(base, spec), key)
-  if penaltyValue then
-    return nil
-  end
   local verdict = algorithm.decide(algorithm.decode(stateValue), now, spec.rate, spec.cost, lease)
   local admitted, allowed, reason = 1, 1, REASON.ok
   if verdict.allowed then
@@ -152,7 +160,25 @@ local function consumeOne(base, spec, now, lease)
   else
     admitted, allowed, reason = 0, 0, REASON.limit
   end
-  local retry = math.max(0, verdict.retry)
-  local granted = verdict.granted or 0
-  return { admitted, allowed, reason, verdict.remaining, verdict.reset, retry, verdict.delay, 0, 0, 0, granted }
+  return admittedReply(verdict, admitted, allowed, reason)
+end
+
+-- Whether consumeState can decide a call of this spec: a live policy with a string state.
+local function lean(spec)
+  return not spec.candidateOf and not spec.algorithm.inPlace
+end
+
+-- The usual consume, one live policy with a string state and no penalty state, without the
+-- general path's tables: the same reply perform() would give, or nil when the call needs that
+-- path (a penalty or a block on record, a candidate, a refusal that counts towards a penalty).
+local function consumeOne(base, spec, now, lease)
+  if not lean(spec) then
+    return nil
+  end
+  local key = stateKey(base, spec)
+  local penaltyValue, stateValue = readStrings(penaltyKey(base, spec), key)
+  if penaltyValue then
+    return nil
+  end
+  return consumeState(spec, key, stateValue, now, lease)
 end

@@ -14,7 +14,9 @@
 -- request; docs/architecture.md, "Shadow candidates").
 -- Reply: an array of integers (a table constructor costs this Lua less than formatting a
 -- string; docs/benchmarks.md): admitted, then per policy: allowed, reason, remaining, reset,
--- retry, delay, blockedUntil, offence, blockStarted. A grant's or a settlement's reply carries
+-- retry, delay, blockedUntil, offence, blockStarted, granted. The usual admission of one policy,
+-- whose other fields are all an admission's defaults, is only remaining and reset
+-- (admittedReply). A grant's or a settlement's reply carries
 -- the units used and the credits granted in the places of retry and delay.
 -- operateMany() runs several calls, one after the other, in one FCALL (see its comment).
 -- The operations are in charge.ops.lua, quota.ops.lua and key.ops.lua; specs are decoded in
@@ -83,17 +85,43 @@ local function callOf(text, specs)
   return call
 end
 
+-- The call every word of a batch of one spec names, when they are all one consume that
+-- consumeBatch can decide (a lean spec: decide.lua), else nil.
+local function leanBatch(KEYS, ARGV, spec)
+  local word = ARGV[3]
+  if spec.err or not lean(spec) or #KEYS < 2 then
+    return nil
+  end
+  for i = 4, #ARGV do
+    if ARGV[i] ~= word then
+      return nil
+    end
+  end
+  local call = callOf(word, { spec })
+  if call.op ~= 'consume' or call.failure or #call.specs ~= 1 then
+    return nil
+  end
+  return call
+end
+
 -- Several calls, decided in turn as if made one after the other: KEYS[i] is call i's key.
 -- ARGV: the count of distinct specs, those specs, then one word per call (callOf), so a turn's
 -- calls of one policy send its spec once and decode it once. Redis TIME is read once, for every
 -- call without a time of its own. Reply: one reply per call, as operate() gives it, or '!' and
--- the error of that call alone.
+-- the error of that call alone; where consumeBatch decides, a plain admission's two integers
+-- stand in the list themselves, not as an array.
 local function operateMany(KEYS, ARGV)
   beginStrings()
   local specCount = tonumber(ARGV[1])
   local specs = {}
   for i = 1, specCount do
     specs[i] = specOf(ARGV[i + 1])
+  end
+  local batch = specCount == 1 and leanBatch(KEYS, ARGV, specs[1])
+  if batch then
+    local replies = consumeBatch(KEYS, specs[1], setCallTime(batch.given, not batch.given and redisTime()), batch.argument)
+    flushStrings()
+    return replies
   end
   local replies, calls, redisNow = {}, {}, nil
   local byCall, reads = {}, {}

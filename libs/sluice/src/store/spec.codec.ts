@@ -59,9 +59,13 @@ export function encodeSpec(spec: PolicySpec): string {
   return words.join(' ');
 }
 
-/** operations.lua's reply: an array of integers, admitted then ten per policy. */
+/**
+ * operations.lua's reply: an array of integers, admitted then ten per policy; or, for the usual
+ * admission of one policy, remaining and reset alone (decide.lua, admittedReply).
+ */
 export function decodeReply(reply: unknown, policies: number): StoreResult {
   const numbers = (Array.isArray(reply) ? reply : []) as number[];
+  if (policies === 1 && numbers.length === 2) return admission(numbers);
   let valid = numbers.length === 1 + policies * FIELDS_PER_OUTCOME;
   for (let at = 0; valid && at < numbers.length; at++) valid = typeof numbers[at] === 'number';
   if (!valid) throw new Error(`sluice: unexpected reply from Redis: ${JSON.stringify(reply)}`);
@@ -81,6 +85,27 @@ export function decodeReply(reply: unknown, policies: number): StoreResult {
     });
   }
   return { admitted: numbers[0] === 1, outcomes };
+}
+
+/** An admission's short reply: [remaining, reset], the rest an admission's defaults. */
+function admission(numbers: number[]): StoreResult {
+  const [remaining, reset] = numbers;
+  if (typeof remaining !== 'number' || typeof reset !== 'number') {
+    throw new Error(`sluice: unexpected reply from Redis: ${JSON.stringify(numbers)}`);
+  }
+  const outcome: PolicyOutcome = {
+    allowed: true,
+    reason: 'ok',
+    remaining,
+    reset,
+    retry: 0,
+    delay: 0,
+    blockedUntil: 0,
+    offence: 0,
+    blockStarted: false,
+    granted: 0,
+  };
+  return { admitted: true, outcomes: [outcome] };
 }
 
 /** A grant's or a settlement's reply carries the units used where retry goes. */

@@ -12,9 +12,16 @@ end
 -- test clock has nothing to do with Redis's, so then they are relative.
 local callTime = { now = 0, fromRedis = false }
 
-local function expireIn(key, ttl)
+-- Gives key a TTL; with a value, sets it too (SET with the expiry, one command).
+local function expireIn(key, ttl, value)
   if ttl <= 0 then
     redis.call('DEL', key)
+  elseif value then
+    if callTime.fromRedis then
+      redis.call('SET', key, value, 'PXAT', int(ceilDiv(callTime.now + ttl, 1000)))
+    else
+      redis.call('SET', key, value, 'PX', int(ceilDiv(ttl, 1000)))
+    end
   elseif callTime.fromRedis then
     redis.call('PEXPIREAT', key, int(ceilDiv(callTime.now + ttl, 1000)))
   else
@@ -29,9 +36,16 @@ end
 -- maps a key to its value, or to false when it has none; `unwritten` to its expiry, ms, which
 -- `relative` says is a PX (a test clock's) rather than a PXAT.
 local strings, unwritten, relative = {}, {}, {}
+-- While set, store() writes at once instead: for keys no later call of the FCALL reads or writes
+-- (consumeBatch's last write of each identifier), the cache would only cost a table and a pass.
+local writeNow = false
 
 local function beginStrings()
-  strings, unwritten, relative = {}, {}, {}
+  strings, unwritten, relative, writeNow = {}, {}, {}, false
+end
+
+local function writeThrough(on)
+  writeNow = on
 end
 
 -- The values of the keys (nil for none), read from Redis only for keys not seen yet.
@@ -51,17 +65,9 @@ local function readStrings(first, second)
   return a or nil, b or nil
 end
 
--- Reads every key of `keys` not seen yet in MGETs of up to 200 keys: one command for a batch's
+-- Reads wanted[1..n], keys not seen yet, in MGETs of up to 200 keys: one command for a batch's
 -- decisions costs this Lua a third of one per decision (docs/benchmarks.md).
-local function prefetchStrings(keys)
-  local wanted, n = {}, 0
-  for _, key in ipairs(keys) do
-    if strings[key] == nil then
-      strings[key] = false
-      n = n + 1
-      wanted[n] = key
-    end
-  end
+local function readWanted(wanted, n)
   for first = 1, n, 200 do
     local last = math.min(n, first + 199)
     local values = redis.call('MGET', unpack(wanted, first, last))
@@ -71,15 +77,35 @@ local function prefetchStrings(keys)
   end
 end
 
+-- Reads every key of `keys` not seen yet.
+local function prefetchStrings(keys)
+  local wanted, n = {}, 0
+  for _, key in ipairs(keys) do
+    if strings[key] == nil then
+      strings[key] = false
+      n = n + 1
+      wanted[n] = key
+    end
+  end
+  readWanted(wanted, n)
+end
+
 -- Deleted at once, so a later in-place write of the same key (sliding-log) is never undone.
 local function remove(key)
   redis.call('DEL', key)
   strings[key], unwritten[key] = false, nil
 end
 
-local function store(key, value, ttl)
+-- keepExpiry: the key already expires when this write would have it expire (fixed-window's
+-- state in the window it was read in), so a write made now under Redis TIME keeps its TTL, a
+-- cheaper SET than one that sets it again.
+local function store(key, value, ttl, keepExpiry)
   if ttl <= 0 then
     remove(key)
+  elseif writeNow and keepExpiry and callTime.fromRedis then
+    redis.call('SET', key, value, 'KEEPTTL')
+  elseif writeNow then
+    expireIn(key, ttl, value)
   elseif callTime.fromRedis then
     strings[key], unwritten[key], relative[key] = value, ceilDiv(callTime.now + ttl, 1000), nil
   else
