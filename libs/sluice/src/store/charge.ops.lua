@@ -42,22 +42,24 @@ end
 local function consumeBatch(KEYS, spec, now, lease)
   local algorithm, rate, cost = spec.algorithm, spec.rate, spec.cost
   local stateSuffix, penaltySuffix = spec.stateSuffix, spec.penaltySuffix
-  -- firstOf[i]: the first call of call i's identifier, whose slot in the arrays it shares.
-  local seen, firstOf, stateKeys, reads, n = {}, {}, {}, {}, 0
+  -- Each identifier has a slot, in the order first seen (slotOf[i]: call i's); a slot's penalty
+  -- and state keys are reads[2 * slot - 1] and reads[2 * slot].
+  local slots, slotOf, reads, count = {}, {}, {}, 0
   for i = 1, #KEYS do
     local base = KEYS[i]
     local key = base .. stateSuffix
-    local first = seen[key]
-    if not first then
-      first = i
-      seen[key] = i
-      stateKeys[i] = key
-      reads[n + 1], reads[n + 2] = base .. penaltySuffix, key
-      n = n + 2
+    local slot = slots[key]
+    if not slot then
+      count = count + 1
+      slot = count
+      slots[key] = slot
+      reads[2 * slot - 1], reads[2 * slot] = base .. penaltySuffix, key
     end
-    firstOf[i] = first
+    slotOf[i] = slot
   end
-  -- Up to 200 keys a command, as prefetchStrings reads them; a default batch needs one.
+  -- Up to 200 keys a command, as prefetchStrings reads them; a default batch needs one. MGET
+  -- gives false for a key that has no value.
+  local n = 2 * count
   local values = redis.call('MGET', unpack(reads, 1, math.min(n, 200)))
   for from = 201, n, 200 do
     local to = math.min(n, from + 199)
@@ -66,30 +68,28 @@ local function consumeBatch(KEYS, spec, now, lease)
       values[j] = part[j - from + 1]
     end
   end
-  -- Per identifier, in its first call's slot: its state decoded (and as read), the TTL of its
-  -- last admission (to be written), whether the write-back cache has it from now on (handed). replies[1..m]:
-  -- a plain admission's remaining and reset as two integers, any other reply as its array.
-  local states, read, ttls, handed, readAt, replies, m = {}, {}, {}, {}, {}, {}, 0
-  local at = 0
-  for i = 1, #KEYS do
-    local first = firstOf[i]
-    if first == i then
-      at = at + 2
-      readAt[i] = at
-      -- MGET gives false for a key that has no value.
-      states[i] = algorithm.decode(values[at] or nil)
-      read[i] = states[i]
-      -- An identifier with a penalty on record takes the general path from its first call.
-      handed[i] = values[at - 1] and true or false
-      if handed[i] then
-        strings[reads[at - 1]], strings[reads[at]] = values[at - 1], values[at] or false
-      end
+  -- Per slot: its state decoded (and as read), the TTL of its last admission (to be written),
+  -- and whether the write-back cache has it from now on (handed): from its first call when a
+  -- penalty is on record.
+  local states, read, ttls, handed = {}, {}, {}, {}
+  for slot = 1, count do
+    local penaltyValue, stateValue = values[2 * slot - 1], values[2 * slot]
+    local state = algorithm.decode(stateValue or nil)
+    states[slot], read[slot], handed[slot] = state, state, penaltyValue and true or false
+    if penaltyValue then
+      strings[reads[2 * slot - 1]], strings[reads[2 * slot]] = penaltyValue, stateValue
     end
+  end
+  -- replies[1..m]: a plain admission's remaining and reset as two integers, any other reply as
+  -- its array.
+  local replies, m = {}, 0
+  for i = 1, #KEYS do
+    local slot = slotOf[i]
     local reply
-    if not handed[first] then
-      local verdict = algorithm.decide(states[first], now, rate, cost, lease)
+    if not handed[slot] then
+      local verdict = algorithm.decide(states[slot], now, rate, cost, lease)
       if verdict.allowed then
-        states[first], ttls[first] = verdict.state, verdict.ttl
+        states[slot], ttls[slot] = verdict.state, verdict.ttl
         if plain(verdict) then
           replies[m + 1], replies[m + 2] = verdict.remaining, verdict.reset
           m = m + 2
@@ -103,14 +103,13 @@ local function consumeBatch(KEYS, spec, now, lease)
       else
         -- A refusal that counts towards a penalty: the identifier's state as this batch left it
         -- goes to the write-back cache, which the general path reads and writes from now on.
-        handed[first] = true
-        local position = readAt[first]
-        strings[reads[position - 1]] = false
-        if ttls[first] then
-          algorithm.write(stateKeys[first], states[first], ttls[first])
-          ttls[first] = nil
+        handed[slot] = true
+        strings[reads[2 * slot - 1]] = false
+        if ttls[slot] then
+          algorithm.write(reads[2 * slot], states[slot], ttls[slot])
+          ttls[slot] = nil
         else
-          strings[reads[position]] = values[position] or false
+          strings[reads[2 * slot]] = values[2 * slot]
         end
       end
     end
@@ -120,8 +119,11 @@ local function consumeBatch(KEYS, spec, now, lease)
     end
   end
   writeThrough(true)
-  for first, ttl in pairs(ttls) do
-    algorithm.write(stateKeys[first], states[first], ttl, read[first])
+  for slot = 1, count do
+    local ttl = ttls[slot]
+    if ttl then
+      algorithm.write(reads[2 * slot], states[slot], ttl, read[slot])
+    end
   end
   writeThrough(false)
   return replies
