@@ -10,6 +10,7 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Cluster, Redis } from 'ioredis';
 import { RedisStore, SluiceEngine } from '../../libs/sluice/src/engine/index.js';
+import { decodeReply } from '../../libs/sluice/src/store/spec.codec.js';
 import { startRedisCluster } from '../../test/support/redis-servers.js';
 import { PLAIN_SCRIPT } from './lua-variants.js';
 import { writeMarkedSection } from './report.js';
@@ -154,7 +155,7 @@ async function main(): Promise<void> {
       'fcall-each': (mode) => (i) =>
         client
           .fcall(name, 1, `sluice:{ip:${identifier(mode, i)}}`, ...args)
-          .then((reply) => Array.isArray(reply) && reply[0] === 1),
+          .then((reply) => decodeReply(reply, 1).admitted),
       plain: (mode) => (i) =>
         client
           .evalsha(plainSha, 1, `sluice:{ip:${identifier(mode, i)}}:plain`, '60000')

@@ -20,6 +20,7 @@ import {
   type AlgorithmName,
 } from '../../libs/sluice/src/engine/index.js';
 import { loadLuaLibrary } from '../../libs/sluice/src/store/script.source.js';
+import { decodeReply } from '../../libs/sluice/src/store/spec.codec.js';
 import {
   FLOOR_SCRIPT,
   PLAIN_SCRIPT,
@@ -260,7 +261,8 @@ async function main(): Promise<void> {
     const keys = ids.map(baseKey);
     const plainKeys = ids.map((id) => `${baseKey(id)}:plain`);
     const n = ids.length;
-    const admittedReply = (r: unknown) => Array.isArray(r) && r[0] === 1;
+    /** A reply of the engine's Lua for one policy (the short form included) that admits. */
+    const admittedReply = (r: unknown) => decodeReply(r, 1).admitted;
     const args = (algorithm: AlgorithmName) => argsFor.get(algorithm) as string[];
     /** The engine's own Lua, called straight from ioredis with the store's arguments. */
     const sameScript = (key: string, algorithm: AlgorithmName) =>

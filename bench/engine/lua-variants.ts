@@ -71,11 +71,10 @@ function libraryCut(
   };
 }
 
-const CONSUME = "\n  if op == 'consume' then\n";
+const CONSUME = '\n  local reply = perform(KEYS[1], ARGV[1], now, ARGV[3], specs)\n';
 const CONSUME_EVALUATED =
   'local verdict = algorithm.decide(algorithm.decode(stateValue), now, spec.rate, spec.cost, lease)\n';
-const CONSUME_REPLY =
-  'return { admitted, allowed, reason, verdict.remaining, verdict.reset, retry, verdict.delay, 0, 0, 0 }';
+const CONSUME_REPLY = 'return admittedReply(verdict, admitted, allowed, reason)';
 /** consumeOne's read (readBoth makes the same call, followed by other lines). */
 const PENALTY_READ = 'readStrings(penaltyKey(base, spec), key)\n  if penaltyValue then';
 const SPEC_CACHE = 'local spec = specOf(ARGV[i])';

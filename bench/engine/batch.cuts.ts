@@ -1,0 +1,128 @@
+/**
+ * Where a batched decision's Redis CPU goes on 10 000 identifiers: the library's `operateMany`
+ * FCALLed directly with batches of 64 consumes of one policy (the lean batch of charge.ops.lua),
+ * beside copies of the library with one part cut away, loaded under names of their own (libs/ is
+ * never changed). A cut whose anchor text is gone (the Lua changed) stops the run, naming it.
+ * `npx tsx bench/engine/batch.cuts.ts` (BENCH_ROUNDS, 4); figures in docs/benchmarks.md.
+ */
+import { Redis } from 'ioredis';
+import { loadLuaLibrary } from '../../libs/sluice/src/store/script.source.js';
+import { startRedisServer } from '../../test/support/redis-servers.js';
+import { spread } from './measure.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS) > 0 ? Number(process.env.BENCH_ROUNDS) : 4;
+const IDENTIFIERS = 10_000;
+const BATCH = 64;
+const FCALLS_IN_FLIGHT = 2;
+const WARM_MS = 200;
+const RUN_MS = 1200;
+const SPECS = {
+  gcra: 'gcra gc 1000000 60000 - - - e 1',
+  'fixed-window': 'fixed-window fw 1000000 60000 - - - e 1',
+};
+
+/** The library's definitions with `anchor` replaced. */
+const cut =
+  (anchor: string, replacement: string) =>
+  (definitions: string): string => {
+    if (definitions.split(anchor).length !== 2) {
+      throw new Error(`batch.cuts: the Lua changed, no single "${anchor.slice(0, 60)}…"`);
+    }
+    return definitions.replace(anchor, replacement);
+  };
+
+const FINAL_WRITE = '      algorithm.write(reads[2 * slot], states[slot], ttl, read[slot])';
+const CUTS: Record<string, Array<(definitions: string) => string>> = {
+  library: [],
+  'no state written': [cut(FINAL_WRITE, '    local _ = ttl')],
+  'SET without an expiry': [
+    cut(
+      "redis.call('SET', key, value, 'PXAT', int(ceilDiv(callTime.now + ttl, 1000)))",
+      "redis.call('SET', key, value)",
+    ),
+    cut("redis.call('SET', key, value, 'KEEPTTL')", "redis.call('SET', key, value)"),
+  ],
+  'no MGET': [
+    cut(
+      "  local values = redis.call('MGET', unpack(reads, 1, math.min(n, 200)))",
+      '  local values = {}',
+    ),
+  ],
+  'nothing but the call': [
+    cut(
+      'local function operateMany(KEYS, ARGV)\n',
+      'local function operateMany(KEYS, ARGV)\n  if true then\n    return NOTHING\n  end\n',
+    ),
+    cut(
+      'local function operateMany(KEYS, ARGV)\n',
+      'local NOTHING = {}\nlocal function operateMany(KEYS, ARGV)\n',
+    ),
+  ],
+};
+
+const server = await startRedisServer();
+const client = new Redis(server.url);
+const cpuSeconds = async () => {
+  const text = await client.info('cpu');
+  const field = (name: string) => Number(new RegExp(`${name}:([0-9.]+)`).exec(text)?.[1]);
+  return field('used_cpu_sys_main_thread') + field('used_cpu_user_main_thread');
+};
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+try {
+  const { definitions } = loadLuaLibrary();
+  const functions = new Map<string, string>();
+  for (const [name, edits] of Object.entries(CUTS)) {
+    const fn = `batchcut_${functions.size}`;
+    const source = edits.reduce((lua, edit) => edit(lua), definitions);
+    await client.function(
+      'LOAD',
+      'REPLACE',
+      `#!lua name=${fn}\n${source}\nredis.register_function('${fn}', operateMany)\n`,
+    );
+    functions.set(name, fn);
+  }
+  const keys = Array.from(
+    { length: IDENTIFIERS },
+    (_, i) => `sluice:{ip:10.1.${(i >> 8) & 255}.${i & 255}}`,
+  );
+  const words = Array.from({ length: BATCH }, () => 'consume - - 1');
+  const results = new Map<string, number[]>();
+  for (let round = 0; round < ROUNDS; round++) {
+    const names = [...functions.keys()];
+    for (const [algorithm, spec] of Object.entries(SPECS)) {
+      for (const name of round % 2 === 0 ? names : names.reverse()) {
+        const fn = functions.get(name) as string;
+        let next = 0;
+        let decided = 0;
+        let stop = false;
+        const worker = async () => {
+          while (!stop) {
+            const batch = Array.from({ length: BATCH }, () => keys[next++ % IDENTIFIERS] as string);
+            await client.fcall(fn, BATCH, ...batch, '1', spec, ...words);
+            decided += BATCH;
+          }
+        };
+        const workers = Array.from({ length: FCALLS_IN_FLIGHT }, worker);
+        await sleep(WARM_MS);
+        const [cpuBefore, before] = [await cpuSeconds(), decided];
+        await sleep(RUN_MS);
+        const [cpuAfter, after] = [await cpuSeconds(), decided];
+        stop = true;
+        await Promise.all(workers);
+        const key = `${algorithm}: ${name}`;
+        const list = results.get(key) ?? [];
+        list.push(((cpuAfter - cpuBefore) * 1e6) / (after - before));
+        results.set(key, list);
+      }
+    }
+  }
+  for (const [key, values] of results) {
+    const s = spread(values);
+    console.log(
+      `${key.padEnd(40)} ${s.median.toFixed(2)} µs (${s.min.toFixed(2)}–${s.max.toFixed(2)}) of Redis CPU a decision`,
+    );
+  }
+} finally {
+  client.disconnect();
+  await server.stop();
+}
