@@ -16,8 +16,8 @@
 -- string; docs/benchmarks.md): admitted, then per policy: allowed, reason, remaining, reset,
 -- retry, delay, blockedUntil, offence, blockStarted, granted. The usual admission of one policy,
 -- whose other fields are all an admission's defaults, is only remaining and reset
--- (admittedReply). A grant's or a settlement's reply carries
--- the units used and the credits granted in the places of retry and delay.
+-- (admittedReply). A grant's or a settlement's reply carries the units used and the credits
+-- granted in the places of retry and delay.
 -- operateMany() runs several calls, one after the other, in one FCALL (see its comment).
 -- The operations are in charge.ops.lua, quota.ops.lua and key.ops.lua; specs are decoded in
 -- spec.lua, state read in state.lua, and decisions built in decide.lua.
@@ -119,7 +119,8 @@ local function operateMany(KEYS, ARGV)
   end
   local batch = specCount == 1 and leanBatch(KEYS, ARGV, specs[1])
   if batch then
-    local replies = consumeBatch(KEYS, specs[1], setCallTime(batch.given, not batch.given and redisTime()), batch.argument)
+    local now = setCallTime(batch.given, not batch.given and redisTime())
+    local replies = consumeBatch(KEYS, specs[1], now, batch.argument)
     flushStrings()
     return replies
   end

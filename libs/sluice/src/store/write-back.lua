@@ -65,19 +65,8 @@ local function readStrings(first, second)
   return a or nil, b or nil
 end
 
--- Reads wanted[1..n], keys not seen yet, in MGETs of up to 200 keys: one command for a batch's
+-- Reads every key of `keys` not seen yet in MGETs of up to 200 keys: one command for a batch's
 -- decisions costs this Lua a third of one per decision (docs/benchmarks.md).
-local function readWanted(wanted, n)
-  for first = 1, n, 200 do
-    local last = math.min(n, first + 199)
-    local values = redis.call('MGET', unpack(wanted, first, last))
-    for i = first, last do
-      strings[wanted[i]] = values[i - first + 1] or false
-    end
-  end
-end
-
--- Reads every key of `keys` not seen yet.
 local function prefetchStrings(keys)
   local wanted, n = {}, 0
   for _, key in ipairs(keys) do
@@ -87,7 +76,13 @@ local function prefetchStrings(keys)
       wanted[n] = key
     end
   end
-  readWanted(wanted, n)
+  for first = 1, n, 200 do
+    local last = math.min(n, first + 199)
+    local values = redis.call('MGET', unpack(wanted, first, last))
+    for i = first, last do
+      strings[wanted[i]] = values[i - first + 1] or false
+    end
+  end
 end
 
 -- Deleted at once, so a later in-place write of the same key (sliding-log) is never undone.
