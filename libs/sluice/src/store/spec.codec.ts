@@ -1,4 +1,5 @@
 import { ALGORITHM_CODES } from '../algorithms/algorithm.types.js';
+import { quiet } from './decide.js';
 import type {
   OutcomeReason,
   PolicyOutcome,
@@ -93,18 +94,9 @@ function admission(numbers: number[]): StoreResult {
   if (typeof remaining !== 'number' || typeof reset !== 'number') {
     throw new Error(`sluice: unexpected reply from Redis: ${JSON.stringify(numbers)}`);
   }
-  const outcome: PolicyOutcome = {
-    allowed: true,
-    reason: 'ok',
-    remaining,
-    reset,
-    retry: 0,
-    delay: 0,
-    blockedUntil: 0,
-    offence: 0,
-    blockStarted: false,
-    granted: 0,
-  };
+  const outcome = quiet();
+  outcome.remaining = remaining;
+  outcome.reset = reset;
   return { admitted: true, outcomes: [outcome] };
 }
 
