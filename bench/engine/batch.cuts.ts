@@ -8,7 +8,7 @@
 import { Redis } from 'ioredis';
 import { loadLuaLibrary } from '../../libs/sluice/src/store/script.source.js';
 import { startRedisServer } from '../../test/support/redis-servers.js';
-import { spread } from './measure.js';
+import { redisCpuNow, spread } from './measure.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS) > 0 ? Number(process.env.BENCH_ROUNDS) : 4;
 const IDENTIFIERS = 10_000;
@@ -62,11 +62,6 @@ const CUTS: Record<string, Array<(definitions: string) => string>> = {
 
 const server = await startRedisServer();
 const client = new Redis(server.url);
-const cpuSeconds = async () => {
-  const text = await client.info('cpu');
-  const field = (name: string) => Number(new RegExp(`${name}:([0-9.]+)`).exec(text)?.[1]);
-  return field('used_cpu_sys_main_thread') + field('used_cpu_user_main_thread');
-};
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 try {
   const { definitions } = loadLuaLibrary();
@@ -104,9 +99,9 @@ try {
         };
         const workers = Array.from({ length: FCALLS_IN_FLIGHT }, worker);
         await sleep(WARM_MS);
-        const [cpuBefore, before] = [await cpuSeconds(), decided];
+        const [cpuBefore, before] = [await redisCpuNow(client), decided];
         await sleep(RUN_MS);
-        const [cpuAfter, after] = [await cpuSeconds(), decided];
+        const [cpuAfter, after] = [await redisCpuNow(client), decided];
         stop = true;
         await Promise.all(workers);
         const key = `${algorithm}: ${name}`;

@@ -8,6 +8,7 @@
  */
 import { Redis } from 'ioredis';
 import { startRedisServer } from '../../test/support/redis-servers.js';
+import { redisCpuNow } from './measure.js';
 
 const IDENTIFIERS = 10_000;
 const IN_FLIGHT_DECISIONS = 128;
@@ -49,12 +50,6 @@ local function decide(keys)
 end
 redis.register_function('lean_batch_${penalty ? 2 : 1}', decide)`;
 
-async function redisCpuSeconds(client: Redis): Promise<number> {
-  const text = await client.info('cpu');
-  const field = (name: string) => Number(new RegExp(`${name}:([0-9.]+)`).exec(text)?.[1]);
-  return field('used_cpu_sys_main_thread') + field('used_cpu_user_main_thread');
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const server = await startRedisServer();
@@ -83,9 +78,9 @@ try {
         worker,
       );
       await sleep(WARM_MS);
-      const [cpuBefore, before] = [await redisCpuSeconds(client), decided];
+      const [cpuBefore, before] = [await redisCpuNow(client), decided];
       await sleep(RUN_MS);
-      const [cpuAfter, after] = [await redisCpuSeconds(client), decided];
+      const [cpuAfter, after] = [await redisCpuNow(client), decided];
       stop = true;
       await Promise.all(workers);
       const perDecision = ((cpuAfter - cpuBefore) * 1e6) / (after - before);

@@ -40,6 +40,11 @@ function redisCpuSeconds(fields: Info): number {
   return num(fields, 'used_cpu_user_main_thread') + num(fields, 'used_cpu_sys_main_thread');
 }
 
+/** The Redis main thread's CPU seconds so far (user + sys), from INFO cpu. */
+export async function redisCpuNow(admin: Redis): Promise<number> {
+  return redisCpuSeconds(await info(admin, 'cpu'));
+}
+
 export interface Run {
   /** Calls completed. */
   calls: number;
