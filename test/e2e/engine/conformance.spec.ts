@@ -20,7 +20,7 @@ import {
   readQuota,
 } from '@sluice/nest/src/store/spec.codec.js';
 import { RedisStore } from '@sluice/nest/src/store/redis.store.js';
-import { repliesOf, scriptCall } from '@sluice/nest/src/store/batched.call.js';
+import { resultsOf, scriptCall } from '@sluice/nest/src/store/batched.call.js';
 import {
   closeAll,
   connectCluster,
@@ -699,7 +699,10 @@ async function operateManyOnOneSlot(
   }));
   const { keys, keysAndArgs } = scriptCall(batched);
   const reply = await client.fcall(library.manyName, keys, ...keysAndArgs);
-  return repliesOf(batched, reply).map((each, i) => decodeReply(each, calls[i]!.specs.length));
+  return resultsOf(batched, reply).map((each) => {
+    if (each instanceof Error) throw each;
+    return each;
+  });
 }
 
 const callCounters = new WeakMap<Redis | Cluster, Map<string, { count: number }>>();

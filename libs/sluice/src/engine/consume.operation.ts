@@ -2,7 +2,13 @@ import { ceilDiv } from '../algorithms/integer-math.js';
 import { traitsOf } from '../algorithms/algorithm.traits.js';
 import type { AccessLists } from '../lists/access-lists.js';
 import type { Policy } from '../policy/policy.types.js';
-import type { PolicyOutcome, PolicySpec, SluiceStore, StoreCall } from '../store/store.types.js';
+import type {
+  PolicyOutcome,
+  PolicySpec,
+  SluiceStore,
+  StoreCall,
+  StoreResult,
+} from '../store/store.types.js';
 import type { CallTarget } from './call.target.js';
 import {
   delayInMs,
@@ -12,7 +18,7 @@ import {
   type AppliedOverride,
   type PolicyDecision,
 } from './decision.js';
-import type { PolicyPricing } from './policy.pricing.js';
+import type { PolicyPricing, Priced } from './policy.pricing.js';
 import type { Charged, ConsumeOptions } from './engine.types.js';
 
 const NOTHING_CHARGED: readonly Policy[] = [];
@@ -38,24 +44,29 @@ export class ConsumeOperation {
     private readonly lists: AccessLists,
   ) {}
 
-  /**
-   * Not async: the store call's promise is returned as it is, rather than resolved into another
-   * one (two more turns of the microtask queue). A bad input still rejects, never throws.
-   */
+  /** The decision on `target`, charged when `op` is consume. A bad input rejects, never throws. */
   decide(op: 'consume' | 'peek', target: CallTarget, options: ConsumeOptions): Promise<Charged> {
     try {
-      return this.decideNow(op, target, options);
+      const started = this.start(op, target, options);
+      return started instanceof PendingCharge
+        ? started.reply.then((result) => started.finish(result))
+        : Promise.resolve(started);
     } catch (error) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, passed on as it is
       return Promise.reject(error);
     }
   }
 
-  private decideNow(
+  /**
+   * The decision settled at once (lists, overrides, policies that are off), or its store call sent
+   * and what finishes it once the store answers. Not async: a caller that awaits the reply itself
+   * (CallDecider) spends no promise of its own on the decision. Throws on bad input.
+   */
+  start(
     op: 'consume' | 'peek',
     target: CallTarget,
     options: ConsumeOptions,
-  ): Promise<Charged> {
+  ): Charged | PendingCharge {
     const nowMs = this.pricing.nowMs();
     const settled: PolicyDecision[] = [];
     const counted: Counted[] = [];
@@ -95,41 +106,75 @@ export class ConsumeOperation {
     }
     const denied = settled.some((decision) => decision.reason === 'denylist');
     if (counted.length === 0 || denied) {
-      return Promise.resolve({ decision: summarize(settled, !denied), charged: NOTHING_CHARGED });
+      return { decision: summarize(settled, !denied), charged: NOTHING_CHARGED };
     }
     return this.count(op, target, options, counted, settled);
   }
 
-  /** The store call for the counted policies and their candidates, and what it charged. */
-  private async count(
+  /** The store call for the counted policies and their candidates, sent. */
+  private count(
     op: 'consume' | 'peek',
     target: CallTarget,
     options: ConsumeOptions,
     counted: Counted[],
     settled: PolicyDecision[],
-  ): Promise<Charged> {
-    const specs = counted.map(({ policy, override }) =>
-      this.pricing.spec(policy, override, options),
-    );
-    const proposed = this.pricing.proposals(
-      target,
-      options,
-      counted.map((each) => each.policy),
-    );
+  ): PendingCharge {
+    const specs: PolicySpec[] = [];
+    let candidates = false;
+    for (const { policy, override } of counted) {
+      specs.push(this.pricing.spec(policy, override, options));
+      if (policy.candidate) candidates = true;
+    }
+    const proposed = candidates
+      ? this.pricing.proposals(
+          target,
+          options,
+          counted.map((each) => each.policy),
+        )
+      : NO_PROPOSALS;
     // A policy's candidate rides in the same call: no extra round trip.
     const sent = proposed.length === 0 ? specs : [...specs, ...proposed.map((each) => each.spec)];
     const call: StoreCall = { op, key: target.key, specs: sent };
     // A lease only for calls that take a slot: the usual request builds no string for it.
     if (sent.some(holdsSlots)) call.lease = `${this.leaseTag}.${(this.leases++).toString(36)}`;
-    const result = await this.store.run(call);
-    const decided = counted.map(({ policy, override }, index) =>
-      toDecision(
-        policy,
-        specs[index] as PolicySpec,
-        result.outcomes[index] as PolicyOutcome,
-        override,
-      ),
+    return new PendingCharge(
+      this.store.run(call),
+      op,
+      counted,
+      specs,
+      settled,
+      proposed,
+      call.lease,
     );
+  }
+}
+
+const NO_PROPOSALS: readonly Priced[] = [];
+
+/**
+ * A consume or peek whose store call is out: its reply, and what turns the store's result into
+ * the decision and what it charged (docs/algorithms.md, "One script, all or nothing").
+ */
+export class PendingCharge {
+  constructor(
+    /** The store call's result; rejects when the store fails. */
+    readonly reply: Promise<StoreResult>,
+    private readonly op: 'consume' | 'peek',
+    private readonly counted: readonly Counted[],
+    private readonly specs: readonly PolicySpec[],
+    private readonly settled: readonly PolicyDecision[],
+    private readonly proposed: readonly Priced[],
+    private readonly lease: string | undefined,
+  ) {}
+
+  finish(result: StoreResult): Charged {
+    const { counted, specs, settled, proposed } = this;
+    const decided: PolicyDecision[] = [];
+    for (let index = 0; index < counted.length; index++) {
+      const { policy, override } = counted[index] as Counted;
+      const outcome = result.outcomes[index] as PolicyOutcome;
+      decided.push(toDecision(policy, specs[index] as PolicySpec, outcome, override));
+    }
     const decision = summarize(
       settled.length === 0 ? decided : [...decided, ...settled],
       result.admitted,
@@ -141,15 +186,17 @@ export class ConsumeOperation {
     }
     // All or nothing: an admitted call charged each counted policy that admitted it (a shadow
     // policy that would have refused was not charged); a refused one charged none.
-    const charged =
-      op === 'consume' && result.admitted
-        ? counted
-            .filter((_, index) => (decided[index] as PolicyDecision).reason === 'ok')
-            .map((each) => each.policy)
-        : NOTHING_CHARGED;
-    if (call.lease !== undefined && charged.some(holdsSlots)) {
-      decision.lease = call.lease;
-      return { decision, charged, lease: call.lease };
+    if (this.op !== 'consume' || !result.admitted) return { decision, charged: NOTHING_CHARGED };
+    const charged: Policy[] = [];
+    for (let index = 0; index < counted.length; index++) {
+      if ((decided[index] as PolicyDecision).reason === 'ok') {
+        charged.push((counted[index] as Counted).policy);
+      }
+    }
+    const lease = this.lease;
+    if (lease !== undefined && charged.some(holdsSlots)) {
+      decision.lease = lease;
+      return { decision, charged, lease };
     }
     return { decision, charged };
   }

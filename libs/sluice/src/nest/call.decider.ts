@@ -10,6 +10,7 @@ import {
 } from '../engine/decision.js';
 import { operationsOf, type EngineOperations } from '../engine/engine.operations.js';
 import { SluiceEngine } from '../engine/sluice.engine.js';
+import { PendingCharge } from '../engine/consume.operation.js';
 import type { Charged, ConsumeOptions } from '../engine/engine.types.js';
 import { InvalidIdentifierError, storedForm } from '../keys/identifier.js';
 import { UnknownPolicyError } from '../policy/policy.registry.js';
@@ -74,7 +75,10 @@ export class CallDecider implements RequestDecider {
     const started = timed ? performance.now() : 0;
     let charged: Charged;
     try {
-      charged = await this.operations.consume.decide('consume', target, terms);
+      // The store's reply awaited here, and the decision finished from it at once: no promise
+      // of the consume operation's own between the store and this request.
+      const started = this.operations.consume.start('consume', target, terms);
+      charged = started instanceof PendingCharge ? started.finish(await started.reply) : started;
     } catch (error) {
       if (isInputError(error)) throw error;
       const decision = await this.outage.decide(policies, identifier, { ...terms, keyKind }, error);

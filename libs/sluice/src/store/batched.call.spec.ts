@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { repliesOf, scriptCall } from './batched.call.js';
+import { resultsOf, scriptCall } from './batched.call.js';
+import { quiet } from './decide.js';
+import type { StoreResult } from './store.types.js';
 
 const GCRA = 'api gc 100 60000 - - - e 1';
 const DAILY = 'daily fw 1000 86400000 - - - e 1';
@@ -40,36 +42,61 @@ describe('scriptCall', () => {
   });
 });
 
-describe('repliesOf', () => {
-  it("gives each call its reply, and one call's error as an Error of its own", () => {
-    const replies = repliesOf(
-      [
-        { key: 'k1', args: [] },
-        { key: 'k2', args: [] },
-      ],
-      [[1, 1, 0, 9, 100, 0, 0, 0, 0, 0], '!ERR sluice: unknown operation x'],
+describe('resultsOf', () => {
+  const consume = (key: string, specs = [GCRA]) => ({ key, args: ['consume', '', '', ...specs] });
+
+  it("decodes each call's result, and one call's error as an Error of its own", () => {
+    const results = resultsOf(
+      [consume('k1'), consume('k2')],
+      [[1, 1, 0, 9, 100, 0, 0, 0, 0, 0, 0], '!ERR sluice: unknown operation x'],
     );
-    expect(replies[0]).toEqual([1, 1, 0, 9, 100, 0, 0, 0, 0, 0]);
-    expect(replies[1]).toBeInstanceOf(Error);
-    expect((replies[1] as Error).message).toBe('ERR sluice: unknown operation x');
+    expect(results[0]).toMatchObject({ admitted: true, outcomes: [{ remaining: 9, reset: 100 }] });
+    expect(results[1]).toBeInstanceOf(Error);
+    expect((results[1] as Error).message).toBe('ERR sluice: unknown operation x');
   });
 
   it('reads two integers in a row as one call’s short admission', () => {
-    const calls = [1, 2, 3].map((n) => ({ key: `k${n}`, args: [] }));
     const full = [0, 0, 1, 0, 100, 100, 0, 0, 0, 0, 0];
-    expect(repliesOf(calls, [9, 100, full, 8, 250])).toEqual([[9, 100], full, [8, 250]]);
-    expect(() => repliesOf(calls, [9, 100, 8, 250])).toThrow(/unexpected reply/);
+    const results = resultsOf(
+      [consume('k1'), consume('k2'), consume('k3')],
+      [9, 100, full, 8, 250],
+    );
+    expect(results.map((each) => (each as StoreResult).admitted)).toEqual([true, false, true]);
+    expect((results[0] as StoreResult).outcomes[0]).toEqual({
+      ...quiet(),
+      remaining: 9,
+      reset: 100,
+    });
+    expect((results[2] as StoreResult).outcomes[0]).toMatchObject({ remaining: 8, reset: 250 });
+    expect((results[1] as StoreResult).outcomes[0]).toMatchObject({
+      allowed: false,
+      reason: 'limit',
+    });
+  });
+
+  it('fails only the call whose answer does not read', () => {
+    const results = resultsOf([consume('k1', [GCRA, DAILY]), consume('k2')], [9, 100, 8, 250]);
+    expect(results[0]).toBeInstanceOf(Error);
+    expect((results[0] as Error).message).toMatch(/unexpected reply from Redis: \[9,100\]/);
+    expect((results[1] as StoreResult).outcomes[0]).toMatchObject({ remaining: 8 });
+  });
+
+  it("gives a grant's result its quota", () => {
+    const [granted] = resultsOf(
+      [{ key: 'k1', args: ['grant', '', '5', DAILY] }],
+      [1, 1, 0, 995, 100, 12, 0, 0, 0, 0, 5],
+    );
+    expect((granted as StoreResult).outcomes[0]).toMatchObject({
+      quota: { used: 12, granted: 5 },
+      retry: 0,
+    });
   });
 
   it('refuses a reply that does not hold one answer per call', () => {
-    expect(() =>
-      repliesOf(
-        [
-          { key: 'k1', args: [] },
-          { key: 'k2', args: [] },
-        ],
-        [[1]],
-      ),
-    ).toThrow(/unexpected reply/);
+    expect(() => resultsOf([consume('k1'), consume('k2')], [[1]])).toThrow(/unexpected reply/);
+    expect(() => resultsOf([consume('k1'), consume('k2')], [9, 100, 8, 250, 7, 1])).toThrow(
+      /unexpected reply/,
+    );
+    expect(() => resultsOf([consume('k1'), consume('k2')], 'OK')).toThrow(/unexpected reply/);
   });
 });

@@ -1,4 +1,6 @@
 import type { ScriptName } from './script.runner.js';
+import { decodeAdmission, decodeReply, readQuota } from './spec.codec.js';
+import type { StoreResult } from './store.types.js';
 
 /** One call as the Lua's `operate` takes it: its key, and op, now, argument and the specs. */
 export interface BatchedCall {
@@ -48,26 +50,54 @@ export function scriptCall(calls: readonly BatchedCall[]): {
 }
 
 /**
- * Each call's reply in `reply`; `operateMany`'s error for one call as an Error of its own. Two
- * integers in a row are one call's short admission (remaining, reset), which `operateMany` puts in
- * the list flat (charge.ops.lua, consumeBatch).
+ * Each call's result decoded from `reply`, or an Error of that call alone: `operateMany`'s error
+ * for it, or an answer that does not read. Two integers in a row are one call's short admission
+ * (remaining, reset), which `operateMany` puts in the list flat (charge.ops.lua, consumeBatch). A
+ * reply without one answer per call throws: the whole send failed.
  */
-export function repliesOf(calls: readonly BatchedCall[], reply: unknown): unknown[] {
-  if (calls.length === 1) return [reply];
-  const replies: unknown[] = [];
+export function resultsOf(
+  calls: readonly BatchedCall[],
+  reply: unknown,
+): Array<StoreResult | Error> {
+  const only = calls.length === 1 ? calls[0] : undefined;
+  if (only !== undefined) return [resultOf(only, reply, undefined)];
+  const results: Array<StoreResult | Error> = [];
   const list: unknown[] = Array.isArray(reply) ? reply : [];
-  for (let at = 0; at < list.length; at++) {
+  let at = 0;
+  for (; at < list.length && results.length < calls.length; at++) {
+    const call = calls[results.length] as BatchedCall;
     const each = list[at];
-    if (typeof each === 'number') {
-      replies.push([each, list[++at]]);
-    } else {
-      replies.push(
-        typeof each === 'string' && each.startsWith('!') ? new Error(each.slice(1)) : each,
-      );
-    }
+    if (typeof each === 'number') results.push(resultOf(call, each, list[++at]));
+    else if (typeof each === 'string' && each.startsWith('!'))
+      results.push(new Error(each.slice(1)));
+    else results.push(resultOf(call, each, undefined));
   }
-  if (replies.length !== calls.length) {
+  if (results.length !== calls.length || at !== list.length) {
     throw new Error(`sluice: unexpected reply from Redis: ${JSON.stringify(reply)}`);
   }
-  return replies;
+  return results;
 }
+
+/**
+ * One call's answer decoded: a short admission when `reset` follows it in the list, else its
+ * reply; a grant's or a settlement's carries its quota.
+ */
+function resultOf(call: BatchedCall, answer: unknown, reset: unknown): StoreResult | Error {
+  const policies = call.args.length - ARGS_BEFORE_SPECS;
+  try {
+    if (reset !== undefined || typeof answer === 'number') {
+      if (policies !== 1) throw unreadable([answer, reset]);
+      return decodeAdmission(answer, reset);
+    }
+    const result = decodeReply(answer, policies);
+    const op = call.args[0];
+    if (op === 'grant' || op === 'settle')
+      for (const outcome of result.outcomes) readQuota(outcome);
+    return result;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+const unreadable = (answer: unknown): Error =>
+  new Error(`sluice: unexpected reply from Redis: ${JSON.stringify(answer)}`);

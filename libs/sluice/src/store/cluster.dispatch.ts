@@ -1,9 +1,10 @@
 import type { Cluster } from 'ioredis';
 import { getOrAdd } from '../collections/get-or-add.js';
-import { repliesOf, scriptCall, type BatchedCall } from './batched.call.js';
+import { resultsOf, scriptCall, type BatchedCall } from './batched.call.js';
 import { clusterSlot } from './cluster.slot.js';
 import { withinDeadline } from './reply.deadline.js';
 import type { ScriptRunner } from './script.runner.js';
+import type { StoreResult } from './store.types.js';
 import type { TurnBatch } from './turn.batch.js';
 
 /**
@@ -13,7 +14,10 @@ import type { TurnBatch } from './turn.batch.js';
 const NOT_RUN_ON_THIS_NODE = /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /;
 
 /** Sends the calls of one slot in one script call; `timeoutMs` is what is left of their deadline. */
-export type SendOneSlot = (calls: BatchedCall[], timeoutMs?: number) => Promise<unknown[]>;
+export type SendOneSlot = (
+  calls: BatchedCall[],
+  timeoutMs?: number,
+) => Promise<Array<StoreResult | Error>>;
 
 /**
  * A Cluster's side of the store: a batch per master (a script's keys must share a slot, and a
@@ -23,14 +27,14 @@ export type SendOneSlot = (calls: BatchedCall[], timeoutMs?: number) => Promise<
  */
 export class ClusterDispatch {
   /** The batches, by the node serving the call's slot when the call was made. */
-  private readonly batches = new Map<string, TurnBatch<BatchedCall, unknown>>();
+  private readonly batches = new Map<string, TurnBatch<BatchedCall, StoreResult>>();
 
   constructor(
     private readonly cluster: Cluster,
     private readonly runner: ScriptRunner,
     private readonly newBatch: (
-      send: (calls: BatchedCall[]) => Promise<unknown[]>,
-    ) => TurnBatch<BatchedCall, unknown>,
+      send: (calls: BatchedCall[]) => Promise<Array<StoreResult | Error>>,
+    ) => TurnBatch<BatchedCall, StoreResult>,
     private readonly sendOneSlot: SendOneSlot,
     private readonly timeoutMs: number | undefined,
   ) {}
@@ -39,7 +43,7 @@ export class ClusterDispatch {
    * The batch of the master serving the call's slot, by the slot map the client holds now. A map
    * not yet loaded puts the call in a batch of its own name; the pipeline then finds the nodes.
    */
-  batchOf(call: BatchedCall): TurnBatch<BatchedCall, unknown> {
+  batchOf(call: BatchedCall): TurnBatch<BatchedCall, StoreResult> {
     call.slot = clusterSlot(call.key);
     const master = this.cluster.slots[call.slot]?.[0] ?? '';
     return getOrAdd(this.batches, master, this.newMasterBatch);
@@ -49,7 +53,7 @@ export class ClusterDispatch {
   private readonly newMasterBatch = () => this.newBatch((calls) => this.sendToMaster(calls));
 
   /** One master's calls: one script call per slot, all in one pipeline (one write, one read). */
-  private async sendToMaster(calls: BatchedCall[]): Promise<unknown[]> {
+  private async sendToMaster(calls: BatchedCall[]): Promise<Array<StoreResult | Error>> {
     const groups = [...groupBy(calls, (call) => call.slot).values()];
     if (groups.length === 1) return this.sendOneSlot(calls);
     const mode = this.runner.mode;
@@ -73,13 +77,13 @@ export class ClusterDispatch {
     // A slot sent again gets what is left of the deadline, not a new one.
     const left = () =>
       timeoutMs === undefined ? undefined : Math.max(1, timeoutMs - (performance.now() - sentAt));
-    const replies = new Map<BatchedCall, unknown>();
+    const replies = new Map<BatchedCall, StoreResult | Error>();
     await Promise.all(
       groups.map(async (group, index) => {
         const [error, reply] = results[index] ?? [new Error('sluice: no reply'), undefined];
-        let groupReplies: unknown[];
+        let groupReplies: Array<StoreResult | Error>;
         try {
-          if (error === null) groupReplies = repliesOf(group, reply);
+          if (error === null) groupReplies = resultsOf(group, reply);
           else if (
             NOT_RUN_ON_THIS_NODE.test(error.message) ||
             this.runner.ranNothing(error, mode)
@@ -90,10 +94,12 @@ export class ClusterDispatch {
           // One slot's failure is its calls' alone: the other slots' calls ran, and count.
           groupReplies = group.map(() => toError(failure));
         }
-        group.forEach((call, at) => replies.set(call, groupReplies[at]));
+        group.forEach((call, at) =>
+          replies.set(call, groupReplies[at] ?? new Error('sluice: no reply')),
+        );
       }),
     );
-    return calls.map((call) => replies.get(call));
+    return calls.map((call) => replies.get(call) as StoreResult | Error);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Clock } from '../clock/clock.js';
-import { repliesOf, scriptCall, type BatchedCall } from './batched.call.js';
+import { resultsOf, scriptCall, type BatchedCall } from './batched.call.js';
 import { ClusterDispatch } from './cluster.dispatch.js';
 import {
   fromNodeRedis,
@@ -9,7 +9,7 @@ import {
   type NodeRedisCluster,
 } from './node-redis.client.js';
 import { ScriptRunner, type ScriptingMode } from './script.runner.js';
-import { callArgument, decodeReply, encodeSpec, readQuota } from './spec.codec.js';
+import { callArgument, encodeSpec } from './spec.codec.js';
 import type { PolicySpec, SluiceStore, StoreCall, StoreResult } from './store.types.js';
 import { TurnBatch } from './turn.batch.js';
 
@@ -82,7 +82,7 @@ export class RedisStore implements SluiceStore {
   private readonly encodedSpecs = new WeakMap<PolicySpec, string>();
   private readonly runner: ScriptRunner;
   /** The single server's batch; undefined on a Cluster, whose batches are per master. */
-  private readonly batch: TurnBatch<BatchedCall, unknown> | undefined;
+  private readonly batch: TurnBatch<BatchedCall, StoreResult> | undefined;
   private readonly cluster: ClusterDispatch | undefined;
 
   /** `given`: an ioredis client or cluster, or a connected node-redis (4 or 5) one. */
@@ -93,7 +93,7 @@ export class RedisStore implements SluiceStore {
     assertBatchLimits(options.batch, 'RedisStore options.batch');
     const client = isNodeRedis(given) ? fromNodeRedis(given) : given;
     this.runner = new ScriptRunner(client, options.scripting ?? 'auto');
-    const newBatch = (send: (calls: BatchedCall[]) => Promise<unknown[]>) =>
+    const newBatch = (send: (calls: BatchedCall[]) => Promise<Array<StoreResult | Error>>) =>
       new TurnBatch(send, {
         maxItems: options.batch?.maxCalls ?? MAX_CALLS_PER_FCALL,
         maxHoldMs: options.batch?.holdMs ?? MAX_HOLD_MS,
@@ -113,20 +113,24 @@ export class RedisStore implements SluiceStore {
     }
   }
 
-  /** Decides one call in one FCALL (batched with others of the same turn). */
-  async run(call: StoreCall): Promise<StoreResult> {
-    const args = [
-      call.op,
-      this.options.clock ? String(this.options.clock()) : '',
-      callArgument(call),
-    ];
-    for (const spec of call.specs) args.push(this.encoded(spec));
-    const batched: BatchedCall = { key: call.key, args };
-    const batch = this.batch ?? (this.cluster as ClusterDispatch).batchOf(batched);
-    const result = decodeReply(await batch.add(batched), call.specs.length);
-    if (call.op === 'grant' || call.op === 'settle')
-      for (const outcome of result.outcomes) readQuota(outcome);
-    return result;
+  /**
+   * Decides one call in one FCALL (batched with others of the same turn). Not async: the batch's
+   * promise, which the send resolves with the call's decoded result, is the call's own.
+   */
+  run(call: StoreCall): Promise<StoreResult> {
+    try {
+      const args = [
+        call.op,
+        this.options.clock ? String(this.options.clock()) : '',
+        callArgument(call),
+      ];
+      for (const spec of call.specs) args.push(this.encoded(spec));
+      const batched: BatchedCall = { key: call.key, args };
+      return (this.batch ?? (this.cluster as ClusterDispatch).batchOf(batched)).add(batched);
+    } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, passed on as it is
+      return Promise.reject(error);
+    }
   }
 
   /** How the Lua runs now: 'auto' settles on the first call that needs to know. */
@@ -155,8 +159,8 @@ export class RedisStore implements SluiceStore {
   private async sendOneSlot(
     calls: BatchedCall[],
     timeoutMs: number | undefined,
-  ): Promise<unknown[]> {
+  ): Promise<Array<StoreResult | Error>> {
     const { script, keys, keysAndArgs } = scriptCall(calls);
-    return repliesOf(calls, await this.runner.run(script, keys, keysAndArgs, timeoutMs));
+    return resultsOf(calls, await this.runner.run(script, keys, keysAndArgs, timeoutMs));
   }
 }

@@ -66,7 +66,7 @@ export function encodeSpec(spec: PolicySpec): string {
  */
 export function decodeReply(reply: unknown, policies: number): StoreResult {
   const numbers = (Array.isArray(reply) ? reply : []) as number[];
-  if (policies === 1 && numbers.length === 2) return admission(numbers);
+  if (policies === 1 && numbers.length === 2) return decodeAdmission(numbers[0], numbers[1]);
   let valid = numbers.length === 1 + policies * FIELDS_PER_OUTCOME;
   for (let at = 0; valid && at < numbers.length; at++) valid = typeof numbers[at] === 'number';
   if (!valid) throw new Error(`sluice: unexpected reply from Redis: ${JSON.stringify(reply)}`);
@@ -88,11 +88,13 @@ export function decodeReply(reply: unknown, policies: number): StoreResult {
   return { admitted: numbers[0] === 1, outcomes };
 }
 
-/** An admission's short reply: [remaining, reset], the rest an admission's defaults. */
-function admission(numbers: number[]): StoreResult {
-  const [remaining, reset] = numbers;
+/**
+ * An admission of one policy from its short reply's two integers (decide.lua, admittedReply),
+ * the rest an admission's defaults; read straight from `operateMany`'s flat list.
+ */
+export function decodeAdmission(remaining: unknown, reset: unknown): StoreResult {
   if (typeof remaining !== 'number' || typeof reset !== 'number') {
-    throw new Error(`sluice: unexpected reply from Redis: ${JSON.stringify(numbers)}`);
+    throw new Error(`sluice: unexpected reply from Redis: ${JSON.stringify([remaining, reset])}`);
   }
   const outcome = quiet();
   outcome.remaining = remaining;
