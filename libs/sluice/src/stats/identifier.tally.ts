@@ -19,12 +19,26 @@ import type { IdentifierCount, IdentifierStatsStore } from './identifier-stats.s
 const FLUSH_EVERY_MS = 1_000;
 /** Per policy and flush, only the busiest go to the store: its work follows policies, not traffic. */
 const SENT_PER_POLICY = 100;
-/** Distinct (policy, identifier) pairs counted per second; more are left out until the flush. */
+/** New (policy, identifier) pairs counted per second; more are left out until the flush. */
 const TRACKED_PER_FLUSH = 50_000;
+/**
+ * Entries outlive a flush while there are at most this many, so an identifier that comes back
+ * within a few seconds (IDLE_FLUSHES_KEPT) is counted without a new entry; more, and a flush
+ * drops them all. The tally holds at most this many plus TRACKED_PER_FLUSH entries.
+ */
+const KEPT_AT_MOST = 20_000;
+const IDLE_FLUSHES_KEPT = 4;
 const LOG_EVERY_MS = 60_000;
 
-/** An identifier as the stats name it: shown cut to 256 characters, with its key when cut. */
-type Shown = Pick<IdentifierCount, 'identifier' | 'key'>;
+/** An identifier's counts since the last flush, and how many flushes found it idle. */
+interface Entry {
+  identifier: string;
+  key: string | undefined;
+  passed: number;
+  rejected: number;
+  lastSeen: number;
+  idle: number;
+}
 
 /**
  * Counts each identifier's passes and rejections per policy in memory and sends the busiest to
@@ -37,9 +51,15 @@ export class IdentifierTally
   private readonly logger = new ThrottledLogger(new Logger('Sluice'), LOG_EVERY_MS, () =>
     this.clock(),
   );
-  /** Policy → key kind → identifier → its counts since the last flush. */
-  private current = new Map<string, Map<string, Map<string, IdentifierCount>>>();
+  /**
+   * Policy → key kind → identifier → its counts since the last flush. Entries outlive a flush
+   * (IDLE_FLUSHES_KEPT): a returning identifier costs a lookup, not a new entry and a map grown
+   * again.
+   */
+  private readonly current = new Map<string, Map<string, Map<string, Entry>>>();
   private tracked = 0;
+  /** Entries made since the last flush. */
+  private created = 0;
   private readonly flushes = new PeriodicTask(() => this.send(), FLUSH_EVERY_MS);
 
   constructor(
@@ -75,14 +95,14 @@ export class IdentifierTally
     const now = Math.floor(this.clock() / 1000);
     // An identifier cut for display is counted, and named, by its stored key.
     const key = keyOfCut(identifier);
-    const shown: Shown =
-      key === undefined ? { identifier } : { identifier: displayForm(identifier), key };
     for (const part of decision.policies) {
       const passed = part.allowed && decision.allowed;
       if (part.allowed && !passed) continue;
-      this.add(part.policy, keyKind, shown, passed, now);
+      this.add(part.policy, keyKind, identifier, key, passed, now);
     }
-    if (decision.candidates !== undefined) this.countDifferences(decision, keyKind, shown, now);
+    if (decision.candidates !== undefined) {
+      this.countDifferences(decision, keyKind, identifier, key, now);
+    }
   }
 
   /**
@@ -90,30 +110,37 @@ export class IdentifierTally
    * `rejected` counts the requests the candidate would refuse and live admits, `passed` those
    * live refuses and the candidate would admit (docs/architecture.md, "Shadow candidates").
    */
-  private countDifferences(decision: Decision, keyKind: string, shown: Shown, now: number): void {
+  private countDifferences(
+    decision: Decision,
+    keyKind: string,
+    identifier: string,
+    key: string | undefined,
+    now: number,
+  ): void {
     for (const candidate of decision.candidates ?? []) {
       const live = decision.policies.find((part) => part.policy === candidate.policy);
       if (live === undefined || live.allowed === candidate.allowed) continue;
-      this.add(candidateStatsName(candidate.policy), keyKind, shown, candidate.allowed, now);
+      const name = candidateStatsName(candidate.policy);
+      this.add(name, keyKind, identifier, key, candidate.allowed, now);
     }
   }
 
-  private add(policy: string, keyKind: string, shown: Shown, passed: boolean, now: number): void {
+  private add(
+    policy: string,
+    keyKind: string,
+    identifier: string,
+    key: string | undefined,
+    passed: boolean,
+    now: number,
+  ): void {
     const counts = this.countsOf(policy, keyKind);
-    const name = shown.key ?? shown.identifier;
+    const name = key ?? identifier;
     let entry = counts.get(name);
     if (entry === undefined) {
-      if (this.tracked >= TRACKED_PER_FLUSH) return;
-      // Field by field: a spread in a literal costs a runtime call, paid per new identifier.
-      entry = {
-        policy,
-        keyKind,
-        identifier: shown.identifier,
-        passed: 0,
-        rejected: 0,
-        lastSeen: now,
-      };
-      if (shown.key !== undefined) entry.key = shown.key;
+      if (this.created >= TRACKED_PER_FLUSH) return;
+      this.created++;
+      const shown = key === undefined ? identifier : displayForm(identifier);
+      entry = { identifier: shown, key, passed: 0, rejected: 0, lastSeen: now, idle: 0 };
       counts.set(name, entry);
       this.tracked++;
     }
@@ -122,7 +149,7 @@ export class IdentifierTally
     entry.lastSeen = now;
   }
 
-  private countsOf(policy: string, keyKind: string): Map<string, IdentifierCount> {
+  private countsOf(policy: string, keyKind: string): Map<string, Entry> {
     return getOrAdd(getOrAdd(this.current, policy, newMap), keyKind, newMap);
   }
 
@@ -133,19 +160,134 @@ export class IdentifierTally
 
   private async send(): Promise<void> {
     if (this.tracked === 0) return;
-    const counted = this.current;
-    this.current = new Map();
-    this.tracked = 0;
-    const sent = [...counted.values()].flatMap((byKind) =>
-      [...byKind.values()]
-        .flatMap((counts) => [...counts.values()])
-        .sort((a, b) => b.rejected - a.rejected || b.passed - a.passed)
-        .slice(0, SENT_PER_POLICY),
-    );
+    const keep = this.tracked <= KEPT_AT_MOST;
+    this.created = 0;
+    const sent: IdentifierCount[] = [];
+    for (const [policy, byKind] of this.current) {
+      const busiest = new Busiest(SENT_PER_POLICY);
+      for (const [keyKind, counts] of byKind) {
+        this.take(policy, keyKind, counts, busiest, keep);
+        if (counts.size === 0) byKind.delete(keyKind);
+      }
+      if (byKind.size === 0) this.current.delete(policy);
+      busiest.into(sent);
+    }
+    if (sent.length === 0) return;
     try {
       await this.store.add(sent);
     } catch (error) {
       this.logger.warn(`Identifier counts of the last second were not stored: ${String(error)}`);
     }
   }
+
+  /**
+   * Offers each counted entry of `counts` to `busiest` as what it counted since the last flush,
+   * then zeroes it; an entry idle too long goes, and all go when the tally may not `keep` them.
+   */
+  private take(
+    policy: string,
+    keyKind: string,
+    counts: Map<string, Entry>,
+    busiest: Busiest,
+    keep: boolean,
+  ): void {
+    // forEach, not for…of: no [name, entry] pair made for each of thousands of entries.
+    counts.forEach((entry, name) => {
+      if (entry.passed !== 0 || entry.rejected !== 0) {
+        busiest.offer(policy, keyKind, entry);
+        entry.passed = 0;
+        entry.rejected = 0;
+        entry.idle = 0;
+      } else if (keep && ++entry.idle > IDLE_FLUSHES_KEPT) {
+        counts.delete(name);
+        this.tracked--;
+      }
+    });
+    if (!keep) {
+      this.tracked -= counts.size;
+      counts.clear();
+    }
+  }
+}
+
+/**
+ * The `size` busiest entries of one policy, by rejections then passes, copied as they are offered:
+ * a bounded heap, so a flush does not sort every identifier counted.
+ */
+class Busiest {
+  /** A min-heap: the least busy kept at the root, the first to give way. */
+  private readonly heap: IdentifierCount[] = [];
+
+  constructor(private readonly size: number) {}
+
+  offer(policy: string, keyKind: string, entry: Entry): void {
+    const heap = this.heap;
+    if (heap.length === this.size) {
+      if (!busier(entry, heap[0] as IdentifierCount)) return;
+    }
+    const count: IdentifierCount = {
+      policy,
+      keyKind,
+      identifier: entry.identifier,
+      passed: entry.passed,
+      rejected: entry.rejected,
+      lastSeen: entry.lastSeen,
+    };
+    if (entry.key !== undefined) count.key = entry.key;
+    if (heap.length === this.size) {
+      heap[0] = count;
+      this.down(0);
+    } else {
+      heap.push(count);
+      this.up(heap.length - 1);
+    }
+  }
+
+  /** Adds the kept entries to `sent`, the busiest first. */
+  into(sent: IdentifierCount[]): void {
+    for (const count of this.heap.sort((a, b) => (busier(a, b) ? -1 : busier(b, a) ? 1 : 0))) {
+      sent.push(count);
+    }
+  }
+
+  private up(at: number): void {
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (!this.lessBusy(at, parent)) return;
+      this.swap(at, parent);
+      at = parent;
+    }
+  }
+
+  private down(at: number): void {
+    const heap = this.heap;
+    for (;;) {
+      const left = 2 * at + 1;
+      let least = at;
+      if (left < heap.length && this.lessBusy(left, least)) least = left;
+      if (left + 1 < heap.length && this.lessBusy(left + 1, least)) least = left + 1;
+      if (least === at) return;
+      this.swap(at, least);
+      at = least;
+    }
+  }
+
+  private lessBusy(a: number, b: number): boolean {
+    return busier(this.heap[b] as IdentifierCount, this.heap[a] as IdentifierCount);
+  }
+
+  private swap(a: number, b: number): void {
+    const heap = this.heap;
+    const held = heap[a] as IdentifierCount;
+    heap[a] = heap[b] as IdentifierCount;
+    heap[b] = held;
+  }
+}
+
+/** Whether `a` is busier than `b`: more rejections, then more passes. */
+function busier(
+  a: Pick<IdentifierCount, 'passed' | 'rejected'>,
+  b: Pick<IdentifierCount, 'passed' | 'rejected'>,
+): boolean {
+  return a.rejected !== b.rejected ? a.rejected > b.rejected : a.passed > b.passed;
 }
