@@ -32,8 +32,18 @@ export function normalKeyKind(keyKind: string): string {
   return keyKind.startsWith('header:') ? keyKind.toLowerCase() : keyKind;
 }
 
+/**
+ * Key kinds found valid, so a request's (its policies', a handful in any app) is not matched
+ * against KEY_KIND again; bounded, as a caller may name kinds of its own.
+ */
+const validKeyKinds = new Set<string>();
+const VALID_KEY_KINDS_KEPT = 256;
+
 export function assertKeyKind(keyKind: string): void {
-  if (!KEY_KIND.test(keyKind)) {
+  if (validKeyKinds.has(keyKind)) return;
+  if (KEY_KIND.test(keyKind)) {
+    if (validKeyKinds.size < VALID_KEY_KINDS_KEPT) validKeyKinds.add(keyKind);
+  } else {
     throw new RangeError(
       `keyKind: must be 'ip', 'user', 'header:<name>' or a tracker's name, got ${JSON.stringify(keyKind.slice(0, 80))}`,
     );
