@@ -77,8 +77,8 @@ export class CallDecider implements RequestDecider {
     try {
       // The store's reply awaited here, and the decision finished from it at once: no promise
       // of the consume operation's own between the store and this request.
-      const started = this.operations.consume.start('consume', target, terms);
-      charged = started instanceof PendingCharge ? started.finish(await started.reply) : started;
+      const begun = this.operations.consume.start('consume', target, terms);
+      charged = begun instanceof PendingCharge ? begun.finish(await begun.reply) : begun;
     } catch (error) {
       if (isInputError(error)) throw error;
       const decision = await this.outage.decide(policies, identifier, { ...terms, keyKind }, error);
