@@ -8,7 +8,7 @@
 import { Redis } from 'ioredis';
 import { loadLuaLibrary } from '../../libs/sluice/src/store/script.source.js';
 import { startRedisServer } from '../../test/support/redis-servers.js';
-import { redisCpuNow, spread } from './measure.js';
+import { redisCpuPerDecision, spread } from './measure.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS) > 0 ? Number(process.env.BENCH_ROUNDS) : 4;
 const IDENTIFIERS = 10_000;
@@ -62,7 +62,6 @@ const CUTS: Record<string, Array<(definitions: string) => string>> = {
 
 const server = await startRedisServer();
 const client = new Redis(server.url);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 try {
   const { definitions } = loadLuaLibrary();
   const functions = new Map<string, string>();
@@ -88,25 +87,20 @@ try {
       for (const name of round % 2 === 0 ? names : names.reverse()) {
         const fn = functions.get(name) as string;
         let next = 0;
-        let decided = 0;
-        let stop = false;
-        const worker = async () => {
-          while (!stop) {
+        const perDecision = await redisCpuPerDecision(
+          client,
+          FCALLS_IN_FLIGHT,
+          async () => {
             const batch = Array.from({ length: BATCH }, () => keys[next++ % IDENTIFIERS] as string);
             await client.fcall(fn, BATCH, ...batch, '1', spec, ...words);
-            decided += BATCH;
-          }
-        };
-        const workers = Array.from({ length: FCALLS_IN_FLIGHT }, worker);
-        await sleep(WARM_MS);
-        const [cpuBefore, before] = [await redisCpuNow(client), decided];
-        await sleep(RUN_MS);
-        const [cpuAfter, after] = [await redisCpuNow(client), decided];
-        stop = true;
-        await Promise.all(workers);
+            return BATCH;
+          },
+          WARM_MS,
+          RUN_MS,
+        );
         const key = `${algorithm}: ${name}`;
         const list = results.get(key) ?? [];
-        list.push(((cpuAfter - cpuBefore) * 1e6) / (after - before));
+        list.push(perDecision);
         results.set(key, list);
       }
     }

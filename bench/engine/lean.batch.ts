@@ -8,7 +8,7 @@
  */
 import { Redis } from 'ioredis';
 import { startRedisServer } from '../../test/support/redis-servers.js';
-import { redisCpuNow } from './measure.js';
+import { redisCpuPerDecision } from './measure.js';
 
 const IDENTIFIERS = 10_000;
 const IN_FLIGHT_DECISIONS = 128;
@@ -50,8 +50,6 @@ local function decide(keys)
 end
 redis.register_function('lean_batch_${penalty ? 2 : 1}', decide)`;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 const server = await startRedisServer();
 const client = new Redis(server.url);
 try {
@@ -64,26 +62,17 @@ try {
     const name = `lean_batch_${penalty ? 2 : 1}`;
     for (const batch of BATCHES) {
       let next = 0;
-      let decided = 0;
-      let stop = false;
-      const worker = async () => {
-        while (!stop) {
+      const perDecision = await redisCpuPerDecision(
+        client,
+        Math.max(1, Math.floor(IN_FLIGHT_DECISIONS / batch)),
+        async () => {
           const keys = Array.from({ length: batch }, () => ids[next++ % IDENTIFIERS] as string);
           await client.fcall(name, keys.length, ...keys);
-          decided += batch;
-        }
-      };
-      const workers = Array.from(
-        { length: Math.max(1, Math.floor(IN_FLIGHT_DECISIONS / batch)) },
-        worker,
+          return batch;
+        },
+        WARM_MS,
+        RUN_MS,
       );
-      await sleep(WARM_MS);
-      const [cpuBefore, before] = [await redisCpuNow(client), decided];
-      await sleep(RUN_MS);
-      const [cpuAfter, after] = [await redisCpuNow(client), decided];
-      stop = true;
-      await Promise.all(workers);
-      const perDecision = ((cpuAfter - cpuBefore) * 1e6) / (after - before);
       console.log(
         `${penalty ? 'state and penalty keys' : 'state key only'}, ${batch} a call: ${perDecision.toFixed(2)} µs of Redis CPU a decision`,
       );

@@ -45,6 +45,36 @@ export async function redisCpuNow(admin: Redis): Promise<number> {
   return redisCpuSeconds(await info(admin, 'cpu'));
 }
 
+/**
+ * µs of the Redis main thread's CPU per decision while `inFlight` loops each send one batch after
+ * another (`send` resolves with the decisions it made): after `warmMs`, over `runMs`.
+ */
+export async function redisCpuPerDecision(
+  admin: Redis,
+  inFlight: number,
+  send: () => Promise<number>,
+  warmMs: number,
+  runMs: number,
+): Promise<number> {
+  let decided = 0;
+  let stop = false;
+  const loop = async () => {
+    while (!stop) {
+      // Read after the await: `decided += await …` would add to a value read before it.
+      const made = await send();
+      decided += made;
+    }
+  };
+  const loops = Array.from({ length: inFlight }, loop);
+  await sleep(warmMs);
+  const [cpuBefore, before] = [await redisCpuNow(admin), decided];
+  await sleep(runMs);
+  const [cpuAfter, after] = [await redisCpuNow(admin), decided];
+  stop = true;
+  await Promise.all(loops);
+  return ((cpuAfter - cpuBefore) * 1e6) / (after - before);
+}
+
 export interface Run {
   /** Calls completed. */
   calls: number;
