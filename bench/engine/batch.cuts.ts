@@ -31,7 +31,8 @@ const cut =
     return definitions.replace(anchor, replacement);
   };
 
-const FINAL_WRITE = '      algorithm.write(reads[2 * slot], states[slot], ttl, read[slot])';
+const FINAL_WRITE =
+  '      algorithm.write(reads[2 * slot], states[slot], ttl, read[slot], values[2 * slot], rate)';
 const CUTS: Record<string, Array<(definitions: string) => string>> = {
   library: [],
   'no state written': [cut(FINAL_WRITE, '    local _ = ttl')],
@@ -41,6 +42,9 @@ const CUTS: Record<string, Array<(definitions: string) => string>> = {
       "redis.call('SET', key, value)",
     ),
     cut("redis.call('SET', key, value, 'KEEPTTL')", "redis.call('SET', key, value)"),
+  ],
+  'every expiry set (gcra)': [
+    cut('  if not p or ttl <= 0 or not callTime.fromRedis then\n', '  if true then\n'),
   ],
   'no MGET': [
     cut(

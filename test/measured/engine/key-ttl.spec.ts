@@ -1,5 +1,6 @@
 // TTLs (docs/algorithms.md): every key's TTL ends no later than the moment its state would equal a
-// fresh key's, and no sequence of calls leaves a key without one, sub-second periods included.
+// fresh key's (a gcra key a batch wrote: the end of that moment's grid cell), and no sequence of
+// calls leaves a key without one, sub-second periods included.
 // A seeded fuzz run against the single server, on Redis's own clock (no injected clock). Set
 // SLUICE_FUZZ_SEED to replay a run.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -103,6 +104,17 @@ function randomPolicy(r: Rng, algorithm: AlgorithmName, index: number): PolicyIn
 }
 
 const ceilDiv = (a: number, b: number) => Math.ceil(a / b);
+/** The grid of a marked gcra value, µs, by its last character. */
+const GCRA_GRID_OF_MARK: Record<string, number> = {
+  '\t': 1_000,
+  '\n': 10_000,
+  '\v': 100_000,
+  '\f': 1_000_000,
+  '\r': 10_000_000,
+  ' ': 100_000_000,
+};
+/** gcra keys inspected with a grid's mark. */
+let markedGcra = 0;
 const mod = (a: number, b: number) => ((a % b) + b) % b;
 
 interface KeyReport {
@@ -208,6 +220,13 @@ async function inspect(prefix: string, policies: Map<string, Policy>): Promise<K
     } else {
       expect(type, key).toBe('string'); // gcra's TAT, leaky-bucket's drain time
       freshAt = numbers[0] as number;
+      // A gcra key a batch wrote lives to the end of its TAT's cell of the grid its value's last
+      // character names (docs/algorithms.md, "A gcra key's expiry").
+      const grid = GCRA_GRID_OF_MARK[(content as string).slice(-1)];
+      if (policy.algorithm === 'gcra' && grid !== undefined) {
+        freshAt = (Math.floor(freshAt / grid) + 1) * grid;
+        markedGcra++;
+      }
     }
     reports.push({ key, kind, pttl, expiresAt, freshAt });
   });
@@ -298,6 +317,12 @@ describe('no immortal keys, no key outlives its state', () => {
         if (r.chance(0.1)) {
           // a few at once, so calls interleave on the connection
           await Promise.all(Array.from({ length: r.int(2, 6) }, () => operation()));
+        } else if (r.chance(0.05)) {
+          // a busy route's turn: consumes of one gcra policy, decided as one batch
+          const name = r.pick(names.filter((n) => policies.get(n)?.algorithm === 'gcra'));
+          const ids = Array.from({ length: r.int(2, 6) }, () => r.pick(IDENTIFIERS));
+          log.push(`batch ${name} ${ids.join(',')}`);
+          await Promise.all(ids.map((id) => engine.consume(name, id)));
         } else {
           await operation();
         }
@@ -320,6 +345,7 @@ describe('no immortal keys, no key outlives its state', () => {
     for (const kind of [...ALGORITHMS, 'penalty']) {
       expect(seen.get(kind) ?? 0, `${kind} keys inspected (${context()})`).toBeGreaterThan(0);
     }
+    expect(markedGcra, `gcra keys on a grid inspected (${context()})`).toBeGreaterThan(0);
     expect(Date.now() - started).toBeLessThan(20_000);
     await engine.reset(names, 'u0');
   });

@@ -38,7 +38,42 @@ function gcra.refund(tat, now, p, cost)
   return nextTat, nextTat - now
 end
 
-function gcra.write(key, tat, ttl)
+-- Where a key's expiry may fall: on a grid of the largest power of ten milliseconds (1 ms to
+-- 100 s, in µs here) no longer than a tenth of the policy's burst window, each size named by a
+-- whitespace character (docs/algorithms.md, "A gcra key's expiry").
+local GRIDS = {
+  { 100000000, ' ' },
+  { 10000000, '\r' },
+  { 1000000, '\f' },
+  { 100000, '\v' },
+  { 10000, '\n' },
+  { 1000, '\t' },
+}
+local GRID_OF_MARK = { [32] = 100000000, [13] = 10000000, [12] = 1000000, [11] = 100000, [10] = 10000, [9] = 1000 }
+
+-- before, raw and p come from the lean batch (charge.ops.lua): the tat as read, its value as read
+-- and the policy's rate. There, under Redis's clock, the key expires at the end of its tat's cell
+-- of the grid, and its value ends with the grid's mark, which tonumber skips (the previous release
+-- reads it as a number). A write whose tat stays in the cell of a marked value as read keeps the
+-- key's TTL, a cheaper SET. An unmarked value (any other write, the previous release's, one under
+-- an injected clock) expires exactly with its state.
+function gcra.write(key, tat, ttl, before, raw, p)
+  if not p or ttl <= 0 or not callTime.fromRedis then
+    store(key, int(tat), ttl)
+    return
+  end
+  local grid = raw and GRID_OF_MARK[string.byte(raw, -1)]
+  if grid and idiv(before, grid) == idiv(tat, grid) then
+    store(key, int(tat) .. string.sub(raw, -1), ttl, true)
+    return
+  end
+  local most = idiv(p.burst * p.interval, 10)
+  for _, size in ipairs(GRIDS) do
+    grid = size[1]
+    if grid <= most then
+      store(key, int(tat) .. size[2], (idiv(tat, grid) + 1) * grid - callTime.now)
+      return
+    end
+  end
   store(key, int(tat), ttl)
 end
-

@@ -122,7 +122,7 @@ local function consumeBatch(KEYS, spec, now, lease)
   for slot = 1, count do
     local ttl = ttls[slot]
     if ttl then
-      algorithm.write(reads[2 * slot], states[slot], ttl, read[slot])
+      algorithm.write(reads[2 * slot], states[slot], ttl, read[slot], values[2 * slot], rate)
     end
   end
   writeThrough(false)
