@@ -14,6 +14,15 @@ const STORES = [
   { name: 'a Redis Cluster', connect: () => connectCluster() },
 ];
 
+/** App middleware that holds a request `x-before-ms` before the guards see it. */
+function heldBeforeGuards(
+  req: { headers: Record<string, string | string[] | undefined> },
+  _res: unknown,
+  next: () => void,
+): void {
+  setTimeout(next, Number(req.headers['x-before-ms'] ?? 0));
+}
+
 /** How soon an aborted request's slot must be free again, ms (issue: within 1 s). */
 const RELEASE_BUDGET_MS = 1_000;
 
@@ -194,6 +203,38 @@ describe.each(ADAPTERS)('concurrency limits on %s', (adapter) => {
       const ended = await finishedAt(url, 1);
       const ask = () => fetch(`${url}/slow-admission?ms=0`, { headers: { 'x-api-key': key } });
       expect(await admittedAfter(ask, 1, ended)).toBeLessThanOrEqual(RELEASE_BUDGET_MS);
+    },
+  );
+
+  it.each(STORES)(
+    'holds, then frees, the slot of a client gone before admission, on $name',
+    async (store) => {
+      const { url } = await startApp(
+        adapter,
+        concurrencyApp({ redis: store.connect(), prefix: uniquePrefix('concurrency-before') }),
+        (app) => app.use(heldBeforeGuards),
+      );
+      const key = `key-${Math.random()}`;
+      // The app holds the request 300 ms before any guard runs; the client leaves after 100.
+      const socket = await rawSocket(url, [
+        `GET /export?ms=400 HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${key}\r\nx-before-ms: 300\r\n\r\n`,
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.destroy();
+      await once(socket, 'close');
+      // Admitted all the same, its handler works with one of the two slots: one more passes.
+      const deadline = Date.now() + 2_000;
+      while ((await work(url)).running === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect((await work(url)).running).toBe(1);
+      const ask = () => fetch(`${url}/export?ms=0`, { headers: { 'x-api-key': key } });
+      const during = await Promise.all([ask(), ask()]);
+      await Promise.all(during.map((response) => response.text()));
+      expect(during.map((response) => response.status).sort()).toEqual([200, 429]);
+      // Given back when its handler ends: both slots pass again.
+      const ended = await finishedAt(url, 2);
+      expect(await admittedAfter(ask, 2, ended)).toBeLessThanOrEqual(RELEASE_BUDGET_MS);
     },
   );
 
