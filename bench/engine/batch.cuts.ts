@@ -3,7 +3,8 @@
  * FCALLed directly with batches of 64 consumes of one policy (the lean batch of charge.ops.lua),
  * beside copies of the library with one part cut away, loaded under names of their own (libs/ is
  * never changed). A cut whose anchor text is gone (the Lua changed) stops the run, naming it.
- * `npx tsx bench/engine/batch.cuts.ts` (BENCH_ROUNDS, 4); figures in docs/benchmarks.md.
+ * `npx tsx bench/engine/batch.cuts.ts` (BENCH_ROUNDS, 4; BENCH_CUTS and BENCH_ALGORITHMS, comma
+ * lists, run only those); figures in docs/benchmarks.md.
  */
 import { Redis } from 'ioredis';
 import { loadLuaLibrary } from '../../libs/sluice/src/store/script.source.js';
@@ -12,11 +13,11 @@ import { redisCpuPerDecision, spread } from './measure.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS) > 0 ? Number(process.env.BENCH_ROUNDS) : 4;
 const IDENTIFIERS = 10_000;
-const BATCH = 64;
+const BATCH = Number(process.env.BENCH_BATCH) > 0 ? Number(process.env.BENCH_BATCH) : 64;
 const FCALLS_IN_FLIGHT = 2;
 const WARM_MS = 200;
 const RUN_MS = 1200;
-const SPECS = {
+const SPECS: Partial<Record<'gcra' | 'fixed-window', string>> = {
   gcra: 'gcra gc 1000000 60000 - - - e 1',
   'fixed-window': 'fixed-window fw 1000000 60000 - - - e 1',
 };
@@ -63,6 +64,18 @@ const CUTS: Record<string, Array<(definitions: string) => string>> = {
     ),
   ],
 };
+
+const only = (variable: string) => process.env[variable]?.split(',').map((name) => name.trim());
+const chosenCuts = only('BENCH_CUTS');
+const chosenAlgorithms = only('BENCH_ALGORITHMS');
+for (const name of Object.keys(CUTS))
+  if (chosenCuts && !chosenCuts.includes(name)) delete CUTS[name];
+for (const name of Object.keys(SPECS) as Array<keyof typeof SPECS>) {
+  if (chosenAlgorithms && !chosenAlgorithms.includes(name)) delete SPECS[name];
+}
+if (Object.keys(CUTS).length === 0 || Object.keys(SPECS).length === 0) {
+  throw new Error(`batch.cuts: nothing to run; cuts are ${Object.keys(CUTS).join(', ')}`);
+}
 
 const server = await startRedisServer();
 const client = new Redis(server.url);
