@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { z } from 'zod';
 import { startRedisServer } from '../../test/support/redis-servers.js';
 import { buildContenders, GUARD_MAIN } from './contender.build.js';
-import { contenderById } from './contenders.js';
+import { guardLoadSettings, isContender, readSettings } from './guard.settings.js';
 import { spread } from '../engine/measure.js';
 
 const run = promisify(execFile);
@@ -29,38 +29,18 @@ const settingsSchema = z.object({
     .string()
     .default(`bare,${PEER},sluice-gcra,sluice-gcra-eventual`)
     .transform((text) => text.split(',').map((each) => each.trim()))
-    .refine((ids) => ids.every((id) => tryContender(id)), {
+    .refine((ids) => ids.every((id) => isContender(id)), {
       message: 'names a contender bench/app/contenders.ts does not list',
     }),
   GUARD_MODES: list(['ip', 'users']).default(['ip', 'users']),
-  GUARD_RATE: z.coerce.number().int().min(100).max(50_000).default(5_000),
-  GUARD_COUNT: z.coerce.number().int().min(1_000).max(1_000_000).default(25_000),
-  GUARD_WINDOWS: z.coerce.number().int().min(1).max(20).default(3),
+  ...guardLoadSettings,
   GUARD_ROUNDS: z.coerce.number().int().min(1).max(20).default(3),
 });
-
-function tryContender(id: string): boolean {
-  try {
-    contenderById(id);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function readSettings(env: NodeJS.ProcessEnv) {
-  const parsed = settingsSchema.safeParse(env);
-  if (!parsed.success) {
-    const why = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(why.join('; '));
-  }
-  return parsed.data;
-}
 
 const median = (values: readonly number[]): number => spread(values).median;
 
 async function main(): Promise<void> {
-  const settings = readSettings(process.env);
+  const settings = readSettings(settingsSchema, process.env);
   console.log('compiling the contender app (tsc)…');
   await buildContenders();
   const server = await startRedisServer();

@@ -1,0 +1,139 @@
+/**
+ * `npm run bench:pair`: what a change to the library costs or saves one decision of the guard, on
+ * a machine too noisy for runs made one after the other to show it. The working tree and a git
+ * revision (PAIR_BASE) are each built as `npm run bench:guard` builds its contenders; then their
+ * guard.main processes run at the same moment, pinned to the same core, with redis-server pinned
+ * to the other, so whatever else the machine does hits both alike. Each pair reports one figure
+ * per window; the difference of the two processes' windows, window by window, is the result, with
+ * which starts first swapped every pair. Printed, not written into docs/.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { z } from 'zod';
+import { startRedisServer } from '../../test/support/redis-servers.js';
+import { spread } from '../engine/measure.js';
+import { buildContenders, GUARD_MAIN } from './contender.build.js';
+import { guardLoadSettings, isContender, readSettings } from './guard.settings.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BUILD_TIMEOUT_MS = 300_000;
+const RUN_TIMEOUT_MS = 300_000;
+
+const settingsSchema = z.object({
+  PAIR_BASE: z.string().regex(/^[\w./~^-]+$/, 'a git revision: a commit, a branch, HEAD~1'),
+  PAIR_CONTENDER: z
+    .string()
+    .default('sluice-gcra')
+    .refine((id) => isContender(id), 'names a contender bench/app/contenders.ts does not list'),
+  PAIR_MODES: z
+    .string()
+    .default('ip,users')
+    .transform((text) => text.split(',').map((each) => each.trim()))
+    .pipe(z.array(z.enum(['ip', 'users'])).min(1)),
+  PAIR_PAIRS: z.coerce.number().int().min(1).max(20).default(4),
+  ...guardLoadSettings,
+});
+
+/** The revision's tree, built by its own contender build; answers its guard.main. */
+async function buildRevision(revision: string, into: string): Promise<string> {
+  const tree = join(into, 'tree');
+  mkdirSync(tree);
+  const archive = join(into, 'tree.tar');
+  await run('git', ['-C', ROOT, 'archive', '--format=tar', '-o', archive, revision]);
+  await run('tar', ['-xf', archive, '-C', tree]);
+  symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'), 'dir');
+  await run(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules/tsx/dist/cli.mjs'),
+      '-e',
+      "import('./bench/app/contender.build.ts').then((m) => m.buildContenders())",
+    ],
+    { cwd: tree, timeout: BUILD_TIMEOUT_MS },
+  );
+  return join(tree, 'bench/app/dist/bench/app/guard.main.js');
+}
+
+/** One guard.main on core 0; resolves its windows, µs of CPU a decision. */
+function guardProcess(main: string, env: NodeJS.ProcessEnv): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('taskset', ['-c', '0', process.execPath, main], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`${main} exited ${code}: ${stderr}`));
+      const last = stdout.trim().split('\n').at(-1) as string;
+      resolve((JSON.parse(last) as { windows: number[] }).windows);
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const settings = readSettings(settingsSchema, process.env);
+  const work = mkdtempSync(join(tmpdir(), 'sluice-pair-'));
+  try {
+    console.log(`building the working tree and ${settings.PAIR_BASE}…`);
+    const [, baseMain] = await Promise.all([
+      buildContenders(),
+      buildRevision(settings.PAIR_BASE, work),
+    ]);
+    const server = await startRedisServer();
+    await run('taskset', ['-pc', '1', String(server.pid)]);
+    console.log(`redis-server pid ${server.pid} on core 1; both guards on core 0`);
+    try {
+      for (const mode of settings.PAIR_MODES) {
+        const differences: number[] = [];
+        const figures = { tree: [] as number[], base: [] as number[] };
+        for (let pair = 1; pair <= settings.PAIR_PAIRS; pair++) {
+          const env = {
+            ...process.env,
+            BENCH_CONTENDER: settings.PAIR_CONTENDER,
+            BENCH_ADAPTER: 'fastify',
+            BENCH_REDIS_URL: server.url,
+            GUARD_MODE: mode,
+            GUARD_RATE: String(settings.GUARD_RATE),
+            GUARD_COUNT: String(settings.GUARD_COUNT),
+            GUARD_WINDOWS: String(settings.GUARD_WINDOWS),
+          };
+          const order = pair % 2 === 1 ? [GUARD_MAIN, baseMain] : [baseMain, GUARD_MAIN];
+          const [first, second] = await Promise.all(order.map((main) => guardProcess(main, env)));
+          const [tree, base] = (order[0] === GUARD_MAIN ? [first, second] : [second, first]) as [
+            number[],
+            number[],
+          ];
+          tree.forEach((figure, window) => differences.push(figure - (base[window] as number)));
+          figures.tree.push(spread(tree).median);
+          figures.base.push(spread(base).median);
+          console.log(
+            `${mode} pair ${pair}: tree ${tree.map((each) => each.toFixed(1)).join(', ')} | base ${base.map((each) => each.toFixed(1)).join(', ')} µs/decision`,
+          );
+        }
+        const d = spread(differences);
+        console.log(
+          `\n${mode}, ${settings.PAIR_CONTENDER}, ${settings.GUARD_RATE}/s: the working tree − ${settings.PAIR_BASE} = ` +
+            `${d.median.toFixed(2)} µs a decision (${d.min.toFixed(2)} to ${d.max.toFixed(2)} over ${differences.length} window pairs); ` +
+            `medians ${spread(figures.tree).median.toFixed(1)} against ${spread(figures.base).median.toFixed(1)}\n`,
+        );
+      }
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
