@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { z } from 'zod';
 import { startRedisServer } from '../../test/support/redis-servers.js';
 import { buildContenders, GUARD_MAIN } from './contender.build.js';
-import { guardLoadSettings, isContender, readSettings } from './guard.settings.js';
+import { guardEnv, guardLoadSettings, isContender, readSettings } from './guard.settings.js';
 import { spread } from '../engine/measure.js';
 
 const run = promisify(execFile);
@@ -52,16 +52,7 @@ async function main(): Promise<void> {
         for (const id of settings.GUARD_CONTENDERS) {
           const { stdout } = await run(process.execPath, [GUARD_MAIN], {
             timeout: RUN_TIMEOUT_MS,
-            env: {
-              ...process.env,
-              BENCH_CONTENDER: id,
-              BENCH_ADAPTER: 'fastify',
-              BENCH_REDIS_URL: server.url,
-              GUARD_MODE: mode,
-              GUARD_RATE: String(settings.GUARD_RATE),
-              GUARD_COUNT: String(settings.GUARD_COUNT),
-              GUARD_WINDOWS: String(settings.GUARD_WINDOWS),
-            },
+            env: guardEnv(id, server.url, mode, settings),
           });
           const { windows } = JSON.parse(stdout.trim().split('\n').at(-1) as string) as {
             windows: number[];

@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { startRedisServer } from '../../test/support/redis-servers.js';
 import { spread } from '../engine/measure.js';
 import { buildContenders, GUARD_MAIN } from './contender.build.js';
-import { guardLoadSettings, isContender, readSettings } from './guard.settings.js';
+import { guardEnv, guardLoadSettings, isContender, readSettings } from './guard.settings.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -95,16 +95,7 @@ async function main(): Promise<void> {
         const differences: number[] = [];
         const figures = { tree: [] as number[], base: [] as number[] };
         for (let pair = 1; pair <= settings.PAIR_PAIRS; pair++) {
-          const env = {
-            ...process.env,
-            BENCH_CONTENDER: settings.PAIR_CONTENDER,
-            BENCH_ADAPTER: 'fastify',
-            BENCH_REDIS_URL: server.url,
-            GUARD_MODE: mode,
-            GUARD_RATE: String(settings.GUARD_RATE),
-            GUARD_COUNT: String(settings.GUARD_COUNT),
-            GUARD_WINDOWS: String(settings.GUARD_WINDOWS),
-          };
+          const env = guardEnv(settings.PAIR_CONTENDER, server.url, mode, settings);
           const order = pair % 2 === 1 ? [GUARD_MAIN, baseMain] : [baseMain, GUARD_MAIN];
           const [first, second] = await Promise.all(order.map((main) => guardProcess(main, env)));
           const [tree, base] = (order[0] === GUARD_MAIN ? [first, second] : [second, first]) as [

@@ -27,3 +27,22 @@ export function readSettings<T extends z.ZodType>(schema: T, env: NodeJS.Process
   }
   return parsed.data;
 }
+
+/** The environment of one guard.main process: its contender, its Redis, its mode and its load. */
+export function guardEnv(
+  contender: string,
+  redisUrl: string,
+  mode: string,
+  load: { GUARD_RATE: number; GUARD_COUNT: number; GUARD_WINDOWS: number },
+): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    BENCH_CONTENDER: contender,
+    BENCH_ADAPTER: 'fastify',
+    BENCH_REDIS_URL: redisUrl,
+    GUARD_MODE: mode,
+    GUARD_RATE: String(load.GUARD_RATE),
+    GUARD_COUNT: String(load.GUARD_COUNT),
+    GUARD_WINDOWS: String(load.GUARD_WINDOWS),
+  };
+}
