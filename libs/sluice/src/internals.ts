@@ -49,7 +49,26 @@ export { compileUserAgentPattern, type UserAgentPattern } from './policy/user-ag
 export { traitsOf, type AlgorithmTraits } from './algorithms/algorithm.traits.js';
 export { MAX_GRANT } from './engine/quota.operations.js';
 export { candidateStatsName, sampledStatsName, tierStatsName } from './stats/decision-outcome.js';
-export { DECISION_STATS, IDENTIFIER_STATS, PENALTY_STREAM } from './config/sluice.tokens.js';
+export {
+  DECISION_STATS,
+  IDENTIFIER_STATS,
+  PENALTY_STREAM,
+  TRAFFIC_PROFILE,
+} from './config/sluice.tokens.js';
+export type {
+  ProfileCount,
+  ProfileHour,
+  ProfileLimits,
+  ProfileRecord,
+  TrafficProfileStore,
+} from './stats/traffic-profile.store.js';
+export {
+  PROFILE_PERCENTILES,
+  summarizeProfile,
+  type ProfileIdentifier,
+  type ProfileSummary,
+} from './stats/profile.summary.js';
+export { HOUR_MS, windowMsOf, type HourFields } from './stats/traffic-profile.js';
 export { TrackerResolver } from './trackers/tracker.resolver.js';
 export {
   listEntryInputSchema,

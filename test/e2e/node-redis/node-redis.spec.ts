@@ -14,6 +14,9 @@ import { heartbeat } from '@sluice/nest/src/bus/instance.heartbeat.js';
 import { RedisPolicyChannel } from '@sluice/nest/src/bus/redis.channel.js';
 import type { ChangeNotice } from '@sluice/nest/src/bus/policy-snapshot.js';
 import { fromNodeRedis } from '@sluice/nest/src/store/node-redis.client.js';
+import { LocalTrafficProfile } from '@sluice/nest/src/stats/local-traffic.profile.js';
+import { RedisTrafficProfile } from '@sluice/nest/src/stats/redis-traffic.profile.js';
+import { fieldOf, identifierHash } from '@sluice/nest/src/stats/traffic-profile.js';
 import { createClient as createClient5, createCluster as createCluster5 } from 'redis';
 import { createClient as createClient4, createCluster as createCluster4 } from 'redis4';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -125,6 +128,28 @@ describe.each(VERSIONS)('Sluice on a node-redis $major client', ({ single, clust
     });
     const totals = await reader.hgetall(counted[0]!);
     expect(Number(totals.allowed ?? 0) + Number(totals.rejected ?? 0)).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['a client', single],
+    ['a cluster', cluster],
+  ] as const)('adds up the traffic profile on %s as its twin does', async (_, connect) => {
+    const store = new RedisTrafficProfile(fromNodeRedis(await connect()), prefixes.next());
+    const twin = new LocalTrafficProfile();
+    const startMs = 1_800_000_000_000;
+    const counts = ['a', 'b', 'c'].map((name, at) => ({
+      policy: 'api',
+      windowMs: 60_000,
+      window: startMs / 60_000,
+      field: fieldOf(identifierHash(name), '', `ip\u0000${name}`),
+      count: 3 * at + 1,
+    }));
+    expect(await store.record(counts, startMs)).toEqual(await twin.record(counts, startMs));
+    const hour = Math.floor(startMs / 3_600_000);
+    const readAt = startMs + 70_000;
+    const read = await store.read('api', 60_000, hour, hour, readAt);
+    expect(read).toEqual(await twin.read('api', 60_000, hour, hour, readAt));
+    expect(read.hours[0]?.top.map((each) => each.count)).toEqual([7, 4, 1]);
   });
 
   it('writes a snapshot, tells the other instances, and keeps their heartbeats', async () => {

@@ -14,6 +14,7 @@ import {
   type PolicyInput,
 } from '@sluice/nest/internals';
 import { ALGORITHM_CODES } from '@sluice/nest/src/algorithms/algorithm.types.js';
+import { seededRandom } from '@sluice/nest/src/testing/seeded-random.fixture.js';
 import { RedisStore } from '@sluice/nest/engine';
 import { closeAll, connectRedis, filePrefixes } from '../../support/redis.clients.js';
 
@@ -33,18 +34,6 @@ afterAll(async () => {
   await closeAll();
 });
 
-/** mulberry32: small, seedable, good enough to pick operations. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 interface Rng {
   next: () => number;
   int: (min: number, max: number) => number;
@@ -53,7 +42,7 @@ interface Rng {
 }
 
 function rng(seed: number): Rng {
-  const next = prng(seed);
+  const next = seededRandom(seed);
   const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
   return {
     next,

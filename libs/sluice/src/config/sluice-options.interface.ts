@@ -92,6 +92,13 @@ export interface SluiceModuleOptions {
   /** How many blocked identifiers each instance remembers. Default 10000. */
   blockCacheSize?: number;
   /**
+   * Each policy's traffic profile, how many requests each identifier makes per period
+   * (docs/algorithms.md, "Traffic profiles"): `false` keeps none. `retentionHours` (1 to 2160,
+   * default 168) is how long an hour of it is kept; `sampleBound` (100 to 100000, default 2000)
+   * the most identifiers one window keeps before it keeps a sample.
+   */
+  trafficProfile?: false | { retentionHours?: number; sampleBound?: number };
+  /**
    * On Fastify, refuse identifiers whose block this instance has cached in an onRequest hook,
    * before Nest's pipeline (guards, interceptors, exception filters do not see those requests).
    * Default true; false leaves every refusal to SluiceGuard.

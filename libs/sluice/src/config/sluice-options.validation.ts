@@ -68,6 +68,7 @@ export function assertOptions(options: SluiceModuleOptions): void {
   if (size !== undefined && (!Number.isSafeInteger(size) || size < 0 || size > 10_000_000)) {
     fail('blockCacheSize', `must be an integer from 0 to 10000000, got ${String(size)}`);
   }
+  assertTrafficProfile(options.trafficProfile, fail);
   const early = options.refuseBlockedEarly;
   if (early !== undefined && typeof early !== 'boolean') {
     fail('refuseBlockedEarly', `must be true or false, got ${JSON.stringify(early)}`);
@@ -129,5 +130,34 @@ export function assertOptions(options: SluiceModuleOptions): void {
     compileTrustProxy(options.trustProxy);
   } catch (error) {
     fail('trustProxy', (error as Error).message.replace(/^trustProxy: /, ''));
+  }
+}
+
+function assertTrafficProfile(
+  profile: SluiceModuleOptions['trafficProfile'],
+  fail: (field: string, message: string) => never,
+): void {
+  if (profile === undefined || profile === false) return;
+  if (typeof profile !== 'object' || profile === null || Array.isArray(profile)) {
+    fail('trafficProfile', `must be false or an object, got ${JSON.stringify(profile)}`);
+  }
+  const { retentionHours, sampleBound } = profile;
+  if (
+    retentionHours !== undefined &&
+    (!Number.isSafeInteger(retentionHours) || retentionHours < 1 || retentionHours > 2160)
+  ) {
+    fail(
+      'trafficProfile.retentionHours',
+      `must be an integer from 1 to 2160, got ${String(retentionHours)}`,
+    );
+  }
+  if (
+    sampleBound !== undefined &&
+    (!Number.isSafeInteger(sampleBound) || sampleBound < 100 || sampleBound > 100_000)
+  ) {
+    fail(
+      'trafficProfile.sampleBound',
+      `must be an integer from 100 to 100000, got ${String(sampleBound)}`,
+    );
   }
 }

@@ -15,6 +15,11 @@ export const POLICY_CHANNEL = Symbol('SLUICE_POLICY_CHANNEL');
 export const PENALTY_STREAM = Symbol('SLUICE_PENALTY_STREAM');
 /** Where per-identifier traffic is added up for the admin (Redis, or this process). */
 export const IDENTIFIER_STATS = Symbol('SLUICE_IDENTIFIER_STATS');
+/**
+ * Where each policy's traffic profile is added up (Redis, or this process), or null when the
+ * module's `trafficProfile` is false.
+ */
+export const TRAFFIC_PROFILE = Symbol('SLUICE_TRAFFIC_PROFILE');
 /** Where per-policy decision counts are added up each second for the admin (Redis, or this process). */
 export const DECISION_STATS = Symbol('SLUICE_DECISION_STATS');
 /** Where what the list entries matched is added up for the admin (Redis, or this process). */

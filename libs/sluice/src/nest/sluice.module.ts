@@ -14,6 +14,12 @@ import { PenaltyEventPublisher } from '../events/penalty-event.publisher.js';
 import { RedisPenaltyStream } from '../penalty/redis-penalty.stream.js';
 import { DecisionTally } from '../stats/decision.tally.js';
 import { IdentifierTally } from '../stats/identifier.tally.js';
+import { LocalTrafficProfile } from '../stats/local-traffic.profile.js';
+import { RedisTrafficProfile } from '../stats/redis-traffic.profile.js';
+import {
+  DEFAULT_PROFILE_LIMITS,
+  type TrafficProfileStore,
+} from '../stats/traffic-profile.store.js';
 import { LocalDecisionStats } from '../stats/local-decision.stats.js';
 import { RedisDecisionStats } from '../stats/redis-decision.stats.js';
 import { LocalIdentifierStats } from '../stats/local-identifier.stats.js';
@@ -43,6 +49,7 @@ import {
   DECISION_STATS,
   GLOBAL_GUARD,
   IDENTIFIER_STATS,
+  TRAFFIC_PROFILE,
   LIST_HITS,
   PENALTY_STREAM,
   POLICY_CHANNEL,
@@ -145,6 +152,12 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
             ),
     },
     {
+      provide: TRAFFIC_PROFILE,
+      inject: [SLUICE_OPTIONS, SluiceConnection],
+      useFactory: (options: SluiceModuleOptions, connection: SluiceConnection) =>
+        trafficProfileOf(options, connection),
+    },
+    {
       provide: DECISION_STATS,
       inject: [SLUICE_OPTIONS, SluiceConnection, SLUICE_CLOCK],
       useFactory: (options: SluiceModuleOptions, connection: SluiceConnection, clock: Clock) =>
@@ -201,6 +214,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     PENALTY_STREAM,
     PenaltyEventPublisher,
     IDENTIFIER_STATS,
+    TRAFFIC_PROFILE,
     IdentifierTally,
     DECISION_STATS,
     DecisionTally,
@@ -231,3 +245,27 @@ export class SluiceModule {
 // The builder's methods read its other static members through `this`: SluiceModule inherits them
 // at run time, while its declared type names only its own two methods.
 Object.setPrototypeOf(SluiceModule, SluiceConfigurableModule);
+
+/** The traffic profile's store, as the module's `trafficProfile` asks, or null: none kept. */
+function trafficProfileOf(
+  options: SluiceModuleOptions,
+  connection: SluiceConnection,
+): TrafficProfileStore | null {
+  const asked = options.trafficProfile;
+  if (asked === false) return null;
+  const limits = {
+    sampleBound: asked?.sampleBound ?? DEFAULT_PROFILE_LIMITS.sampleBound,
+    retentionMs:
+      asked?.retentionHours === undefined
+        ? DEFAULT_PROFILE_LIMITS.retentionMs
+        : asked.retentionHours * 3_600_000,
+  };
+  const redis = connection.redis;
+  if (redis === undefined) return new LocalTrafficProfile(limits);
+  return new RedisTrafficProfile(
+    redis,
+    options.prefix ?? 'sluice',
+    limits,
+    () => connection.readRedis ?? redis,
+  );
+}

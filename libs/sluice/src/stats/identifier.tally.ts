@@ -2,19 +2,23 @@ import {
   Inject,
   Injectable,
   Logger,
+  Optional,
   type BeforeApplicationShutdown,
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
 import type { Decision } from '../engine/decision.js';
 import type { Clock } from '../clock/clock.js';
-import { IDENTIFIER_STATS, SLUICE_CLOCK } from '../config/sluice.tokens.js';
+import { IDENTIFIER_STATS, SLUICE_CLOCK, TRAFFIC_PROFILE } from '../config/sluice.tokens.js';
+import { PolicyRegistry } from '../policy/policy.registry.js';
 import { ThrottledLogger } from '../logging/throttled.logger.js';
 import { PeriodicTask } from '../clock/periodic.task.js';
 import { getOrAdd, newMap } from '../collections/get-or-add.js';
 import { displayForm, keyOfCut } from '../keys/identifier.js';
 import { candidateStatsName } from './decision-outcome.js';
 import type { IdentifierCount, IdentifierStatsStore } from './identifier-stats.store.js';
+import { ProfileCounter, type ProfiledEntry } from './profile.counter.js';
+import type { TrafficProfileStore } from './traffic-profile.store.js';
 
 const FLUSH_EVERY_MS = 1_000;
 /** Per policy and flush, only the busiest go to the store: its work follows policies, not traffic. */
@@ -30,10 +34,11 @@ const KEPT_AT_MOST = 20_000;
 const IDLE_FLUSHES_KEPT = 4;
 const LOG_EVERY_MS = 60_000;
 
-/** An identifier's counts since the last flush, and how many flushes found it idle. */
-interface Entry {
-  identifier: string;
-  key: string | undefined;
+/**
+ * An identifier's counts since the last flush, how many flushes found it idle, and its count in
+ * its policy's window for the traffic profile.
+ */
+interface Entry extends ProfiledEntry {
   passed: number;
   rejected: number;
   lastSeen: number;
@@ -42,7 +47,8 @@ interface Entry {
 
 /**
  * Counts each identifier's passes and rejections per policy in memory and sends the busiest to
- * the identifier stats once a second, for the admin's GET /identifiers.
+ * the identifier stats once a second, for the admin's GET /identifiers; and, with a profile
+ * store, each identifier's requests per window of its policy to the traffic profile.
  */
 @Injectable()
 export class IdentifierTally
@@ -62,10 +68,19 @@ export class IdentifierTally
   private created = 0;
   private readonly flushes = new PeriodicTask(() => this.send(), FLUSH_EVERY_MS);
 
+  private readonly profile: ProfileCounter | undefined;
+
   constructor(
     @Inject(IDENTIFIER_STATS) private readonly store: IdentifierStatsStore,
     @Inject(SLUICE_CLOCK) private readonly clock: Clock,
-  ) {}
+    @Optional() @Inject(TRAFFIC_PROFILE) profiles?: TrafficProfileStore | null,
+    @Optional() @Inject(PolicyRegistry) policies?: PolicyRegistry,
+  ) {
+    this.profile =
+      profiles !== undefined && profiles !== null && policies !== undefined
+        ? new ProfileCounter(profiles, policies)
+        : undefined;
+  }
 
   onModuleInit(): void {
     this.flushes.start();
@@ -89,7 +104,8 @@ export class IdentifierTally
 
   /**
    * Counts each policy of a decision under the key kind they all counted by. A policy that
-   * admitted a refused request counts neither way: the request did not pass.
+   * admitted a refused request counts neither way: the request did not pass; its profile counts
+   * it, as a request the policy was asked about.
    */
   count(decision: Decision, keyKind: string, identifier: string): void {
     const now = Math.floor(this.clock() / 1000);
@@ -97,8 +113,16 @@ export class IdentifierTally
     const key = keyOfCut(identifier);
     for (const part of decision.policies) {
       const passed = part.allowed && decision.allowed;
-      if (part.allowed && !passed) continue;
-      this.add(part.policy, keyKind, identifier, key, passed, now);
+      const entry = this.add(
+        part.policy,
+        keyKind,
+        identifier,
+        key,
+        part.allowed && !passed ? undefined : passed,
+        now,
+      );
+      if (entry !== undefined)
+        this.profile?.count(part.policy, keyKind, entry, now, part.tier ?? '');
     }
     if (decision.candidates !== undefined) {
       this.countDifferences(decision, keyKind, identifier, key, now);
@@ -125,28 +149,42 @@ export class IdentifierTally
     }
   }
 
+  /** `passed` undefined: the request counts neither way (count). */
   private add(
     policy: string,
     keyKind: string,
     identifier: string,
     key: string | undefined,
-    passed: boolean,
+    passed: boolean | undefined,
     now: number,
-  ): void {
+  ): Entry | undefined {
     const counts = this.countsOf(policy, keyKind);
     const name = key ?? identifier;
     let entry = counts.get(name);
     if (entry === undefined) {
-      if (this.created >= TRACKED_PER_FLUSH) return;
+      if (this.created >= TRACKED_PER_FLUSH) return undefined;
       this.created++;
       const shown = key === undefined ? identifier : displayForm(identifier);
-      entry = { identifier: shown, key, passed: 0, rejected: 0, lastSeen: now, idle: 0 };
+      entry = {
+        identifier: shown,
+        key,
+        passed: 0,
+        rejected: 0,
+        lastSeen: now,
+        idle: 0,
+        window: -1,
+        inWindow: 0,
+        tier: '',
+        hash: undefined,
+        field: undefined,
+      };
       counts.set(name, entry);
       this.tracked++;
     }
-    if (passed) entry.passed++;
-    else entry.rejected++;
+    if (passed === true) entry.passed++;
+    else if (passed === false) entry.rejected++;
     entry.lastSeen = now;
+    return entry;
   }
 
   private countsOf(policy: string, keyKind: string): Map<string, Entry> {
@@ -160,6 +198,7 @@ export class IdentifierTally
 
   private async send(): Promise<void> {
     if (this.tracked === 0) return;
+    const nowMs = Math.floor(this.clock() / 1000);
     const keep = this.tracked <= KEPT_AT_MOST;
     this.created = 0;
     const sent: IdentifierCount[] = [];
@@ -172,11 +211,25 @@ export class IdentifierTally
       if (byKind.size === 0) this.current.delete(policy);
       busiest.into(sent);
     }
+    await Promise.all([this.sendCounts(sent), this.sendProfile(nowMs)]);
+  }
+
+  private async sendCounts(sent: IdentifierCount[]): Promise<void> {
     if (sent.length === 0) return;
     try {
       await this.store.add(sent);
     } catch (error) {
       this.logger.warn(`Identifier counts of the last second were not stored: ${String(error)}`);
+    }
+  }
+
+  private async sendProfile(nowMs: number): Promise<void> {
+    try {
+      await this.profile?.send(nowMs);
+    } catch (error) {
+      this.logger.warn(
+        `Traffic profile counts of the last second were not stored: ${String(error)}`,
+      );
     }
   }
 
@@ -192,9 +245,11 @@ export class IdentifierTally
     keep: boolean,
   ): void {
     // forEach, not for…of: no [name, entry] pair made for each of thousands of entries.
+    const profile = this.profile;
     counts.forEach((entry, name) => {
-      if (entry.passed !== 0 || entry.rejected !== 0) {
-        busiest.offer(policy, keyKind, entry);
+      if (entry.passed !== 0 || entry.rejected !== 0 || entry.inWindow !== 0) {
+        if (entry.passed !== 0 || entry.rejected !== 0) busiest.offer(policy, keyKind, entry);
+        profile?.take(policy, keyKind, entry);
         entry.passed = 0;
         entry.rejected = 0;
         entry.idle = 0;

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock/clock.js';
+import type { Decision, PolicyDecision } from '../engine/decision.js';
+import { PolicyRegistry } from '../policy/policy.registry.js';
+import {
+  knownTraffic,
+  truePercentile,
+  type KnownTraffic,
+} from '../testing/known-traffic.fixture.js';
+import { IdentifierTally } from './identifier.tally.js';
+import { LocalIdentifierStats } from './local-identifier.stats.js';
+import { LocalTrafficProfile } from './local-traffic.profile.js';
+import { PROFILE_PERCENTILES, summarizeProfile, type ProfileSummary } from './profile.summary.js';
+import { FOLD_AFTER_MS, HOUR_MS, STEPS } from './traffic-profile.js';
+import type { ProfileLimits } from './traffic-profile.store.js';
+
+const WINDOW_MS = 60_000;
+/** A whole hour, so the windows below end in one. */
+const T0_MS = 1_700_000_000_000 - (1_700_000_000_000 % HOUR_MS);
+
+function part(policy: string, allowed: boolean, tier?: string): PolicyDecision {
+  return {
+    allowed,
+    policy,
+    algorithm: 'fixed-window',
+    limit: 10,
+    remaining: allowed ? 5 : 0,
+    resetMs: 1000,
+    retryAfterMs: allowed ? 0 : 1000,
+    delayMs: 0,
+    reason: allowed ? 'ok' : 'limit',
+    ...(tier === undefined ? {} : { tier }),
+  };
+}
+
+function decision(...parts: PolicyDecision[]): Decision {
+  const allowed = parts.every((each) => each.allowed);
+  return { ...(parts.find((each) => !each.allowed) ?? parts[0]!), allowed, policies: parts };
+}
+
+function setUp(limits?: ProfileLimits) {
+  const clock = new ManualClock(T0_MS * 1000);
+  const policies = new PolicyRegistry();
+  policies.set({ name: 'api', algorithm: 'fixed-window', limit: 100, periodMs: 60_000 });
+  policies.set({ name: 'burst', algorithm: 'gcra', limit: 10, periodMs: 1_000 });
+  const profiles = new LocalTrafficProfile(limits);
+  const tally = new IdentifierTally(
+    new LocalIdentifierStats(clock.now),
+    clock.now,
+    profiles,
+    policies,
+  );
+  const read = async (tier: string | null = null): Promise<ProfileSummary> => {
+    const nowMs = clock.now() / 1000;
+    const hour = Math.floor(nowMs / HOUR_MS);
+    const record = await profiles.read('api', WINDOW_MS, hour - 1, hour, nowMs);
+    return summarizeProfile(record, WINDOW_MS, hour - 1, hour, tier);
+  };
+  return { clock, tally, read };
+}
+
+/**
+ * Plays the traffic through the tally: each window's requests of each identifier spread over
+ * its first 50 seconds, the tally flushed every 10; then the clock moves past the last fold.
+ */
+async function play(traffic: KnownTraffic, setup: ReturnType<typeof setUp>): Promise<void> {
+  const { clock, tally } = setup;
+  const ok = decision(part('api', true));
+  for (const counts of traffic.counts) {
+    const start = clock.now();
+    for (let step = 0; step < 5; step++) {
+      clock.set(start + step * 10_000_000);
+      traffic.identifiers.forEach((identifier, at) => {
+        const due =
+          Math.floor(((step + 1) * counts[at]!) / 5) - Math.floor((step * counts[at]!) / 5);
+        for (let n = 0; n < due; n++) tally.count(ok, 'ip', identifier);
+      });
+      await tally.flush();
+    }
+    clock.set(start + WINDOW_MS * 1000);
+  }
+  clock.advance((FOLD_AFTER_MS + 1) * 1000);
+  await tally.flush();
+}
+
+describe('the traffic profile of a known traffic', () => {
+  it('finds each percentile within its bucket when every identifier is kept', async () => {
+    const traffic = knownTraffic(12);
+    const setup = setUp();
+    await play(traffic, setup);
+    const summary = await setup.read();
+
+    expect(summary).toMatchObject({ windows: 12, identifierWindows: 12_000, share: 1, late: 0 });
+    expect(summary.requests).toBe(traffic.counts.flat().reduce((a, b) => a + b, 0));
+    expect(summary.max).toBe(Math.max(...traffic.counts.flat()));
+    for (const [name, fraction] of Object.entries(PROFILE_PERCENTILES)) {
+      const truth = truePercentile(traffic, fraction);
+      const found = summary.percentiles![name as keyof typeof PROFILE_PERCENTILES];
+      // Never below the truth, at most one bucket (1/16) above.
+      expect(found, name).toBeGreaterThanOrEqual(truth);
+      expect(found, name).toBeLessThanOrEqual(Math.floor(truth * (1 + 1 / STEPS)));
+    }
+    // The ten abusive identifiers are the busiest.
+    expect(
+      summary.busiest.slice(0, 10).every((each) => each.identifier.startsWith('abuser-')),
+    ).toBe(true);
+  });
+
+  it('stays within a stated tolerance when each window keeps a sample', async () => {
+    const traffic = knownTraffic(12, 7);
+    const setup = setUp({ sampleBound: 150, retentionMs: 86_400_000 });
+    await play(traffic, setup);
+    const summary = await setup.read();
+
+    expect(summary.share).toBeGreaterThanOrEqual(8);
+    // The sample's estimates: identifier-windows within 15 % of 12 000.
+    expect(Math.abs(summary.identifierWindows - 12_000)).toBeLessThanOrEqual(1_800);
+    // Each percentile lies between the true ones 3 points of rank either side (p99.9 excepted:
+    // a sample of ~1 500 identifier-windows holds one or two of the top 0.1 %).
+    for (const name of ['p50', 'p90', 'p99'] as const) {
+      const fraction = PROFILE_PERCENTILES[name];
+      const low = truePercentile(traffic, Math.max(0, fraction - 0.03));
+      const high = truePercentile(traffic, Math.min(1, fraction + 0.03));
+      const found = summary.percentiles![name];
+      expect(found, name).toBeGreaterThanOrEqual(low);
+      expect(found, name).toBeLessThanOrEqual(Math.ceil(high * (1 + 1 / STEPS)));
+    }
+  });
+
+  it('counts a request refused by another policy, and each tier apart', async () => {
+    const setup = setUp();
+    const { clock, tally } = setup;
+    tally.count(decision(part('api', true), part('burst', false)), 'ip', '10.0.0.1');
+    tally.count(decision(part('api', true, 'gold')), 'user', 'ann');
+    tally.count(decision(part('api', true, 'gold')), 'user', 'ann');
+    await tally.flush();
+    clock.advance((WINDOW_MS + FOLD_AFTER_MS) * 1000);
+    await tally.flush();
+
+    expect(await setup.read()).toMatchObject({ identifierWindows: 2, requests: 3 });
+    expect(await setup.read('gold')).toMatchObject({
+      identifierWindows: 1,
+      requests: 2,
+      busiest: [{ keyKind: 'user', identifier: 'ann', tier: 'gold', most: 2 }],
+    });
+  });
+});

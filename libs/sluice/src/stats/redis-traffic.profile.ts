@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Cluster, Redis } from 'ioredis';
+import {
+  DEFAULT_PROFILE_LIMITS,
+  levelKey,
+  type ProfileCount,
+  type ProfileHour,
+  type ProfileLimits,
+  type ProfileRecord,
+  type TrafficProfileStore,
+} from './traffic-profile.store.js';
+
+const SOURCE = readFileSync(new URL('./traffic-profile.lua', import.meta.url), 'utf8');
+const SHA = createHash('sha1').update(SOURCE).digest('hex');
+/** Counts per call: a flush of a busy policy is cut into calls that hold Redis briefly. */
+const COUNTS_PER_CALL = 1_000;
+
+/**
+ * The profile in Redis: traffic-profile.lua adds an instance's counts and folds closed windows,
+ * one call per policy and window length, under the hash tag `{prof:<policy>}` so a Cluster keeps
+ * a policy's profile on one master.
+ */
+export class RedisTrafficProfile implements TrafficProfileStore {
+  constructor(
+    private readonly client: Redis | Cluster,
+    private readonly prefix: string,
+    readonly limits: ProfileLimits = DEFAULT_PROFILE_LIMITS,
+    /** Where reads go: a connection with a longer timeout (SluiceConnection.readRedis). */
+    private readonly reader: () => Redis | Cluster = () => client,
+  ) {}
+
+  async record(counts: readonly ProfileCount[], nowMs: number): Promise<Map<string, number>> {
+    const groups = new Map<string, { policy: string; windowMs: number; args: string[] }>();
+    for (const count of counts) {
+      const name = levelKey(count.policy, count.windowMs);
+      let group = groups.get(name);
+      if (group === undefined) {
+        group = { policy: count.policy, windowMs: count.windowMs, args: [] };
+        groups.set(name, group);
+      }
+      group.args.push(String(count.window), count.field, String(count.count));
+    }
+    const levels = new Map<string, number>();
+    await Promise.all(
+      [...groups].map(async ([name, { policy, windowMs, args }]) => {
+        let level = 0;
+        for (let from = 0; from < args.length; from += 3 * COUNTS_PER_CALL) {
+          const part = args.slice(from, from + 3 * COUNTS_PER_CALL);
+          level = await this.run(this.client, policy, windowMs, nowMs, part);
+        }
+        levels.set(name, level);
+      }),
+    );
+    return levels;
+  }
+
+  async read(
+    policy: string,
+    windowMs: number,
+    fromHour: number,
+    toHour: number,
+    nowMs: number,
+  ): Promise<ProfileRecord> {
+    const reader = this.reader();
+    const level = await this.run(reader, policy, windowMs, nowMs, []);
+    const base = this.base(policy);
+    const pipeline = reader.pipeline();
+    pipeline.hgetall(`${base}:m`);
+    for (let hour = fromHour; hour <= toHour; hour++) {
+      pipeline.hgetall(`${base}:h:${windowMs}:${hour}`);
+      pipeline.call('ZRANGE', `${base}:t:${windowMs}:${hour}`, '0', '-1', 'REV', 'WITHSCORES');
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    const failed = replies.find(([error]) => error !== null);
+    if (failed !== undefined) throw failed[0] as Error;
+    const meta = replies[0]?.[1] as Record<string, string>;
+    const hours: ProfileHour[] = [];
+    for (let hour = fromHour, at = 1; hour <= toHour; hour++, at += 2) {
+      const flat = replies[at]?.[1] as Record<string, string>;
+      const topFlat = replies[at + 1]?.[1] as string[];
+      if (Object.keys(flat).length === 0) continue;
+      const fields = new Map<string, number>();
+      for (const [field, value] of Object.entries(flat)) fields.set(field, Number(value));
+      const top: ProfileHour['top'] = [];
+      for (let index = 0; index + 1 < topFlat.length; index += 2) {
+        top.push({ member: topFlat[index] as string, count: Number(topFlat[index + 1]) });
+      }
+      hours.push({ hour, fields, top });
+    }
+    return { level, late: Number(meta[`late:${windowMs}`] ?? 0), hours };
+  }
+
+  private async run(
+    client: Redis | Cluster,
+    policy: string,
+    windowMs: number,
+    nowMs: number,
+    counts: string[],
+  ): Promise<number> {
+    const base = this.base(policy);
+    const args = [
+      String(nowMs),
+      String(windowMs),
+      String(this.limits.sampleBound),
+      String(this.limits.retentionMs),
+      ...counts,
+    ];
+    try {
+      return Number(await client.evalsha(SHA, 1, base, ...args));
+    } catch (error) {
+      if (!String(error).includes('NOSCRIPT')) throw error;
+      return Number(await client.eval(SOURCE, 1, base, ...args));
+    }
+  }
+
+  private base(policy: string): string {
+    return `${this.prefix}:{prof:${policy}}`;
+  }
+}

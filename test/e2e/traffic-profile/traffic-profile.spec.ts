@@ -1,0 +1,151 @@
+// The traffic profile in Redis (traffic-profile.lua) keeps what its twin keeps in memory
+// (local-traffic.profile.ts) on the same counts, on one Redis and on a Cluster; and a known
+// traffic counted by the identifier tally reads back as docs/algorithms.md, "Traffic profiles",
+// states.
+import type { Cluster, Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock, PolicyRegistry } from '@sluice/nest/internals';
+import { memberOf } from '@sluice/nest/src/stats/identifier-stats.store.js';
+import { IdentifierTally } from '@sluice/nest/src/stats/identifier.tally.js';
+import { LocalIdentifierStats } from '@sluice/nest/src/stats/local-identifier.stats.js';
+import { LocalTrafficProfile } from '@sluice/nest/src/stats/local-traffic.profile.js';
+import { summarizeProfile } from '@sluice/nest/src/stats/profile.summary.js';
+import { RedisTrafficProfile } from '@sluice/nest/src/stats/redis-traffic.profile.js';
+import {
+  fieldOf,
+  FOLD_AFTER_MS,
+  HOUR_MS,
+  identifierHash,
+} from '@sluice/nest/src/stats/traffic-profile.js';
+import type { ProfileCount, ProfileLimits } from '@sluice/nest/src/stats/traffic-profile.store.js';
+import { knownTraffic, truePercentile } from '@sluice/nest/src/testing/known-traffic.fixture.js';
+import { seededRandom } from '@sluice/nest/src/testing/seeded-random.fixture.js';
+import {
+  closeAll,
+  connectCluster,
+  connectRedis,
+  filePrefixes,
+} from '../../support/redis.clients.js';
+
+const prefixes = filePrefixes('traffic-profile');
+let redis: Redis;
+let cluster: Cluster;
+beforeAll(() => {
+  redis = connectRedis();
+  cluster = connectCluster();
+});
+afterAll(async () => {
+  await prefixes.removeAll(redis);
+  await closeAll();
+});
+
+const T0_MS = 1_700_000_000_000 - (1_700_000_000_000 % HOUR_MS);
+const TIERS = ['', 'gold', 'free'];
+
+describe.each([
+  ['one Redis', () => redis],
+  ['a Redis Cluster', () => cluster],
+] as const)('the traffic profile on %s', (_, client) => {
+  it.each([
+    ['every identifier kept', { sampleBound: 10_000, retentionMs: 86_400_000 }, 11],
+    ['windows sampled, then a light hour', { sampleBound: 100, retentionMs: 86_400_000 }, 23],
+  ] as const)('keeps what its twin keeps: %s', async (_label, limits: ProfileLimits, seed) => {
+    const random = seededRandom(seed);
+    const redisProfile = new RedisTrafficProfile(client(), prefixes.next(), limits);
+    const localProfile = new LocalTrafficProfile(limits);
+    const windowMs = 10_000;
+    let nowMs = T0_MS;
+    const levels: Array<[string, number][]> = [];
+    // Three instances send once a second for 4 minutes; the identifiers thin out after 2, so
+    // a sampled window's level comes down again. Some counts arrive after their window folded.
+    for (let second = 0; second < 240; second++) {
+      nowMs += 1_000;
+      const identifiers = second < 120 ? 400 : 20;
+      for (let instance = 0; instance < 3; instance++) {
+        const counts: ProfileCount[] = [];
+        for (let n = 0; n < 30; n++) {
+          const at = Math.floor(random() * identifiers);
+          const member = memberOf({ keyKind: 'ip', identifier: `10.9.0.${at}` });
+          const late = random() < 0.02;
+          counts.push({
+            policy: 'api',
+            windowMs,
+            window: Math.floor((late ? nowMs - 30_000 : nowMs) / windowMs),
+            field: fieldOf(identifierHash(member), TIERS[at % 3]!, member),
+            count: 1 + Math.floor(random() * (at % 7 === 0 ? 300 : 5)),
+          });
+        }
+        const [fromRedis, fromLocal] = await Promise.all([
+          redisProfile.record(counts, nowMs),
+          localProfile.record(counts, nowMs),
+        ]);
+        expect([...fromRedis]).toEqual([...fromLocal]);
+        levels.push([...fromRedis]);
+      }
+    }
+    const hour = Math.floor(T0_MS / HOUR_MS);
+    const readAt = nowMs + windowMs + FOLD_AFTER_MS;
+    const [fromRedis, fromLocal] = await Promise.all([
+      redisProfile.read('api', windowMs, hour, hour + 1, readAt),
+      localProfile.read('api', windowMs, hour, hour + 1, readAt),
+    ]);
+    expect(fromRedis).toEqual(fromLocal);
+    expect(fromRedis.late).toBeGreaterThan(0);
+    expect(fromRedis.hours.length).toBeGreaterThan(0);
+    const seen = new Set(levels.flat().map(([, level]) => level));
+    if (limits.sampleBound === 100) {
+      // It sampled, and came down again once the traffic thinned.
+      expect(Math.max(...seen)).toBeGreaterThanOrEqual(2);
+      expect(fromRedis.level).toBeLessThan(Math.max(...seen));
+    } else {
+      expect([...seen]).toEqual([0]);
+    }
+  });
+
+  it('reads a known traffic counted by the identifier tally within its bucket', async () => {
+    const clock = new ManualClock(T0_MS * 1000);
+    const policies = new PolicyRegistry();
+    policies.set({ name: 'api', algorithm: 'fixed-window', limit: 100, periodMs: 60_000 });
+    const profile = new RedisTrafficProfile(client(), prefixes.next());
+    const tally = new IdentifierTally(
+      new LocalIdentifierStats(clock.now),
+      clock.now,
+      profile,
+      policies,
+    );
+    const traffic = knownTraffic(4);
+    const ok = {
+      allowed: true,
+      policy: 'api',
+      algorithm: 'fixed-window' as const,
+      limit: 100,
+      remaining: 1,
+      resetMs: 1,
+      retryAfterMs: 0,
+      delayMs: 0,
+      reason: 'ok' as const,
+    };
+    const decision = { ...ok, policies: [ok] };
+    for (const counts of traffic.counts) {
+      const start = clock.now();
+      traffic.identifiers.forEach((identifier, at) => {
+        for (let n = 0; n < counts[at]!; n++) tally.count(decision, 'ip', identifier);
+      });
+      await tally.flush();
+      clock.set(start + 60_000_000);
+    }
+    clock.advance((FOLD_AFTER_MS + 1) * 1000);
+    await tally.flush();
+    const nowMs = clock.now() / 1000;
+    const hour = Math.floor(nowMs / HOUR_MS);
+    const record = await profile.read('api', 60_000, hour - 1, hour, nowMs);
+    const summary = summarizeProfile(record, 60_000, hour - 1, hour, null);
+
+    expect(summary).toMatchObject({ windows: 4, identifierWindows: 4_000, share: 1 });
+    expect(summary.requests).toBe(traffic.counts.flat().reduce((a, b) => a + b, 0));
+    const truth = truePercentile(traffic, 0.99);
+    expect(summary.percentiles!.p99).toBeGreaterThanOrEqual(truth);
+    expect(summary.percentiles!.p99).toBeLessThanOrEqual(Math.floor(truth * (1 + 1 / 16)));
+    expect(summary.busiest[0]?.identifier).toMatch(/^abuser-/);
+  });
+});
