@@ -21,7 +21,7 @@ export const LIBRARY_LAYERS = {
   'libs/sluice-admin/src': [
     ['cli'],
     ['live', 'docs', 'serving'],
-    ['instances', 'identifiers', 'lists', 'quotas', 'plans', 'policy-file'],
+    ['instances', 'identifiers', 'profiles', 'lists', 'quotas', 'plans', 'policy-file'],
     ['audit', 'penalties', 'policies'],
     ['auth'],
     ['database'],

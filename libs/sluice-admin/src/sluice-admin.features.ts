@@ -10,6 +10,7 @@ import { PoliciesModule } from './policies/policies.module.js';
 import { PolicyFileModule } from './policy-file/policy-file.module.js';
 import { QuotasModule } from './quotas/quotas.module.js';
 import { PlansModule } from './plans/plans.module.js';
+import { ProfilesModule } from './profiles/profiles.module.js';
 
 /**
  * The feature modules, one per folder, whose controllers are served under /<path>/api and
@@ -24,6 +25,7 @@ export const ADMIN_FEATURES = [
   ListsModule,
   PolicyFileModule,
   IdentifiersModule,
+  ProfilesModule,
   QuotasModule,
   PlansModule,
   LiveModule,

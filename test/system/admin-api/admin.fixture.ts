@@ -3,6 +3,7 @@ import {
   startApp,
   uniquePrefix,
   type AdapterName,
+  type Overrides,
   type RunningApp,
 } from '../../support/nest-app.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
@@ -24,6 +25,7 @@ export interface AdminFixture {
 export function useAdminApp(
   adapter: AdapterName,
   options: Partial<AdminAppOptions> = {},
+  overrides?: Overrides,
 ): AdminFixture {
   let state: AdminFixture | undefined;
   beforeAll(async () => {
@@ -32,6 +34,8 @@ export function useAdminApp(
     const app = await startApp(
       adapter,
       adminApp({ redisUrl: inject('redisUrl'), prefix, databaseUrl: database.url, ...options }),
+      undefined,
+      overrides,
     );
     state = { app, database, prefix, api: adminClient(`${app.url}/sluice/api`) };
   });

@@ -61,6 +61,7 @@ const GRANTS: Record<string, Grant> = {
   'POST /policy-file/apply': 'admin',
   'GET /penalties': 'viewer',
   'GET /identifiers': 'viewer',
+  'GET /policies/:name/profile': 'viewer',
   'GET /quotas/:policy/:identifier': 'viewer',
   'POST /quotas/:policy/:identifier/grant': 'operator',
   'GET /plans/:identifier': 'viewer',

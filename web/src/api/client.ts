@@ -16,6 +16,7 @@ import type {
   PenaltyQuery,
   PlanAssignmentRequest,
   PolicyWriteRequest,
+  ProfileQuery,
   QuotaGrantRequest,
   SignInRequest,
   StatsQuery,
@@ -127,6 +128,8 @@ export const api = {
     remove: (name: string, body: ChangeNoteRequest = {}) =>
       call('DELETE /policies/:name', { params: { name }, body }),
     revisions: (name: string) => call('GET /policies/:name/revisions', { params: { name } }),
+    profile: (name: string, query: ProfileQuery) =>
+      call('GET /policies/:name/profile', { params: { name }, query }),
     candidate: {
       get: (name: string) => call('GET /policies/:name/candidate', { params: { name } }),
       propose: (name: string, body: CandidateProposal) =>

@@ -16,6 +16,8 @@ export const queryKeys = {
     one: (name: string | undefined) => ['policies', name] as const,
     revisions: (name: string) => ['policies', name, 'revisions'] as const,
     candidate: (name: string) => ['policies', name, 'candidate'] as const,
+    profile: (name: string, query: { range: string; tier: string | null }) =>
+      ['policies', name, 'profile', query] as const,
   },
   blocked: {
     all: ['blocked'] as const,

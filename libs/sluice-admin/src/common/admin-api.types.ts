@@ -4,6 +4,7 @@ export type { AdminRole } from './admin-role.js';
 export type { FieldIssue } from './invalid-request.exception.js';
 export type * from './policies-api.types.js';
 export type * from './identifiers-api.types.js';
+export type * from './profiles-api.types.js';
 export type * from './penalties-api.types.js';
 export type * from './live-api.types.js';
 export { DECISION_COUNTS } from './live-api.types.js';

@@ -39,11 +39,13 @@ import type {
   PlanView,
   PolicyWriteQuery,
   PolicyWriteRequest,
+  ProfileQuery,
   RouteList,
   SessionView,
   SignInRequest,
   StatsQuery,
   StatsSeries,
+  TrafficProfileView,
   UnblockQuery,
   UnblockResult,
 } from './admin-api.types.js';
@@ -139,6 +141,8 @@ export interface AdminRoutes {
   'POST /policy-file/apply': { body: PolicyFileApplyRequest; response: PolicyFileApplyResult };
   /** The identifiers seen over the last day, the most rejected first. */
   'GET /identifiers': { query: IdentifiersQuery; response: IdentifierList };
+  /** Requests per identifier per window of the policy's period over the last hour, day or week. */
+  'GET /policies/:name/profile': { query: ProfileQuery; response: TrafficProfileView };
   /** An identifier's quota in the current period: used, remaining, credits, when it resets. */
   'GET /quotas/:policy/:identifier': { query: QuotaQuery; response: QuotaState };
   /** An identifier's plan: its tier under every tiered policy, and its last change. */
@@ -192,6 +196,7 @@ export const ADMIN_ROUTES = [
   'POST /policy-file/diff',
   'POST /policy-file/apply',
   'GET /identifiers',
+  'GET /policies/:name/profile',
   'GET /quotas/:policy/:identifier',
   'GET /plans/:identifier',
   'PUT /plans/:identifier',

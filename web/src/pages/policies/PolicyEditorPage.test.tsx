@@ -8,6 +8,31 @@ import { PolicyEditorPage } from './PolicyEditorPage';
 
 /** The page lists the allow and deny list entries that apply to the policy: none here. */
 const NO_LIST_ENTRIES = { 'GET /lists': { body: { max: 1000, entries: [] } } };
+/** reply's traffic profile before any window was counted. */
+const NO_PROFILE = {
+  'GET /policies/reply/profile': {
+    body: {
+      policy: 'reply',
+      range: 'day',
+      tier: null,
+      windowMs: 60_000,
+      from: '2026-11-29T09:00:00.000Z',
+      to: '2026-11-30T10:00:00.000Z',
+      windows: 0,
+      identifierWindows: 0,
+      requests: 0,
+      percentiles: null,
+      max: 0,
+      histogram: [],
+      busiest: [],
+      share: 1,
+      bucketError: 0.0625,
+      late: 0,
+      limit: 3,
+      periodMs: 60_000,
+    },
+  },
+};
 
 const editor = (role: 'viewer' | 'operator' | 'admin') =>
   renderScreen(<PolicyEditorPage />, { role, path: '/policies/reply', route: '/policies/:name' });
@@ -29,6 +54,7 @@ describe('the policy editor', () => {
   it("shows the server's validation messages at the fields they name", async () => {
     const requests = answerFetch({
       ...NO_LIST_ENTRIES,
+      ...NO_PROFILE,
       'GET /policies/reply': { body: REPLY },
       'PUT /policies/reply': {
         status: 400,
@@ -74,6 +100,7 @@ describe('the policy editor', () => {
   it('takes the window as people write it, spells the rate out and sends milliseconds', async () => {
     const requests = answerFetch({
       ...NO_LIST_ENTRIES,
+      ...NO_PROFILE,
       'GET /policies/reply': { body: REPLY },
       'PUT /policies/reply': ({ body }) => ({
         body: { ...REPLY, ...(body as object), version: 5 },
@@ -108,6 +135,7 @@ describe('the policy editor', () => {
       'Changing windows of 60000 ms to windows of 5400000 ms starts a new period for every identifier now. Save with confirm=reset if you mean it.';
     const requests = answerFetch({
       ...NO_LIST_ENTRIES,
+      ...NO_PROFILE,
       'GET /policies/reply': { body: REPLY },
       'PUT /policies/reply': ({ url, body }) =>
         url.includes('confirm=reset')
@@ -168,6 +196,7 @@ describe('the policy editor', () => {
     });
     const requests = answerFetch({
       ...NO_LIST_ENTRIES,
+      ...NO_PROFILE,
       'GET /policies/reply': { body: REPLY },
       'GET /blocked': { body: { blocked: [], total: 2 } },
       'GET /instances': { body: { version: null, instances: [] } },
@@ -247,6 +276,7 @@ describe('the policy editor', () => {
     let promotions = 0;
     const requests = answerFetch({
       ...NO_LIST_ENTRIES,
+      ...NO_PROFILE,
       'GET /policies/reply': { body: withCandidate },
       'POST /policies/reply/candidate': { status: 201, body: {} },
       'GET /policies/reply/candidate': {
@@ -328,6 +358,7 @@ describe('the policy editor', () => {
   it('shows the fields the chosen algorithm takes, and only those', async () => {
     answerFetch({
       ...NO_LIST_ENTRIES,
+      ...NO_PROFILE,
       'GET /policies/reply': { body: REPLY },
     });
     const user = userEvent.setup();
@@ -354,6 +385,7 @@ describe('the policy editor', () => {
   it('limits requests in flight, and settles a quota after the response', async () => {
     const requests = answerFetch({
       ...NO_LIST_ENTRIES,
+      ...NO_PROFILE,
       'GET /policies/reply': { body: REPLY },
       'PUT /policies/reply': ({ body }) => ({
         body: { ...REPLY, ...(body as object), version: 5 },
@@ -387,6 +419,7 @@ describe('the policy editor', () => {
   it('shows a viewer the rules and no control to change them', async () => {
     answerFetch({
       ...NO_LIST_ENTRIES,
+      ...NO_PROFILE,
       'GET /policies/reply': { body: REPLY },
     });
     editor('viewer');
@@ -401,6 +434,7 @@ describe('the policy editor', () => {
   it('lets an operator add an override while the rules stay as stored', async () => {
     const requests = answerFetch({
       ...NO_LIST_ENTRIES,
+      ...NO_PROFILE,
       'GET /policies/reply': { body: REPLY },
       'PUT /policies/reply': ({ body }) => ({
         body: { ...REPLY, ...(body as object), version: 5 },
@@ -430,6 +464,7 @@ describe('the policy editor', () => {
   it('writes an override for the kind of identifier it names, and reads it back so', async () => {
     const requests = answerFetch({
       ...NO_LIST_ENTRIES,
+      ...NO_PROFILE,
       'GET /policies/reply': {
         body: {
           ...REPLY,
@@ -488,6 +523,7 @@ describe('the policy editor', () => {
     };
     const requests = answerFetch({
       ...NO_LIST_ENTRIES,
+      ...NO_PROFILE,
       'GET /policies/reply': { body: monthly },
       'PUT /policies/reply': ({ body }) => ({
         body: { ...monthly, ...(body as object), version: 5 },
@@ -519,6 +555,7 @@ describe('the policy editor', () => {
   it('edits tiers and assigns an identifier to one, keeping the tiers it read', async () => {
     const requests = answerFetch({
       ...NO_LIST_ENTRIES,
+      ...NO_PROFILE,
       'GET /policies/reply': {
         body: { ...REPLY, tiers: { free: { limit: 5, burst: null, maxDelayMs: null } } },
       },
@@ -554,6 +591,7 @@ describe('the policy editor', () => {
   it("places the server's issue about a tier at that tier's field, and flags a repeated name", async () => {
     answerFetch({
       ...NO_LIST_ENTRIES,
+      ...NO_PROFILE,
       'GET /policies/reply': {
         body: { ...REPLY, tiers: { pro: { limit: 50, burst: null, maxDelayMs: null } } },
       },
@@ -587,6 +625,7 @@ describe('the policy editor', () => {
   it("marks an expired override, says its time zone, and that the policy's burst still caps it", async () => {
     answerFetch({
       ...NO_LIST_ENTRIES,
+      ...NO_PROFILE,
       'GET /policies/reply': {
         body: {
           ...REPLY,

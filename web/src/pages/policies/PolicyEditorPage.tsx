@@ -13,6 +13,7 @@ import { PolicySimulator } from './PolicySimulator';
 import { PolicySummary } from './PolicySummary';
 import { PolicyCandidate } from './PolicyCandidate';
 import { PolicyTraffic } from './PolicyTraffic';
+import { PolicyProfile } from './PolicyProfile';
 import { PolicyListEntries } from './PolicyListEntries';
 import { useCandidateActions, usePolicy, useSavePolicy } from './policies.hooks';
 
@@ -110,6 +111,9 @@ function PolicyEditor({ policy }: { policy: PolicyView | null }) {
           candidateSample={policy.candidate?.samplePercent ?? null}
           tiers={Object.keys(policy.tiers ?? {})}
         />
+      )}
+      {policy !== null && policy.algorithm !== 'concurrency' && (
+        <PolicyProfile name={policy.name} tiers={Object.keys(policy.tiers ?? {})} />
       )}
     </Flex>
   );

@@ -3,6 +3,7 @@ import type {
   CandidateProposal,
   ChangeNoteRequest,
   PolicyWriteRequest,
+  ProfileQuery,
 } from '@sluice/admin/api';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api/client';
@@ -84,3 +85,18 @@ export function useCandidateActions(name: string) {
     }),
   };
 }
+
+/** A policy's traffic profile over a range, one tier's or (null) every request's. */
+export function useProfile(name: string, range: ProfileRange, tier: string | null) {
+  return useQuery({
+    queryKey: queryKeys.policies.profile(name, { range, tier }),
+    queryFn: () =>
+      api.policies.profile(name, {
+        range,
+        ...(tier === null ? {} : { tier: tier === '' ? '-' : tier }),
+      }),
+    refetchInterval: 60_000,
+  });
+}
+
+export type ProfileRange = NonNullable<ProfileQuery['range']>;

@@ -1,0 +1,127 @@
+// The traffic profile on a policy's page in a real browser (Debian's Chromium): an operator reads
+// the percentiles against the limit, the histogram with the limit drawn on it, the busiest, and
+// one tier apart; axe finds nothing serious (docs/operations.md, "Choosing a limit").
+import { Controller, Get, UseGuards } from '@nestjs/common';
+import { ManualClock, SLUICE_CLOCK, SluiceGuard, Throttle } from '@sluice/nest';
+import { IdentifierTally } from '@sluice/nest/src/stats/identifier.tally.js';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startApp, uniquePrefix, type RunningApp } from '../../support/nest-app.js';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import { ensureDemoBuilt } from '../../system/support/demo-process.js';
+import { adminApp, TOKENS } from '../../system/admin-api/app.module.js';
+import { launchChromium, screenshot, seriousAccessibilityViolations } from './support/browser.js';
+
+const HOUR_MS = 3_600_000;
+const SEARCH = {
+  name: 'search',
+  algorithm: 'fixed-window',
+  limit: 30,
+  periodMs: 60_000,
+  key: 'header:x-api-key',
+  tiers: { pro: { limit: 500 } },
+} as const;
+
+@Controller('search')
+@UseGuards(SluiceGuard)
+class SearchController {
+  @Get()
+  @Throttle('search')
+  search(): string {
+    return 'results';
+  }
+}
+
+describe('the traffic profile in Chromium', () => {
+  // Half an hour into an hour: the window counted ends in it.
+  const clock = new ManualClock((Math.floor(Date.now() / HOUR_MS) * HOUR_MS + HOUR_MS / 2) * 1000);
+  let database: TestDatabase;
+  let app: RunningApp;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    await ensureDemoBuilt();
+    database = await createTestDatabase();
+    app = await startApp(
+      'express',
+      adminApp({
+        redisUrl: inject('redisUrl'),
+        prefix: uniquePrefix('panel-profile'),
+        databaseUrl: database.url,
+        policies: [SEARCH],
+        controllers: [SearchController],
+        tiers: {
+          resolve: (request) => (request as { headers: Record<string, string> }).headers['x-plan'],
+        },
+      }),
+      undefined,
+      (builder) => builder.overrideProvider(SLUICE_CLOCK).useValue(clock.now),
+    );
+    // 20 keys making 1 to 20 requests in the window, and one pro key making 60.
+    const calls: Array<Promise<Response>> = [];
+    for (let key = 1; key <= 20; key++) {
+      for (let n = 0; n < key; n++) {
+        calls.push(fetch(`${app.url}/search`, { headers: { 'x-api-key': `key-${key}` } }));
+      }
+    }
+    for (let n = 0; n < 60; n++) {
+      calls.push(
+        fetch(`${app.url}/search`, { headers: { 'x-api-key': 'key-pro', 'x-plan': 'pro' } }),
+      );
+    }
+    await Promise.all(calls);
+    await app.app.get(IdentifierTally).flush();
+    clock.advance(66_000_000);
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await database?.drop();
+  });
+
+  it('shows the percentiles, the histogram against the limit, the busiest and one tier', async () => {
+    await page.goto(`${app.url}/sluice/`);
+    await page.getByLabel('Name').fill('olga');
+    await page.getByLabel('Token').fill(TOKENS.operator);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByTestId('session-name').filter({ hasText: 'olga' }).waitFor();
+    await page.goto(`${app.url}/sluice/policies/search`);
+
+    const figures = page.getByLabel('Requests one identifier made in one window');
+    await figures.waitFor();
+    // 21 identifier-windows: 1 … 20 and 60; p50 is the 11th, p90 the 19th, p99 the 21st.
+    expect(await figures.getByRole('cell').allTextContents()).toEqual([
+      '11',
+      '19',
+      '60',
+      '60',
+      '60',
+      '30',
+    ]);
+    expect(await page.getByTestId('profile-histogram').getAttribute('aria-label')).toMatch(
+      /4.8 % of identifier-windows above the limit of 30/,
+    );
+    const busiest = page.getByLabel('Busiest identifiers');
+    expect(await busiest.getByRole('row').nth(1).getByRole('cell').allTextContents()).toEqual([
+      'key-pro',
+      'header:x-api-key',
+      'pro',
+      '60',
+    ]);
+    // key-20 made 20 of its limit of 30; no identifier here went over its own limit.
+    expect(await busiest.getByText(/over its limit/).count()).toBe(0);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshot(page, 'policy-profile');
+
+    await page.getByRole('combobox', { name: 'Tier' }).click();
+    await page.getByRole('option', { name: 'pro' }).click();
+    await expect
+      .poll(() => figures.getByRole('cell').allTextContents())
+      .toEqual(['60', '60', '60', '60', '60', '500']);
+  });
+});

@@ -1,0 +1,120 @@
+import { Controller, Get, UseGuards } from '@nestjs/common';
+import type { TrafficProfileView } from '@sluice/admin/api';
+import { ManualClock, SLUICE_CLOCK, SluiceGuard, Throttle } from '@sluice/nest';
+import { IdentifierTally } from '@sluice/nest/src/stats/identifier.tally.js';
+import { describe, expect, it } from 'vitest';
+import { ADAPTERS } from '../../support/nest-app.js';
+import { useAdminApp } from './admin.fixture.js';
+
+// GET /policies/:name/profile: how many requests each identifier made per window of the
+// policy's period, read by a viewer (docs/operations.md, "Choosing a limit").
+
+const HOUR_MS = 3_600_000;
+const PLANS = {
+  name: 'plans',
+  algorithm: 'fixed-window',
+  limit: 3,
+  periodMs: 60_000,
+  key: 'header:x-api-key',
+  tiers: { pro: { limit: 50 } },
+} as const;
+
+@Controller('plans')
+@UseGuards(SluiceGuard)
+class PlansController {
+  @Get()
+  @Throttle('plans')
+  read(): string {
+    return 'plan';
+  }
+}
+
+describe.each(ADAPTERS)('the traffic profile through the admin API on %s', (adapter) => {
+  // Half an hour into an hour, so the windows read end in it.
+  const clock = new ManualClock((Math.floor(Date.now() / HOUR_MS) * HOUR_MS + HOUR_MS / 2) * 1000);
+  const admin = useAdminApp(
+    adapter,
+    {
+      policies: [PLANS],
+      controllers: [PlansController],
+      tiers: {
+        resolve: (request) => (request as { headers: Record<string, string> }).headers['x-plan'],
+      },
+    },
+    (builder) => builder.overrideProvider(SLUICE_CLOCK).useValue(clock.now),
+  );
+
+  const call = (key: string, plan?: string) =>
+    fetch(`${admin.app.url}/plans`, {
+      headers: { 'x-api-key': key, ...(plan === undefined ? {} : { 'x-plan': plan }) },
+    });
+
+  it('reads requests per identifier per window, refusals counted, each tier apart', async () => {
+    const statuses: number[] = [];
+    for (const [key, times, plan] of [
+      ['key-a', 1],
+      ['key-b', 2],
+      ['key-c', 5],
+      ['key-pro', 7, 'pro'],
+    ] as const) {
+      for (let n = 0; n < times; n++) statuses.push((await call(key, plan)).status);
+    }
+    // key-c's last two were refused by the limit of 3; they count in its profile all the same.
+    expect(statuses.filter((status) => status === 429)).toHaveLength(2);
+    await admin.app.app.get(IdentifierTally).flush();
+    // The window ends, and 5 s later it is added up: a read folds it.
+    clock.advance(66_000_000);
+
+    const all = await admin.api<TrafficProfileView>('GET', '/policies/plans/profile', {
+      as: 'viewer',
+    });
+    expect(all.status, JSON.stringify(all.body)).toBe(200);
+    expect(all.body).toMatchObject({
+      policy: 'plans',
+      range: 'hour',
+      tier: null,
+      windowMs: 60_000,
+      windows: 1,
+      identifierWindows: 4,
+      requests: 15,
+      max: 7,
+      percentiles: { p50: 2, p90: 7, p99: 7, p999: 7 },
+      share: 1,
+      limit: 3,
+      periodMs: 60_000,
+    });
+    expect(
+      all.body.busiest.map((each) => [each.identifier, each.tier, each.most, each.limit]),
+    ).toEqual([
+      ['key-pro', 'pro', 7, 50],
+      ['key-c', null, 5, 3],
+      ['key-b', null, 2, 3],
+      ['key-a', null, 1, 3],
+    ]);
+
+    const pro = await admin.api<TrafficProfileView>(
+      'GET',
+      '/policies/plans/profile?tier=pro&range=day',
+    );
+    expect(pro.body).toMatchObject({ tier: 'pro', range: 'day', identifierWindows: 1, limit: 50 });
+    const none = await admin.api<TrafficProfileView>('GET', '/policies/plans/profile?tier=-');
+    expect(none.body).toMatchObject({ tier: '', identifierWindows: 3, requests: 8, limit: 3 });
+  });
+
+  it.each([
+    ['a range it does not know', '/policies/plans/profile?range=month', 400, 'range'],
+    ['a tier the policy lacks', '/policies/plans/profile?tier=gold', 400, 'tier'],
+    ['a tier name with a space', '/policies/plans/profile?tier=a%20b', 400, 'tier'],
+    ['a field it does not take', '/policies/plans/profile?limit=3', 400, 'limit'],
+  ])('refuses %s, naming the field', async (_label, path, status, field) => {
+    const reply = await admin.api<{ message: string }>('GET', path, { as: 'viewer' });
+    expect(reply.status).toBe(status);
+    expect(reply.body.message).toContain(field);
+  });
+
+  it('answers 404 for a policy not in force', async () => {
+    const reply = await admin.api<{ message: string }>('GET', '/policies/nope/profile');
+    expect(reply.status).toBe(404);
+    expect(reply.body.message).toContain('nope');
+  });
+});
