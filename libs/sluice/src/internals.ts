@@ -60,6 +60,7 @@ export type {
   ProfileHour,
   ProfileLimits,
   ProfileRecord,
+  ProfileSampling,
   TrafficProfileStore,
 } from './stats/traffic-profile.store.js';
 export {

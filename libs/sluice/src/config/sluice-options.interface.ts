@@ -94,7 +94,7 @@ export interface SluiceModuleOptions {
   /**
    * Each policy's traffic profile, how many requests each identifier makes per period
    * (docs/algorithms.md, "Traffic profiles"): `false` keeps none. `retentionHours` (1 to 2160,
-   * default 168) is how long an hour of it is kept; `sampleBound` (100 to 100000, default 2000)
+   * default 168) is how long an hour of it is kept; `sampleBound` (100 to 100000, default 1000)
    * the most identifiers one window keeps before it keeps a sample.
    */
   trafficProfile?: false | { retentionHours?: number; sampleBound?: number };

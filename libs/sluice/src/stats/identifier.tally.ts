@@ -205,7 +205,7 @@ export class IdentifierTally
     for (const [policy, byKind] of this.current) {
       const busiest = new Busiest(SENT_PER_POLICY);
       for (const [keyKind, counts] of byKind) {
-        this.take(policy, keyKind, counts, busiest, keep);
+        this.take(policy, keyKind, counts, busiest, keep, nowMs);
         if (counts.size === 0) byKind.delete(keyKind);
       }
       if (byKind.size === 0) this.current.delete(policy);
@@ -243,13 +243,14 @@ export class IdentifierTally
     counts: Map<string, Entry>,
     busiest: Busiest,
     keep: boolean,
+    nowMs: number,
   ): void {
     // forEach, not for…of: no [name, entry] pair made for each of thousands of entries.
     const profile = this.profile;
     counts.forEach((entry, name) => {
       if (entry.passed !== 0 || entry.rejected !== 0 || entry.inWindow !== 0) {
         if (entry.passed !== 0 || entry.rejected !== 0) busiest.offer(policy, keyKind, entry);
-        profile?.take(policy, keyKind, entry);
+        profile?.take(policy, keyKind, entry, nowMs);
         entry.passed = 0;
         entry.rejected = 0;
         entry.idle = 0;

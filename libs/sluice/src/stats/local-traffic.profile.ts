@@ -5,6 +5,7 @@ import {
   parseField,
   sampledAt,
   TOP_PER_HOUR,
+  windowBound,
   type HourFields,
 } from './traffic-profile.js';
 import {
@@ -14,11 +15,16 @@ import {
   type ProfileHour,
   type ProfileLimits,
   type ProfileRecord,
+  type ProfileSampling,
   type TrafficProfileStore,
 } from './traffic-profile.store.js';
 
-/** A level is lowered only this long after it last changed, as traffic-profile.lua does. */
+/**
+ * A level is lowered only this long after it last changed, and for windows that open this long
+ * after it is announced, as traffic-profile.lua does.
+ */
 const LOWER_AFTER_MS = 10_000;
+const LOWER_NOTICE_MS = 2_000;
 
 interface OpenWindow {
   level: number;
@@ -29,6 +35,9 @@ interface OpenWindow {
 interface Profile {
   level: number;
   changed: number;
+  /** A lower level announced for the windows from nextFrom on (-1: none). */
+  nextLevel: number;
+  nextFrom: number;
   folded: number;
   late: number;
   open: Map<number, OpenWindow>;
@@ -41,19 +50,27 @@ export class LocalTrafficProfile implements TrafficProfileStore {
 
   constructor(readonly limits: ProfileLimits = DEFAULT_PROFILE_LIMITS) {}
 
-  record(counts: readonly ProfileCount[], nowMs: number): Promise<Map<string, number>> {
-    const touched = new Map<string, { profile: Profile; windowMs: number }>();
+  record(counts: readonly ProfileCount[], nowMs: number): Promise<Map<string, ProfileSampling>> {
+    const touched = new Map<string, { profile: Profile; windowMs: number; windows: Set<number> }>();
     for (const count of counts) {
       const name = levelKey(count.policy, count.windowMs);
-      const profile = this.profileOf(name);
-      touched.set(name, { profile, windowMs: count.windowMs });
+      let touch = touched.get(name);
+      if (touch === undefined) {
+        const profile = this.profileOf(name);
+        promote(profile, count.windowMs, nowMs);
+        touch = { profile, windowMs: count.windowMs, windows: new Set() };
+        touched.set(name, touch);
+      }
+      const profile = touch.profile;
       if (count.window <= profile.folded) {
         profile.late += count.count;
         continue;
       }
+      touch.windows.add(count.window);
       let open = profile.open.get(count.window);
       if (open === undefined) {
-        open = { level: profile.level, fields: new Map() };
+        const announced = profile.nextFrom >= 0 && count.window >= profile.nextFrom;
+        open = { level: announced ? profile.nextLevel : profile.level, fields: new Map() };
         profile.open.set(count.window, open);
       }
       const parsed = parseField(count.field);
@@ -61,9 +78,10 @@ export class LocalTrafficProfile implements TrafficProfileStore {
         open.fields.set(count.field, (open.fields.get(count.field) ?? 0) + count.count);
       }
     }
-    const levels = new Map<string, number>();
-    for (const [name, { profile, windowMs }] of touched) {
-      levels.set(name, this.settle(profile, windowMs, nowMs));
+    const levels = new Map<string, ProfileSampling>();
+    for (const [name, { profile, windowMs, windows }] of touched) {
+      this.settle(profile, windowMs, nowMs, windows);
+      levels.set(name, samplingOf(profile));
     }
     return Promise.resolve(levels);
   }
@@ -76,7 +94,9 @@ export class LocalTrafficProfile implements TrafficProfileStore {
     nowMs: number,
   ): Promise<ProfileRecord> {
     const profile = this.profileOf(levelKey(policy, windowMs));
-    const level = this.settle(profile, windowMs, nowMs);
+    promote(profile, windowMs, nowMs);
+    this.settle(profile, windowMs, nowMs, new Set());
+    const level = profile.level;
     const hours: ProfileHour[] = [];
     for (let hour = fromHour; hour <= toHour; hour++) {
       const kept = profile.hours.get(hour);
@@ -89,10 +109,15 @@ export class LocalTrafficProfile implements TrafficProfileStore {
     return Promise.resolve({ level, late: profile.late, hours });
   }
 
-  /** Samples the open windows down to the bound and folds those closed, as the Lua does. */
-  private settle(profile: Profile, windowMs: number, nowMs: number): number {
-    for (const open of profile.open.values()) {
-      while (open.fields.size > this.limits.sampleBound) {
+  /**
+   * Samples the windows this call touched down to the bound and folds those closed, as the Lua
+   * does.
+   */
+  private settle(profile: Profile, windowMs: number, nowMs: number, touched: Set<number>): void {
+    const bound = windowBound(this.limits.sampleBound, windowMs);
+    for (const window of touched) {
+      const open = profile.open.get(window) as OpenWindow;
+      while (open.fields.size > bound) {
         open.level++;
         for (const field of open.fields.keys()) {
           const parsed = parseField(field);
@@ -102,8 +127,11 @@ export class LocalTrafficProfile implements TrafficProfileStore {
       if (open.level > profile.level) {
         profile.level = open.level;
         profile.changed = nowMs;
+        profile.nextLevel = -1;
+        profile.nextFrom = -1;
       }
     }
+    const current = Math.floor(nowMs / windowMs);
     const last = lastFoldable(nowMs, windowMs);
     for (const window of [...profile.open.keys()].sort((a, b) => a - b)) {
       if (window > last) continue;
@@ -114,17 +142,18 @@ export class LocalTrafficProfile implements TrafficProfileStore {
       if (identifiers > 0) this.fold(profile, window, windowMs, open, nowMs);
       if (
         profile.level > 0 &&
-        identifiers * 4 < this.limits.sampleBound &&
+        profile.nextFrom < 0 &&
+        identifiers * 4 < bound &&
         nowMs - profile.changed >= LOWER_AFTER_MS
       ) {
-        profile.level--;
+        profile.nextLevel = profile.level - 1;
+        profile.nextFrom = current + 1 + Math.ceil(LOWER_NOTICE_MS / windowMs);
         profile.changed = nowMs;
       }
     }
     for (const [hour, kept] of profile.hours) {
       if (nowMs - kept.touched >= this.limits.retentionMs) profile.hours.delete(hour);
     }
-    return profile.level;
   }
 
   private fold(
@@ -160,11 +189,33 @@ export class LocalTrafficProfile implements TrafficProfileStore {
   private profileOf(name: string): Profile {
     let profile = this.profiles.get(name);
     if (profile === undefined) {
-      profile = { level: 0, changed: 0, folded: -1, late: 0, open: new Map(), hours: new Map() };
+      profile = {
+        level: 0,
+        changed: 0,
+        nextLevel: -1,
+        nextFrom: -1,
+        folded: -1,
+        late: 0,
+        open: new Map(),
+        hours: new Map(),
+      };
       this.profiles.set(name, profile);
     }
     return profile;
   }
+}
+
+/** The announced lower level takes over once its first window has come. */
+function promote(profile: Profile, windowMs: number, nowMs: number): void {
+  if (profile.nextFrom >= 0 && Math.floor(nowMs / windowMs) >= profile.nextFrom) {
+    profile.level = profile.nextLevel;
+    profile.nextLevel = -1;
+    profile.nextFrom = -1;
+  }
+}
+
+function samplingOf(profile: Profile): ProfileSampling {
+  return { level: profile.level, nextLevel: profile.nextLevel, nextFrom: profile.nextFrom };
 }
 
 function compareBytes(a: string, b: string): number {

@@ -11,8 +11,14 @@ import { IdentifierTally } from './identifier.tally.js';
 import { LocalIdentifierStats } from './local-identifier.stats.js';
 import { LocalTrafficProfile } from './local-traffic.profile.js';
 import { PROFILE_PERCENTILES, summarizeProfile, type ProfileSummary } from './profile.summary.js';
-import { FOLD_AFTER_MS, HOUR_MS, STEPS } from './traffic-profile.js';
-import type { ProfileLimits } from './traffic-profile.store.js';
+import { memberOf } from './identifier-stats.store.js';
+import { FOLD_AFTER_MS, HOUR_MS, identifierHash, sampledAt, STEPS } from './traffic-profile.js';
+import {
+  levelKey,
+  type ProfileCount,
+  type ProfileLimits,
+  type ProfileSampling,
+} from './traffic-profile.store.js';
 
 const WINDOW_MS = 60_000;
 /** A whole hour, so the windows below end in one. */
@@ -143,5 +149,64 @@ describe('the traffic profile of a known traffic', () => {
       requests: 2,
       busiest: [{ keyKind: 'user', identifier: 'ann', tier: 'gold', most: 2 }],
     });
+  });
+});
+
+describe('what an instance sends of a sampled profile', () => {
+  /** A store that answers a fixed sampling and keeps what it was sent. */
+  class Answering extends LocalTrafficProfile {
+    sent: ProfileCount[][] = [];
+    answer: ProfileSampling = { level: 0, nextLevel: -1, nextFrom: -1 };
+    override record(counts: readonly ProfileCount[]): Promise<Map<string, ProfileSampling>> {
+      this.sent.push([...counts]);
+      return Promise.resolve(new Map([[levelKey('api', WINDOW_MS), this.answer]]));
+    }
+  }
+
+  it('sends every count until it has heard, then those its window keeps, at a lower level once announced', async () => {
+    const clock = new ManualClock(T0_MS * 1000);
+    const policies = new PolicyRegistry();
+    policies.set({ name: 'api', algorithm: 'fixed-window', limit: 100, periodMs: 60_000 });
+    const store = new Answering();
+    const tally = new IdentifierTally(
+      new LocalIdentifierStats(clock.now),
+      clock.now,
+      store,
+      policies,
+    );
+    const ids = Array.from({ length: 64 }, (_, at) => `10.2.0.${at}`);
+    const second = async () => {
+      for (const id of ids) tally.count(decision(part('api', true)), 'ip', id);
+      await tally.flush();
+      clock.advance(1_000_000);
+    };
+    const keptAt = (level: number) =>
+      ids.filter((id) =>
+        sampledAt(identifierHash(memberOf({ keyKind: 'ip', identifier: id })), level),
+      ).length;
+
+    store.answer = { level: 3, nextLevel: -1, nextFrom: -1 };
+    await second();
+    expect(store.sent.at(-1)).toHaveLength(64);
+    await second();
+    expect(store.sent.at(-1)).toHaveLength(keptAt(3));
+    // Level 2 announced from the next window on: this window's counts still at 3.
+    store.answer = { level: 3, nextLevel: 2, nextFrom: T0_MS / WINDOW_MS + 1 };
+    await second();
+    await second();
+    expect(store.sent.at(-1)).toHaveLength(keptAt(3));
+    while (clock.now() < (T0_MS + WINDOW_MS - 1_000) * 1000) await second();
+    await second();
+    expect(store.sent.at(-1)).toHaveLength(keptAt(3));
+    // The next window: its counts at 2.
+    await second();
+    expect(store.sent.at(-1)).toHaveLength(keptAt(2));
+    expect(keptAt(2)).toBeGreaterThan(keptAt(3));
+    // Heard nothing for more than 1.5 s (nothing sent): every count goes, and is heard again.
+    store.answer = { level: 3, nextLevel: -1, nextFrom: -1 };
+    clock.advance(2_000_000);
+    for (const id of ids) tally.count(decision(part('api', true)), 'ip', id);
+    await tally.flush();
+    expect(store.sent.at(-1)).toHaveLength(64);
   });
 });

@@ -1,10 +1,21 @@
 import type { PolicyRegistry } from '../policy/policy.registry.js';
 import { fieldOf, identifierHash, sampledAt, windowMsOf } from './traffic-profile.js';
-import { levelKey, type ProfileCount, type TrafficProfileStore } from './traffic-profile.store.js';
+import {
+  levelKey,
+  type ProfileCount,
+  type ProfileSampling,
+  type TrafficProfileStore,
+} from './traffic-profile.store.js';
 import { memberOf } from './identifier-stats.store.js';
 
 /** Windows counted past their end before a flush, kept at most; more are left out. */
 const CARRIED_AT_MOST = 50_000;
+/**
+ * How long what the store said about sampling holds: less than the notice a lower level is
+ * announced with (2 s, traffic-profile.lua), so no count of a window that opens at it is left
+ * out on an old word. Past it, every count is sent and the store's answer heard again.
+ */
+const HEARD_FOR_MS = 1_500;
 
 /** What an identifier tally entry holds for the profile: its count in the window it is in. */
 export interface ProfiledEntry {
@@ -28,8 +39,10 @@ export interface ProfiledEntry {
  * division and an increment; once a second the sampled identifiers' counts go to the store.
  */
 export class ProfileCounter {
-  /** The level each (policy, window length) samples at, as the store last said (levelKey). */
-  private readonly levels = new Map<string, number>();
+  /** How each (policy, window length) samples, as the store last said (levelKey), and when. */
+  private readonly sampling = new Map<string, { heardAt: number; sampling: ProfileSampling }>();
+  /** The time of this flush, ms. */
+  private nowMs = 0;
   /** Policy → its window length, ms (0: not profiled), for this flush's second. */
   private windows = new Map<string, number>();
   /** Counts of windows that ended before a flush took them. */
@@ -55,6 +68,7 @@ export class ProfileCounter {
 
   /** Counts one request of `entry` at `nowMs` (ms) under `tier`. */
   count(policy: string, keyKind: string, entry: ProfiledEntry, nowMs: number, tier: string): void {
+    this.nowMs = nowMs;
     const windowMs = this.windowMsOf(policy);
     if (windowMs === 0) return;
     const window = Math.floor(nowMs / windowMs);
@@ -71,7 +85,8 @@ export class ProfileCounter {
   }
 
   /** Takes what `entry` counted since the last flush, when its identifier is sampled. */
-  take(policy: string, keyKind: string, entry: ProfiledEntry): void {
+  take(policy: string, keyKind: string, entry: ProfiledEntry, nowMs: number): void {
+    this.nowMs = nowMs;
     if (entry.inWindow === 0) return;
     const windowMs = this.windowMsOf(policy);
     if (windowMs !== 0) this.offer(this.pending, policy, keyKind, entry, windowMs);
@@ -88,8 +103,16 @@ export class ProfileCounter {
     this.pending = [];
     this.windows = new Map();
     if (counts.length === 0) return;
-    const levels = await this.store.record(counts, nowMs);
-    for (const [name, level] of levels) this.levels.set(name, level);
+    const answered = await this.store.record(counts, nowMs);
+    for (const [name, sampling] of answered) this.sampling.set(name, { heardAt: nowMs, sampling });
+  }
+
+  /** The level a window keeps identifiers at, as far as this instance knows it for sure. */
+  private levelOf(policy: string, windowMs: number, window: number): number {
+    const heard = this.sampling.get(levelKey(policy, windowMs));
+    if (heard === undefined || this.nowMs - heard.heardAt > HEARD_FOR_MS) return 0;
+    const { level, nextLevel, nextFrom } = heard.sampling;
+    return nextFrom >= 0 && window >= nextFrom ? nextLevel : level;
   }
 
   private carry(policy: string, keyKind: string, entry: ProfiledEntry, windowMs: number): void {
@@ -99,9 +122,8 @@ export class ProfileCounter {
   }
 
   /**
-   * Adds the entry's count to `into` when a window may keep its identifier: sampled one level
-   * below the store's, since a level lowers for windows that open before this instance hears of
-   * it (the store drops the rest).
+   * Adds the entry's count to `into` when its window may keep its identifier: the store drops
+   * what a window does not keep, so this leaves out only what it knows no window keeps.
    */
   private offer(
     into: ProfileCount[],
@@ -116,8 +138,7 @@ export class ProfileCounter {
       );
     }
     const hash = entry.hash;
-    const level = this.levels.get(levelKey(policy, windowMs)) ?? 0;
-    if (!sampledAt(hash, Math.max(0, level - 1))) return;
+    if (!sampledAt(hash, this.levelOf(policy, windowMs, entry.window))) return;
     const field = (entry.field ??= fieldOf(
       hash,
       entry.tier,

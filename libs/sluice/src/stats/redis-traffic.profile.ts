@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Cluster, Redis } from 'ioredis';
+import { windowBound } from './traffic-profile.js';
 import {
   DEFAULT_PROFILE_LIMITS,
   levelKey,
@@ -8,6 +9,7 @@ import {
   type ProfileHour,
   type ProfileLimits,
   type ProfileRecord,
+  type ProfileSampling,
   type TrafficProfileStore,
 } from './traffic-profile.store.js';
 
@@ -30,7 +32,10 @@ export class RedisTrafficProfile implements TrafficProfileStore {
     private readonly reader: () => Redis | Cluster = () => client,
   ) {}
 
-  async record(counts: readonly ProfileCount[], nowMs: number): Promise<Map<string, number>> {
+  async record(
+    counts: readonly ProfileCount[],
+    nowMs: number,
+  ): Promise<Map<string, ProfileSampling>> {
     const groups = new Map<string, { policy: string; windowMs: number; args: string[] }>();
     for (const count of counts) {
       const name = levelKey(count.policy, count.windowMs);
@@ -41,15 +46,13 @@ export class RedisTrafficProfile implements TrafficProfileStore {
       }
       group.args.push(String(count.window), count.field, String(count.count));
     }
-    const levels = new Map<string, number>();
+    const levels = new Map<string, ProfileSampling>();
     await Promise.all(
       [...groups].map(async ([name, { policy, windowMs, args }]) => {
-        let level = 0;
         for (let from = 0; from < args.length; from += 3 * COUNTS_PER_CALL) {
           const part = args.slice(from, from + 3 * COUNTS_PER_CALL);
-          level = await this.run(this.client, policy, windowMs, nowMs, part);
+          levels.set(name, await this.run(this.client, policy, windowMs, nowMs, part));
         }
-        levels.set(name, level);
       }),
     );
     return levels;
@@ -63,7 +66,7 @@ export class RedisTrafficProfile implements TrafficProfileStore {
     nowMs: number,
   ): Promise<ProfileRecord> {
     const reader = this.reader();
-    const level = await this.run(reader, policy, windowMs, nowMs, []);
+    const { level } = await this.run(reader, policy, windowMs, nowMs, []);
     const base = this.base(policy);
     const pipeline = reader.pipeline();
     pipeline.hgetall(`${base}:m`);
@@ -97,21 +100,24 @@ export class RedisTrafficProfile implements TrafficProfileStore {
     windowMs: number,
     nowMs: number,
     counts: string[],
-  ): Promise<number> {
+  ): Promise<ProfileSampling> {
     const base = this.base(policy);
     const args = [
       String(nowMs),
       String(windowMs),
-      String(this.limits.sampleBound),
+      String(windowBound(this.limits.sampleBound, windowMs)),
       String(this.limits.retentionMs),
       ...counts,
     ];
+    let reply: unknown;
     try {
-      return Number(await client.evalsha(SHA, 1, base, ...args));
+      reply = await client.evalsha(SHA, 1, base, ...args);
     } catch (error) {
       if (!String(error).includes('NOSCRIPT')) throw error;
-      return Number(await client.eval(SOURCE, 1, base, ...args));
+      reply = await client.eval(SOURCE, 1, base, ...args);
     }
+    const [level, nextLevel, nextFrom] = (reply as unknown[]).map(Number);
+    return { level: level ?? 0, nextLevel: nextLevel ?? -1, nextFrom: nextFrom ?? -1 };
   }
 
   private base(policy: string): string {

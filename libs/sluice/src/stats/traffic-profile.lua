@@ -6,15 +6,18 @@
 -- KEYS[1]  <prefix>:{prof:<policy>}
 -- ARGV     now (ms), window length (ms), most identifiers a window keeps, hours kept (ms),
 --          then per count: window, field, count
--- Returns  the level new windows are sampled at.
+-- Returns  the level windows opening now are sampled at, and a lower level announced with the
+--          first window it applies to (-1, -1: none).
 
 local EXACT_BELOW = 32
 local STEPS = 16
 local FOLD_AFTER_MS = 5000
 local TOP_PER_HOUR = 20
 local HOUR_MS = 3600000
--- A level is lowered only this long after it last changed: every instance has heard of it.
+-- A level is lowered only this long after it last changed, and for windows that open this long
+-- after it is announced: every instance has heard of it by then (they send once a second).
 local LOWER_AFTER_MS = 10000
+local LOWER_NOTICE_MS = 2000
 local LEVEL = '\0l'
 
 local function bucketOf(count)
@@ -59,36 +62,56 @@ local function foldWindow(base, windowMs, window, keepMs)
     end
   end
   local weight = 2 ^ level
-  local sums, largest, tiers, busiest = {}, {}, {}, {}
+  -- Per tier: identifiers by bucket, requests, the largest count; field names are made once
+  -- per tier and bucket at the end, not per identifier.
+  local byBucket, requests, largest = {}, {}, {}
+  -- The window's busiest, most first (and among equals the first member in byte order): at most
+  -- TOP_PER_HOUR, kept in order as fields come, so no sort of every field.
+  local busiest, floor = {}, 0
   local identifiers = 0
   for i = 1, #flat, 2 do
     local field = flat[i]
     if field ~= LEVEL then
       local count = tonumber(flat[i + 1])
       local tierEnd = string.find(field, ':', 10, true)
-      if count > 0 and string.sub(field, 9, 9) == ':' and tierEnd then
-        local tier = string.sub(field, 10, tierEnd - 1)
-        local member = tier .. ':' .. string.sub(field, tierEnd + 1)
+      if count > 0 and string.byte(field, 9) == 58 and tierEnd then
+        local tier = tierEnd == 10 and '' or string.sub(field, 10, tierEnd - 1)
         identifiers = identifiers + 1
-        tiers[tier] = true
-        local bucket = tier .. ':b' .. bucketOf(count)
-        sums[bucket] = (sums[bucket] or 0) + weight
-        sums[tier .. ':r'] = (sums[tier .. ':r'] or 0) + count * weight
-        if count > (largest[tier] or 0) then
+        local buckets = byBucket[tier]
+        if not buckets then
+          buckets = {}
+          byBucket[tier], requests[tier], largest[tier] = buckets, 0, 0
+        end
+        local bucket = count < EXACT_BELOW and count or bucketOf(count)
+        buckets[bucket] = (buckets[bucket] or 0) + weight
+        requests[tier] = requests[tier] + count
+        if count > largest[tier] then
           largest[tier] = count
         end
-        busiest[#busiest + 1] = { count, member }
+        if count >= floor or #busiest < TOP_PER_HOUR then
+          local member = tier .. ':' .. string.sub(field, tierEnd + 1)
+          local at = #busiest + 1
+          while at > 1 and (busiest[at - 1][1] < count or (busiest[at - 1][1] == count and busiest[at - 1][2] > member)) do
+            at = at - 1
+          end
+          if at <= TOP_PER_HOUR then
+            table.insert(busiest, at, { count, member })
+            busiest[TOP_PER_HOUR + 1] = nil
+            floor = #busiest < TOP_PER_HOUR and 0 or busiest[#busiest][1]
+          end
+        end
       end
     end
   end
-  for tier in pairs(tiers) do
-    sums[tier .. ':w'] = 1
+  for tier, buckets in pairs(byBucket) do
+    for bucket, amount in pairs(buckets) do
+      redis.call('HINCRBY', hist, tier .. ':b' .. bucket, amount)
+    end
+    redis.call('HINCRBY', hist, tier .. ':r', requests[tier] * weight)
+    redis.call('HINCRBY', hist, tier .. ':w', 1)
   end
   if identifiers > 0 then
-    sums['w'] = 1
-  end
-  for field, amount in pairs(sums) do
-    redis.call('HINCRBY', hist, field, amount)
+    redis.call('HINCRBY', hist, 'w', 1)
   end
   for tier, count in pairs(largest) do
     local field = tier .. ':x'
@@ -100,10 +123,7 @@ local function foldWindow(base, windowMs, window, keepMs)
   if identifiers > 0 then
     redis.call('PEXPIRE', hist, keepMs)
     -- Only the window's busiest can enter the hour's top.
-    table.sort(busiest, function(a, b)
-      return a[1] > b[1] or (a[1] == b[1] and a[2] < b[2])
-    end)
-    for i = 1, math.min(#busiest, TOP_PER_HOUR) do
+    for i = 1, #busiest do
       redis.call('ZADD', top, 'GT', busiest[i][1], busiest[i][2])
     end
     redis.call('ZREMRANGEBYRANK', top, 0, -(TOP_PER_HOUR + 1))
@@ -138,21 +158,31 @@ local function record(KEYS, ARGV)
   local bound, keepMs = tonumber(ARGV[3]), tonumber(ARGV[4])
   local meta = base .. ':m'
   local open = base .. ':o:' .. windowMs
-  local folded = tonumber(redis.call('HGET', meta, 'f:' .. windowMs) or '-1')
-  local level = tonumber(redis.call('HGET', meta, 'l:' .. windowMs) or '0')
-  local changed = tonumber(redis.call('HGET', meta, 'c:' .. windowMs) or '0')
-  local levels, late = {}, 0
+  local state = redis.call('HMGET', meta, 'f:' .. windowMs, 'l:' .. windowMs, 'c:' .. windowMs,
+    'n:' .. windowMs, 'nf:' .. windowMs)
+  local folded = tonumber(state[1] or '-1')
+  local level = tonumber(state[2] or '0')
+  local changed = tonumber(state[3] or '0')
+  -- A lower level announced for the windows from `nextFrom` on (-1: none).
+  local nextLevel, nextFrom = tonumber(state[4] or '-1'), tonumber(state[5] or '-1')
+  local current = math.floor(now / windowMs)
+  if nextFrom >= 0 and current >= nextFrom then
+    level, nextLevel, nextFrom = nextLevel, -1, -1
+  end
+  local levels, keys, late = {}, {}, 0
   for i = 5, #ARGV, 3 do
     local window, field, count = tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2])
     if window <= folded then
       late = late + count
     else
-      local key = base .. ':w:' .. windowMs .. ':' .. window
+      local key = keys[window]
       local at = levels[window]
       if not at then
+        key = base .. ':w:' .. windowMs .. ':' .. window
+        keys[window] = key
         at = tonumber(redis.call('HGET', key, LEVEL) or '-1')
         if at < 0 then
-          at = level
+          at = (nextFrom >= 0 and window >= nextFrom) and nextLevel or level
           redis.call('HSET', key, LEVEL, at)
           redis.call('ZADD', open, window, window)
           -- Kept until it folds, and past it should no call come to fold it.
@@ -160,21 +190,21 @@ local function record(KEYS, ARGV)
         end
         levels[window] = at
       end
-      if sampledAt(hashOf(field), at) then
+      if at == 0 or sampledAt(hashOf(field), at) then
         redis.call('HINCRBY', key, field, count)
       end
     end
   end
   -- A window with too many identifiers keeps half of them, again until it fits; windows opened
-  -- from now on start at its level.
+  -- from now on start at its level, and a lower level announced is called off.
   for window, at in pairs(levels) do
-    local key = base .. ':w:' .. windowMs .. ':' .. window
+    local key = keys[window]
     while redis.call('HLEN', key) - 1 > bound do
       at = at + 1
       resample(key, at)
     end
     if at > level then
-      level, changed = at, now
+      level, changed, nextLevel, nextFrom = at, now, -1, -1
     end
   end
   local last = lastFoldable(now, windowMs)
@@ -182,18 +212,20 @@ local function record(KEYS, ARGV)
     local identifiers = foldWindow(base, windowMs, tonumber(window), keepMs)
     redis.call('ZREM', open, window)
     folded = math.max(folded, tonumber(window))
-    -- A light window lowers the level by one, for windows opened from now on.
-    if level > 0 and identifiers * 4 < bound and now - changed >= LOWER_AFTER_MS then
-      level, changed = level - 1, now
+    -- A light window lowers the level by one, announced for windows that open once every
+    -- instance has heard of it, so none leaves out an identifier such a window keeps.
+    if level > 0 and nextFrom < 0 and identifiers * 4 < bound and now - changed >= LOWER_AFTER_MS then
+      nextLevel, nextFrom, changed = level - 1, current + 1 + math.ceil(LOWER_NOTICE_MS / windowMs), now
     end
   end
-  redis.call('HSET', meta, 'f:' .. windowMs, folded, 'l:' .. windowMs, level, 'c:' .. windowMs, changed)
+  redis.call('HSET', meta, 'f:' .. windowMs, folded, 'l:' .. windowMs, level, 'c:' .. windowMs,
+    changed, 'n:' .. windowMs, nextLevel, 'nf:' .. windowMs, nextFrom)
   if late > 0 then
     redis.call('HINCRBY', meta, 'late:' .. windowMs, late)
   end
   redis.call('PEXPIRE', meta, keepMs)
   redis.call('PEXPIRE', open, keepMs)
-  return level
+  return { level, nextLevel, nextFrom }
 end
 
 return record(KEYS, ARGV)

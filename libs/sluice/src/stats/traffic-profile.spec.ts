@@ -99,7 +99,7 @@ describe('LocalTrafficProfile', () => {
     const store = new LocalTrafficProfile({ sampleBound: 100, retentionMs: 86_400_000 });
     const counts = Array.from({ length: 1_000 }, (_, at) => count(w0, `id-${at}`, 5));
     const levels = await store.record(counts, T0 + 1_000);
-    const level = [...levels.values()][0] as number;
+    const level = [...levels.values()][0]!.level;
     expect(level).toBeGreaterThanOrEqual(3);
     const hour = Math.floor(T0 / HOUR_MS);
     const read = await store.read('api', windowMs, hour, hour, T0 + windowMs + FOLD_AFTER_MS);

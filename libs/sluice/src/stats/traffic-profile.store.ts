@@ -34,6 +34,19 @@ export interface ProfileRecord {
   hours: ProfileHour[];
 }
 
+/**
+ * Who a (policy, window length)'s windows keep: one identifier in 2^level for windows opening now,
+ * and a lower level announced for the windows from `nextFrom` on (-1 and -1: none).
+ */
+export interface ProfileSampling {
+  /** The level windows opening now are sampled at. */
+  level: number;
+  /** The lower level announced, or -1. */
+  nextLevel: number;
+  /** The first window it applies to, or -1. */
+  nextFrom: number;
+}
+
 /** How a profile is kept: the stated bounds of docs/algorithms.md, "Traffic profiles". */
 export interface ProfileLimits {
   /** Most identifiers one window keeps before it is sampled. */
@@ -43,7 +56,7 @@ export interface ProfileLimits {
 }
 
 export const DEFAULT_PROFILE_LIMITS: ProfileLimits = {
-  sampleBound: 2_000,
+  sampleBound: 1_000,
   retentionMs: 7 * 86_400_000,
 };
 
@@ -60,10 +73,10 @@ export interface TrafficProfileStore {
   /** The bounds it keeps a profile in. */
   readonly limits: ProfileLimits;
   /**
-   * Adds the counts, folds the windows that have closed by `nowMs`, and answers the level each
-   * (policy, window length) now samples at (levelKey).
+   * Adds the counts, folds the windows that have closed by `nowMs`, and answers how each
+   * (policy, window length) samples now (levelKey).
    */
-  record(counts: readonly ProfileCount[], nowMs: number): Promise<Map<string, number>>;
+  record(counts: readonly ProfileCount[], nowMs: number): Promise<Map<string, ProfileSampling>>;
   /** The hours `fromHour` to `toHour` of a policy's profile, what has closed by `nowMs` folded. */
   read(
     policy: string,

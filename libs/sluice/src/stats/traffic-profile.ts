@@ -48,6 +48,22 @@ export function windowMsOf(periodMs: number): number {
   return Math.min(LONGEST_WINDOW_MS, Math.max(SHORTEST_WINDOW_MS, periodMs));
 }
 
+/** A window of a minute or more keeps up to the bound; a shorter one its share of a minute's. */
+const BOUND_WINDOW_MS = 60_000;
+const LEAST_BOUND = 100;
+
+/**
+ * The most identifiers a window of `windowMs` keeps before it is sampled: `sampleBound` for a
+ * window of a minute or more, less in proportion for a shorter one (at least 100), so a policy
+ * of a second costs Redis no more a minute than one of a minute.
+ */
+export function windowBound(sampleBound: number, windowMs: number): number {
+  return Math.max(
+    Math.min(sampleBound, LEAST_BOUND),
+    Math.round((sampleBound * Math.min(windowMs, BOUND_WINDOW_MS)) / BOUND_WINDOW_MS),
+  );
+}
+
 /** FNV-1a, 32 bits, of a string's UTF-16 code units: the same on every instance. */
 export function identifierHash(text: string): number {
   let hash = 0x811c9dc5;
