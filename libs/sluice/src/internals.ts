@@ -64,6 +64,11 @@ export type {
   TrafficProfileStore,
 } from './stats/traffic-profile.store.js';
 export {
+  recommendLimit,
+  type ProfileRecommendation,
+  type ProfileRefusals,
+} from './stats/profile.recommendation.js';
+export {
   PROFILE_PERCENTILES,
   summarizeProfile,
   type ProfileIdentifier,

@@ -86,10 +86,10 @@ describe('the traffic profile in Chromium', () => {
 
   it('shows the percentiles, the histogram against the limit, the busiest and one tier', async () => {
     await page.goto(`${app.url}/sluice/`);
-    await page.getByLabel('Name').fill('olga');
-    await page.getByLabel('Token').fill(TOKENS.operator);
+    await page.getByLabel('Name').fill('alice');
+    await page.getByLabel('Token').fill(TOKENS.admin);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByTestId('session-name').filter({ hasText: 'olga' }).waitFor();
+    await page.getByTestId('session-name').filter({ hasText: 'alice' }).waitFor();
     await page.goto(`${app.url}/sluice/policies/search`);
 
     const figures = page.getByLabel('Requests one identifier made in one window');
@@ -115,6 +115,16 @@ describe('the traffic profile in Chromium', () => {
     ]);
     // key-20 made 20 of its limit of 30; no identifier here went over its own limit.
     expect(await busiest.getByText(/over its limit/).count()).toBe(0);
+    // p99 of every request is key-pro's 60; with 20 % headroom, 72.
+    const proposal = page.getByTestId('profile-proposal');
+    await expect.poll(() => proposal.textContent()).toMatch(/Proposed: 72 per 1 min/);
+    // p90 (19) with none: 19, refusing key-20 (one over) and key-pro (41 over).
+    await page.getByLabel('Percentile').selectOption('p90');
+    await page.getByLabel('Headroom (%)').fill('0');
+    await expect.poll(() => proposal.textContent()).toMatch(/Proposed: 19 per 1 min/);
+    expect(await proposal.textContent()).toMatch(
+      /refused 2 of 21 identifier-windows \(9.5 %\) and about 42 requests/,
+    );
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshot(page, 'policy-profile');
 
@@ -123,5 +133,11 @@ describe('the traffic profile in Chromium', () => {
     await expect
       .poll(() => figures.getByRole('cell').allTextContents())
       .toEqual(['60', '60', '60', '60', '60', '500']);
+    // The pro tier's p90 is 60: tried as a candidate, the candidate's card shows what it changes.
+    await expect.poll(() => proposal.textContent()).toMatch(/Proposed: 60 per 1 min/);
+    await page.getByRole('button', { name: 'Try 60 as a candidate' }).click({ timeout: 5_000 });
+    const candidate = page.getByLabel('Candidate', { exact: true });
+    await candidate.waitFor({ timeout: 5_000 });
+    expect(await candidate.textContent()).toMatch(/It changes tiers/);
   });
 });

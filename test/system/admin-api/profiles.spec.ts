@@ -1,5 +1,5 @@
 import { Controller, Get, UseGuards } from '@nestjs/common';
-import type { TrafficProfileView } from '@sluice/admin/api';
+import type { RecommendationView, TrafficProfileView } from '@sluice/admin/api';
 import { ManualClock, SLUICE_CLOCK, SluiceGuard, Throttle } from '@sluice/nest';
 import { IdentifierTally } from '@sluice/nest/src/stats/identifier.tally.js';
 import { describe, expect, it } from 'vitest';
@@ -29,13 +29,22 @@ class PlansController {
   }
 }
 
+/** A period shorter than the profile's shortest window (1 s). */
+const QUICK = {
+  name: 'quick',
+  algorithm: 'fixed-window',
+  limit: 5,
+  periodMs: 500,
+  key: 'ip',
+} as const;
+
 describe.each(ADAPTERS)('the traffic profile through the admin API on %s', (adapter) => {
   // Half an hour into an hour, so the windows read end in it.
   const clock = new ManualClock((Math.floor(Date.now() / HOUR_MS) * HOUR_MS + HOUR_MS / 2) * 1000);
   const admin = useAdminApp(
     adapter,
     {
-      policies: [PLANS],
+      policies: [PLANS, QUICK],
       controllers: [PlansController],
       tiers: {
         resolve: (request) => (request as { headers: Record<string, string> }).headers['x-plan'],
@@ -99,6 +108,30 @@ describe.each(ADAPTERS)('the traffic profile through the admin API on %s', (adap
     expect(pro.body).toMatchObject({ tier: 'pro', range: 'day', identifierWindows: 1, limit: 50 });
     const none = await admin.api<TrafficProfileView>('GET', '/policies/plans/profile?tier=-');
     expect(none.body).toMatchObject({ tier: '', identifierWindows: 3, requests: 8, limit: 3 });
+
+    // The median (2 requests) as the limit: key-c's 5 and key-pro's 7 go over it by 3 and 5.
+    const median = await admin.api<RecommendationView>(
+      'GET',
+      '/policies/plans/recommendation?percentile=50&headroom=0',
+      { as: 'viewer' },
+    );
+    expect(median.status, JSON.stringify(median.body)).toBe(200);
+    expect(median.body).toMatchObject({
+      percentile: 50,
+      headroom: 0,
+      base: 2,
+      limit: 2,
+      currentLimit: 3,
+      exact: true,
+      refused: { identifierWindows: 2, identifierWindowShare: 0.5, requests: 8 },
+      refusedNow: { identifierWindows: 2, requests: 6 },
+    });
+    expect(median.body.refused.requestShare).toBeCloseTo(8 / 15, 6);
+    expect(median.body.identifiers.map((each) => each.identifier)).toEqual(['key-pro', 'key-c']);
+    // The default: p99 with 20 % headroom, 7 × 1.2 rounded up.
+    const usual = await admin.api<RecommendationView>('GET', '/policies/plans/recommendation');
+    expect(usual.body).toMatchObject({ percentile: 99, headroom: 20, base: 7, limit: 9 });
+    expect(usual.body.refused.identifierWindows).toBe(0);
   });
 
   it.each([
@@ -106,6 +139,14 @@ describe.each(ADAPTERS)('the traffic profile through the admin API on %s', (adap
     ['a tier the policy lacks', '/policies/plans/profile?tier=gold', 400, 'tier'],
     ['a tier name with a space', '/policies/plans/profile?tier=a%20b', 400, 'tier'],
     ['a field it does not take', '/policies/plans/profile?limit=3', 400, 'limit'],
+    ['a percentile under 50', '/policies/plans/recommendation?percentile=40', 400, 'percentile'],
+    [
+      'a headroom that is not a number',
+      '/policies/plans/recommendation?headroom=lots',
+      400,
+      'headroom',
+    ],
+    ['a limit for a period shorter than a window', '/policies/quick/recommendation', 409, '500 ms'],
   ])('refuses %s, naming the field', async (_label, path, status, field) => {
     const reply = await admin.api<{ message: string }>('GET', path, { as: 'viewer' });
     expect(reply.status).toBe(status);

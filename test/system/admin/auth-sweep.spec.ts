@@ -62,6 +62,7 @@ const GRANTS: Record<string, Grant> = {
   'GET /penalties': 'viewer',
   'GET /identifiers': 'viewer',
   'GET /policies/:name/profile': 'viewer',
+  'GET /policies/:name/recommendation': 'viewer',
   'GET /quotas/:policy/:identifier': 'viewer',
   'POST /quotas/:policy/:identifier/grant': 'operator',
   'GET /plans/:identifier': 'viewer',

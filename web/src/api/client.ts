@@ -18,6 +18,7 @@ import type {
   PolicyWriteRequest,
   ProfileQuery,
   QuotaGrantRequest,
+  RecommendationQuery,
   SignInRequest,
   StatsQuery,
   UnblockQuery,
@@ -130,6 +131,8 @@ export const api = {
     revisions: (name: string) => call('GET /policies/:name/revisions', { params: { name } }),
     profile: (name: string, query: ProfileQuery) =>
       call('GET /policies/:name/profile', { params: { name }, query }),
+    recommendation: (name: string, query: RecommendationQuery) =>
+      call('GET /policies/:name/recommendation', { params: { name }, query }),
     candidate: {
       get: (name: string) => call('GET /policies/:name/candidate', { params: { name } }),
       propose: (name: string, body: CandidateProposal) =>

@@ -18,6 +18,8 @@ export const queryKeys = {
     candidate: (name: string) => ['policies', name, 'candidate'] as const,
     profile: (name: string, query: { range: string; tier: string | null }) =>
       ['policies', name, 'profile', query] as const,
+    recommendation: (name: string, query: Record<string, string | number | null | undefined>) =>
+      ['policies', name, 'recommendation', query] as const,
   },
   blocked: {
     all: ['blocked'] as const,

@@ -40,6 +40,8 @@ import type {
   PolicyWriteQuery,
   PolicyWriteRequest,
   ProfileQuery,
+  RecommendationQuery,
+  RecommendationView,
   RouteList,
   SessionView,
   SignInRequest,
@@ -143,6 +145,11 @@ export interface AdminRoutes {
   'GET /identifiers': { query: IdentifiersQuery; response: IdentifierList };
   /** Requests per identifier per window of the policy's period over the last hour, day or week. */
   'GET /policies/:name/profile': { query: ProfileQuery; response: TrafficProfileView };
+  /** A limit read from the profile for a percentile and headroom, and what it would refuse. */
+  'GET /policies/:name/recommendation': {
+    query: RecommendationQuery;
+    response: RecommendationView;
+  };
   /** An identifier's quota in the current period: used, remaining, credits, when it resets. */
   'GET /quotas/:policy/:identifier': { query: QuotaQuery; response: QuotaState };
   /** An identifier's plan: its tier under every tiered policy, and its last change. */
@@ -197,6 +204,7 @@ export const ADMIN_ROUTES = [
   'POST /policy-file/apply',
   'GET /identifiers',
   'GET /policies/:name/profile',
+  'GET /policies/:name/recommendation',
   'GET /quotas/:policy/:identifier',
   'GET /plans/:identifier',
   'PUT /plans/:identifier',

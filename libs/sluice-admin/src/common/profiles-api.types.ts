@@ -66,3 +66,68 @@ export interface TrafficProfileView {
   /** The policy's period, ms. */
   periodMs: number;
 }
+
+/** GET /policies/:name/recommendation?range=&tier=&percentile=&headroom= */
+export type RecommendationQuery = ProfileQuery & {
+  /** The percentile of identifier-windows to start from, in percent: 50 to 99.99. Default 99. */
+  percentile?: number;
+  /** Room added above it, in percent: 0 to 1000. Default 20. */
+  headroom?: number;
+};
+
+/** What a limit would have refused over the profile's windows. */
+export interface RefusalsView {
+  /** Identifier-windows that made more requests than the limit. */
+  identifierWindows: number;
+  /** Their share of every identifier-window, 0 to 1. */
+  identifierWindowShare: number;
+  /** Requests beyond the limit in those windows. */
+  requests: number;
+  /** Their share of every request counted, 0 to 1. */
+  requestShare: number;
+}
+
+/**
+ * GET /policies/:name/recommendation: a limit read from the traffic profile for a percentile and
+ * headroom, with what it, and the limit in force, would have refused over the range. A proposal:
+ * nothing is applied (docs/operations.md, "Choosing a limit").
+ */
+export interface RecommendationView {
+  /** The policy's name. */
+  policy: string;
+  /** The range read. */
+  range: 'hour' | 'day' | 'week';
+  /** The tier read; null: every request; '' those of no tier. */
+  tier: string | null;
+  /** The policy's algorithm. */
+  algorithm: string;
+  /** The policy's period, ms: the profile's window. */
+  periodMs: number;
+  /** The percentile started from, in percent. */
+  percentile: number;
+  /** The room added above it, in percent. */
+  headroom: number;
+  /** Requests one identifier made in one window at that percentile. */
+  base: number;
+  /** The limit proposed: base with the headroom, rounded up. */
+  limit: number;
+  /** The limit in force for the tier read. */
+  currentLimit: number;
+  /** What the proposed limit would have refused. */
+  refused: RefusalsView;
+  /** What the limit in force would have refused, read the same way. */
+  refusedNow: RefusalsView;
+  /** The busiest identifiers the proposed limit would have refused. */
+  identifiers: ProfileIdentifierView[];
+  /**
+   * True for fixed-window, whose windows are the profile's; the other algorithms refuse at
+   * least this much (a sliding window or a burst also refuses within a window).
+   */
+  exact: boolean;
+  /** Windows and identifier-windows the profile held over the range. */
+  windows: number;
+  /** Identifiers seen in a window, added over the windows. */
+  identifierWindows: number;
+  /** One identifier in `share` was counted. */
+  share: number;
+}

@@ -1,24 +1,39 @@
 import { Get, Inject, Param, UseGuards } from '@nestjs/common';
-import type { TrafficProfileView } from '../common/admin-api.types.js';
+import type { RecommendationView, TrafficProfileView } from '../common/admin-api.types.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { AdminController } from '../common/admin-controller.decorator.js';
 import { ValidQuery } from '../common/request-schema.pipe.js';
-import { profileQuerySchema, type ProfileQuery } from './profile-query.schema.js';
+import {
+  profileQuerySchema,
+  recommendationQuerySchema,
+  type ProfileQuery,
+  type RecommendationQuery,
+} from './profile-query.schema.js';
 import { ProfilesService } from './profiles.service.js';
 
-@AdminController('policies/:name/profile')
+@AdminController('policies/:name')
 @UseGuards(AdminAuthGuard)
 export class ProfilesController {
   constructor(@Inject(ProfilesService) private readonly profiles: ProfilesService) {}
 
   /** ?range=hour|day|week&tier= — requests per identifier per window of the policy's period. */
-  @Get()
+  @Get('profile')
   @RequireRole('viewer')
   read(
     @Param('name') name: string,
     @ValidQuery(profileQuerySchema) query: ProfileQuery,
   ): Promise<TrafficProfileView> {
     return this.profiles.profile(name, query);
+  }
+
+  /** ?range=&tier=&percentile=&headroom= — a limit proposed from the profile; nothing applied. */
+  @Get('recommendation')
+  @RequireRole('viewer')
+  recommend(
+    @Param('name') name: string,
+    @ValidQuery(recommendationQuerySchema) query: RecommendationQuery,
+  ): Promise<RecommendationView> {
+    return this.profiles.recommend(name, query);
   }
 }

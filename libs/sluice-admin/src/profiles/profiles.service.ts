@@ -1,21 +1,43 @@
-import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import {
   epochMs,
   HOUR_MS,
   PolicyRegistry,
+  recommendLimit,
   SLUICE_CLOCK,
   summarizeProfile,
   TRAFFIC_PROFILE,
   windowMsOf,
   type Clock,
+  type Policy,
+  type ProfileIdentifier,
+  type ProfileSummary,
   type TrafficProfileStore,
 } from '@sluice/nest/internals';
-import type { ProfileQuery, TrafficProfileView } from '../common/admin-api.types.js';
+import type {
+  ProfileIdentifierView,
+  ProfileQuery,
+  RecommendationQuery,
+  RecommendationView,
+  TrafficProfileView,
+} from '../common/admin-api.types.js';
 import { InvalidRequestException } from '../common/invalid-request.exception.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
 
 /** The clock hours each range reads beside the current one. */
 const HOURS_BEFORE = { hour: 1, day: 24, week: 168 } as const;
+const DEFAULT_PERCENTILE = 99;
+const DEFAULT_HEADROOM = 20;
+
+/** A profile read for one policy and tier, with the limit in force for that tier. */
+interface ProfileRead {
+  policy: Policy;
+  range: 'hour' | 'day' | 'week';
+  tier: string | null;
+  limit: number;
+  windowMs: number;
+  summary: ProfileSummary;
+}
 
 /** A policy's traffic profile, read from the store the instances add it up in. */
 @Injectable()
@@ -27,6 +49,76 @@ export class ProfilesService {
   ) {}
 
   async profile(name: string, query: ProfileQuery): Promise<TrafficProfileView> {
+    const { policy, range, tier, limit, windowMs, summary } = await this.read(name, query);
+    return {
+      policy: name,
+      range,
+      tier,
+      windowMs,
+      from: new Date(summary.fromMs).toISOString(),
+      to: new Date(summary.toMs).toISOString(),
+      windows: summary.windows,
+      identifierWindows: summary.identifierWindows,
+      requests: summary.requests,
+      percentiles: summary.percentiles,
+      max: summary.max,
+      histogram: summary.histogram,
+      busiest: summary.busiest.map((each) => identifierView(policy, each)),
+      share: summary.share,
+      bucketError: summary.bucketError,
+      late: summary.late,
+      limit,
+      periodMs: policy.periodMs,
+    };
+  }
+
+  /**
+   * A limit for the percentile and headroom asked, read from the profile; only where the
+   * profile's window is the policy's period (a limit per month cannot be read from days).
+   */
+  async recommend(name: string, query: RecommendationQuery): Promise<RecommendationView> {
+    const read = await this.read(name, query);
+    const { policy, range, tier, limit, windowMs, summary } = read;
+    if (windowMs !== policy.periodMs || policy.calendar !== null) {
+      throw new ConflictException({
+        statusCode: 409,
+        error: 'Conflict',
+        message:
+          `policy "${name}" counts per ${policy.calendar === null ? `${policy.periodMs} ms` : `calendar ${policy.calendar.unit}`}, ` +
+          `but its profile counts per ${windowMs} ms window: a limit for its period cannot be read from it`,
+      });
+    }
+    const percentile = query.percentile ?? DEFAULT_PERCENTILE;
+    const headroom = query.headroom ?? DEFAULT_HEADROOM;
+    const found = recommendLimit(
+      summary,
+      policy.algorithm,
+      limit,
+      percentile / 100,
+      headroom / 100,
+    );
+    return {
+      policy: name,
+      range,
+      tier,
+      algorithm: policy.algorithm,
+      periodMs: policy.periodMs,
+      percentile,
+      headroom,
+      base: found.base,
+      limit: found.limit,
+      currentLimit: limit,
+      refused: found.refused,
+      refusedNow: found.refusedNow,
+      identifiers: found.identifiers.map((each) => identifierView(policy, each)),
+      exact: found.exact,
+      windows: summary.windows,
+      identifierWindows: summary.identifierWindows,
+      share: summary.share,
+    };
+  }
+
+  private async read(name: string, query: ProfileQuery): Promise<ProfileRead> {
     const policy = this.policies.get(name);
     if (policy === undefined) throw notFound(`no policy named "${name}" is in force`);
     if (this.store === null) {
@@ -55,34 +147,20 @@ export class ProfilesService {
       throw new RedisUnavailableException('the traffic profile cannot be read', error);
     }
     const summary = summarizeProfile(record, windowMs, fromHour, toHour, tier);
-    return {
-      policy: name,
-      range,
-      tier,
-      windowMs,
-      from: new Date(summary.fromMs).toISOString(),
-      to: new Date(summary.toMs).toISOString(),
-      windows: summary.windows,
-      identifierWindows: summary.identifierWindows,
-      requests: summary.requests,
-      percentiles: summary.percentiles,
-      max: summary.max,
-      histogram: summary.histogram,
-      busiest: summary.busiest.map((each) => ({
-        keyKind: each.keyKind,
-        identifier: each.identifier,
-        key: each.key ?? null,
-        tier: each.tier,
-        most: each.most,
-        limit: (each.tier === null ? undefined : policy.tiers?.[each.tier]?.limit) ?? policy.limit,
-      })),
-      share: summary.share,
-      bucketError: summary.bucketError,
-      late: summary.late,
-      limit,
-      periodMs: policy.periodMs,
-    };
+    return { policy, range, tier, limit, windowMs, summary };
   }
+}
+
+/** An identifier as the API shows it, with the limit its tier has now. */
+function identifierView(policy: Policy, each: ProfileIdentifier): ProfileIdentifierView {
+  return {
+    keyKind: each.keyKind,
+    identifier: each.identifier,
+    key: each.key ?? null,
+    tier: each.tier,
+    most: each.most,
+    limit: (each.tier === null ? undefined : policy.tiers?.[each.tier]?.limit) ?? policy.limit,
+  };
 }
 
 function notFound(message: string): NotFoundException {

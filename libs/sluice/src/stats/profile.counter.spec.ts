@@ -10,6 +10,7 @@ import {
 import { IdentifierTally } from './identifier.tally.js';
 import { LocalIdentifierStats } from './local-identifier.stats.js';
 import { LocalTrafficProfile } from './local-traffic.profile.js';
+import { recommendLimit } from './profile.recommendation.js';
 import { PROFILE_PERCENTILES, summarizeProfile, type ProfileSummary } from './profile.summary.js';
 import { memberOf } from './identifier-stats.store.js';
 import { FOLD_AFTER_MS, HOUR_MS, identifierHash, sampledAt, STEPS } from './traffic-profile.js';
@@ -208,5 +209,50 @@ describe('what an instance sends of a sampled profile', () => {
     for (const id of ids) tally.count(decision(part('api', true)), 'ip', id);
     await tally.flush();
     expect(store.sent.at(-1)).toHaveLength(64);
+  });
+});
+
+describe('a limit recommended from a known traffic', () => {
+  it('lands within a bucket of the true percentile and estimates what it refuses', async () => {
+    const traffic = knownTraffic(12, 3);
+    const setup = setUp();
+    await play(traffic, setup);
+    const summary = await setup.read();
+    const counts = traffic.counts.flat();
+    const truly = (limit: number) => ({
+      windows: counts.filter((count) => count > limit).length,
+      requests: counts.reduce((sum, count) => sum + Math.max(0, count - limit), 0),
+    });
+
+    for (const [percentile, headroom] of [
+      [0.5, 0],
+      [0.9, 0.2],
+      [0.99, 0],
+      [0.999, 0.5],
+    ] as const) {
+      const found = recommendLimit(summary, 'fixed-window', 100, percentile, headroom);
+      const truth = truePercentile(traffic, percentile);
+      expect(found.base).toBeGreaterThanOrEqual(truth);
+      expect(found.base).toBeLessThanOrEqual(Math.floor(truth * (1 + 1 / STEPS)));
+      expect(found.limit).toBe(Math.ceil(found.base * (1 + headroom)));
+      // Identifier-windows exact for a limit below 32, else within 2 % of them; requests within
+      // 3 % (counts in a bucket 32 or wider are taken as evenly spread).
+      const exact = truly(found.limit);
+      const tolerance = found.limit < 32 ? 0 : 0.02;
+      expect(Math.abs(found.refused.identifierWindows - exact.windows)).toBeLessThanOrEqual(
+        Math.ceil(tolerance * counts.length),
+      );
+      expect(Math.abs(found.refused.requests - exact.requests)).toBeLessThanOrEqual(
+        Math.ceil(0.03 * exact.requests),
+      );
+    }
+    const p99 = recommendLimit(summary, 'gcra', 100, 0.99, 0);
+    expect(p99.exact).toBe(false);
+    expect(p99.identifiers.every((each) => each.most > p99.limit)).toBe(true);
+    // The limit in force (100) the same way: within 3 % of what it truly refused.
+    const now = truly(100);
+    expect(Math.abs(p99.refusedNow.identifierWindows - now.windows)).toBeLessThanOrEqual(
+      Math.ceil(0.03 * now.windows),
+    );
   });
 });

@@ -112,9 +112,7 @@ function PolicyEditor({ policy }: { policy: PolicyView | null }) {
           tiers={Object.keys(policy.tiers ?? {})}
         />
       )}
-      {policy !== null && policy.algorithm !== 'concurrency' && (
-        <PolicyProfile name={policy.name} tiers={Object.keys(policy.tiers ?? {})} />
-      )}
+      {policy !== null && policy.algorithm !== 'concurrency' && <PolicyProfile policy={policy} />}
     </Flex>
   );
 }

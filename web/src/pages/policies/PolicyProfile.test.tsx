@@ -1,8 +1,52 @@
-import { cleanup, screen, within } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
+import { REPLY } from '../../testing/policy-view.fixture';
 import { answerFetch, renderScreen } from '../../testing/render-screen';
 import { PolicyProfile } from './PolicyProfile';
+
+/** A fixed window of 30 a minute, with a pro tier of 500. */
+const SEARCH = {
+  ...REPLY,
+  name: 'search',
+  algorithm: 'fixed-window',
+  limit: 30,
+  tiers: { pro: { limit: 500, burst: null, maxDelayMs: null } },
+  version: 7,
+} as const;
+
+function recommendation(query: URLSearchParams) {
+  const percentile = Number(query.get('percentile'));
+  const headroom = Number(query.get('headroom'));
+  const base = percentile === 99 ? 40 : 18;
+  const refused = {
+    identifierWindows: 12,
+    identifierWindowShare: 0.005,
+    requests: 6_000,
+    requestShare: 0.2,
+  };
+  return {
+    policy: 'search',
+    range: 'day',
+    tier: query.get('tier') === '-' ? '' : query.get('tier'),
+    algorithm: 'fixed-window',
+    periodMs: 60_000,
+    percentile,
+    headroom,
+    base,
+    limit: Math.ceil(base * (1 + headroom / 100)),
+    currentLimit: 30,
+    refused,
+    refusedNow: { ...refused, identifierWindows: 400, identifierWindowShare: 0.167 },
+    identifiers: [
+      { keyKind: 'ip', identifier: '203.0.113.9', key: null, tier: null, most: 700, limit: 30 },
+    ],
+    exact: true,
+    windows: 120,
+    identifierWindows: 2400,
+    share: 1,
+  };
+}
 
 afterEach(cleanup);
 
@@ -43,8 +87,11 @@ describe("a policy's traffic profile", () => {
         request.url.includes('tier=pro')
           ? { body: profile('pro', 500) }
           : { body: profile(null, 30) },
+      'GET /policies/search/recommendation': (request) => ({
+        body: recommendation(new URL(request.url, 'http://panel.test').searchParams),
+      }),
     });
-    renderScreen(<PolicyProfile name="search" tiers={['pro']} />, { role: 'viewer', path: '/' });
+    renderScreen(<PolicyProfile policy={SEARCH} />, { role: 'viewer', path: '/' });
 
     const table = await screen.findByLabelText('Requests one identifier made in one window');
     const cells = within(table)
@@ -59,11 +106,33 @@ describe("a policy's traffic profile", () => {
     expect(within(busiest).getByText('700 (over its limit of 30)')).toBeTruthy();
     // The pro key's 41 is within pro's 500.
     expect(within(busiest).getByText('41')).toBeTruthy();
-    expect(requests.at(-1)?.url).toBe('/api/policies/search/profile?range=day');
+    const profileCalls = () => requests.filter((each) => each.url.includes('/profile'));
+    expect(profileCalls().at(-1)?.url).toBe('/api/policies/search/profile?range=day');
 
-    await userEvent.setup().click(screen.getByRole('radio', { name: 'Last week' }));
-    await screen.findByRole('img');
-    expect(requests.at(-1)?.url).toBe('/api/policies/search/profile?range=week');
+    // p99 (40) with 20 % headroom: 48, and what it and the limit now would refuse.
+    const proposal = await screen.findByTestId('profile-proposal');
+    expect(proposal.textContent).toMatch(/Proposed: 48 per 1 min \(p99 is 40, plus 20 %; now 30\)/);
+    expect(proposal.textContent).toMatch(/refused 12 of 2400 identifier-windows \(0.5 %\)/);
+    expect(proposal.textContent).toMatch(/limit now would have refused 400 of 2400/);
+    expect(proposal.textContent).toMatch(/It would refuse first: 203.0.113.9 \(700\)/);
+    // A viewer reads it; only an admin may try it.
+    expect(screen.queryByRole('button', { name: /as a candidate/ })).toBeNull();
+
+    const user = userEvent.setup();
+    await user.selectOptions(screen.getByLabelText('Percentile'), 'p90');
+    await user.clear(screen.getByLabelText('Headroom (%)'));
+    await user.type(screen.getByLabelText('Headroom (%)'), '50');
+    await waitFor(() =>
+      expect(screen.getByTestId('profile-proposal').textContent).toMatch(/Proposed: 27 per 1 min/),
+    );
+    await user.clear(screen.getByLabelText('Headroom (%)'));
+    await user.type(screen.getByLabelText('Headroom (%)'), 'lots');
+    expect(screen.getByText('a whole number of percent, 0 to 1000')).toBeTruthy();
+
+    await user.click(screen.getByRole('radio', { name: 'Last week' }));
+    await waitFor(() =>
+      expect(profileCalls().at(-1)?.url).toBe('/api/policies/search/profile?range=week'),
+    );
   });
 
   it('says when no window has been counted yet', async () => {
@@ -72,7 +141,36 @@ describe("a policy's traffic profile", () => {
         body: { ...profile(null, 30), windows: 0, percentiles: null, histogram: [], busiest: [] },
       },
     });
-    renderScreen(<PolicyProfile name="search" tiers={[]} />, { role: 'viewer', path: '/' });
+    renderScreen(<PolicyProfile policy={{ ...SEARCH, tiers: null }} />, {
+      role: 'viewer',
+      path: '/',
+    });
     await screen.findByText('No window of 1 min has been counted in this range yet.');
+  });
+
+  it("proposes the pro tier's new limit as a candidate for an admin, nothing else changed", async () => {
+    const requests = answerFetch({
+      'GET /policies/search/profile': { body: profile('pro', 500) },
+      'GET /policies/search/recommendation': (request) => ({
+        body: recommendation(new URL(request.url, 'http://panel.test').searchParams),
+      }),
+      'POST /policies/search/candidate': { body: {} },
+    });
+    renderScreen(<PolicyProfile policy={SEARCH} />, { role: 'admin', path: '/' });
+    const user = userEvent.setup();
+    await screen.findByTestId('profile-proposal');
+    // Over every tier together the proposal names no limit to change.
+    expect(screen.queryByRole('button', { name: /as a candidate/ })).toBeNull();
+    await user.click(screen.getByRole('combobox', { name: 'Tier' }));
+    await user.click(await screen.findByRole('option', { name: 'pro' }));
+    await user.click(await screen.findByRole('button', { name: 'Try 48 as a candidate' }));
+
+    await waitFor(() => expect(requests.some((each) => each.method === 'POST')).toBe(true));
+    const proposed = requests.find((each) => each.method === 'POST')?.body as {
+      limit: number;
+      version: number;
+      tiers: Record<string, { limit: number }>;
+    };
+    expect(proposed).toMatchObject({ limit: 30, version: 7, tiers: { pro: { limit: 48 } } });
   });
 });

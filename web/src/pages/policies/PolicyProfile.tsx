@@ -1,10 +1,15 @@
-import type { TrafficProfileView } from '@sluice/admin/api';
+import type { PolicyView, TrafficProfileView } from '@sluice/admin/api';
 import { Card, Flex, Heading, SegmentedControl, Select, Table, Text } from '@radix-ui/themes';
 import { useState } from 'react';
 import { ErrorCallout } from '../../shared/ErrorCallout';
 import { formatDuration } from '../../shared/format';
 import { WideTable } from '../../shared/WideTable';
 import { useProfile, type ProfileRange } from './policies.hooks';
+import {
+  ProfileRecommendation,
+  useRecommendationChoice,
+  type RecommendationChoice,
+} from './ProfileRecommendation';
 
 const RANGES: Array<{ id: ProfileRange; label: string }> = [
   { id: 'hour', label: 'Last hour' },
@@ -20,11 +25,14 @@ const NO_TIER = '-';
  * the histogram with the limit drawn on it, and the busiest (docs/operations.md, "Choosing a
  * limit").
  */
-export function PolicyProfile({ name, tiers }: { name: string; tiers: string[] }) {
+export function PolicyProfile({ policy }: { policy: PolicyView }) {
+  const name = policy.name;
+  const tiers = Object.keys(policy.tiers ?? {});
   const [range, setRange] = useState<ProfileRange>('day');
   const [tierValue, setTierValue] = useState(EVERY);
   const tier = tierValue === EVERY ? null : tierValue === NO_TIER ? '' : tierValue;
   const profile = useProfile(name, range, tier);
+  const choice = useRecommendationChoice();
   return (
     <Card>
       <Flex direction="column" gap="3">
@@ -64,13 +72,33 @@ export function PolicyProfile({ name, tiers }: { name: string; tiers: string[] }
         {profile.error !== null && (
           <ErrorCallout>The profile could not be read: {profile.error.message}</ErrorCallout>
         )}
-        {profile.data !== undefined && <ProfileBody profile={profile.data} />}
+        {profile.data !== undefined && (
+          <ProfileBody
+            profile={profile.data}
+            policy={policy}
+            range={range}
+            tier={tier}
+            choice={choice}
+          />
+        )}
       </Flex>
     </Card>
   );
 }
 
-function ProfileBody({ profile }: { profile: TrafficProfileView }) {
+function ProfileBody({
+  profile,
+  policy,
+  range,
+  tier,
+  choice,
+}: {
+  profile: TrafficProfileView;
+  policy: PolicyView;
+  range: ProfileRange;
+  tier: string | null;
+  choice: RecommendationChoice;
+}) {
   const window = formatDuration(profile.windowMs);
   if (profile.percentiles === null) {
     return (
@@ -113,6 +141,9 @@ function ProfileBody({ profile }: { profile: TrafficProfileView }) {
         </Table.Root>
       </WideTable>
       <ProfileHistogram profile={profile} />
+      {profile.windowMs === policy.periodMs && policy.calendar === null && (
+        <ProfileRecommendation policy={policy} range={range} tier={tier} choice={choice} />
+      )}
       {profile.busiest.length > 0 && (
         <WideTable>
           <Table.Root size="1" aria-label="Busiest identifiers">
@@ -146,8 +177,8 @@ function ProfileBody({ profile }: { profile: TrafficProfileView }) {
   );
 }
 
-const WIDTH = 600;
-const HEIGHT = 140;
+const WIDTH = 1000;
+const HEIGHT = 160;
 
 /**
  * One bar per bucket of requests in a window (the share of identifier-windows in it), in bucket
@@ -202,18 +233,20 @@ function ProfileHistogram({ profile }: { profile: TrafficProfileView }) {
           stroke="var(--gray-12)"
           strokeDasharray="4 3"
         />
-        <text x={0} y={HEIGHT + 12} fontSize="9" fill="var(--gray-11)">
+        <text x={0} y={HEIGHT + 12} fontSize="10" fill="var(--gray-11)">
           {buckets[0]?.from}
         </text>
-        <text x={WIDTH} y={HEIGHT + 12} fontSize="9" fill="var(--gray-11)" textAnchor="end">
-          {buckets.at(-1)?.to} requests in a window
+        <text x={WIDTH} y={HEIGHT + 12} fontSize="10" fill="var(--gray-11)" textAnchor="end">
+          {buckets.at(-1)?.to}
         </text>
         <text
           x={below * step}
           y={HEIGHT + 12}
-          fontSize="9"
+          fontSize="10"
           fill="var(--gray-12)"
-          textAnchor="middle"
+          textAnchor={
+            below * step > WIDTH * 0.85 ? 'end' : below * step < WIDTH * 0.15 ? 'start' : 'middle'
+          }
         >
           limit {profile.limit}
         </text>

@@ -100,3 +100,25 @@ export function useProfile(name: string, range: ProfileRange, tier: string | nul
 }
 
 export type ProfileRange = NonNullable<ProfileQuery['range']>;
+
+/** A limit proposed from the profile for a percentile and headroom (both in percent). */
+export function useRecommendation(
+  name: string,
+  range: ProfileRange,
+  tier: string | null,
+  percentile: number,
+  headroom: number | undefined,
+) {
+  return useQuery({
+    queryKey: queryKeys.policies.recommendation(name, { range, tier, percentile, headroom }),
+    queryFn: () =>
+      api.policies.recommendation(name, {
+        range,
+        percentile,
+        ...(headroom === undefined ? {} : { headroom }),
+        ...(tier === null ? {} : { tier: tier === '' ? '-' : tier }),
+      }),
+    enabled: headroom !== undefined,
+    refetchInterval: 60_000,
+  });
+}
