@@ -29,6 +29,7 @@ export type {
   IdentifierReadOptions,
   IdentifierStatsStore,
 } from './stats/identifier-stats.store.js';
+export { parseMember } from './stats/identifier-stats.store.js';
 export {
   RESOLUTION_MS,
   type DecisionCounts,
@@ -54,7 +55,11 @@ export {
   IDENTIFIER_STATS,
   PENALTY_STREAM,
   TRAFFIC_PROFILE,
+  REPLAY_STORE,
 } from './config/sluice.tokens.js';
+export type { ReplayRead, ReplayStore } from './stats/replay.store.js';
+export { replayRecords, type ReplayOutcome, type ReplayRecord } from './simulator/policy.replay.js';
+export type { SimulatedPolicy } from './simulator/policy.simulator.js';
 export type {
   ProfileCount,
   ProfileHour,

@@ -1,6 +1,8 @@
-// The traffic profile on a policy's page in a real browser (Debian's Chromium): an operator reads
-// the percentiles against the limit, the histogram with the limit drawn on it, the busiest, and
-// one tier apart; axe finds nothing serious (docs/operations.md, "Choosing a limit").
+// The traffic profile and the replay on a policy's page in a real browser (Debian's Chromium):
+// an admin reads the percentiles against the limit, the histogram with the limit drawn on it,
+// the busiest, a proposed limit, one tier apart, the record replayed at a limit as edited, and
+// tries a limit as a candidate; axe finds nothing serious (docs/operations.md, "Choosing a
+// limit").
 import { Controller, Get, UseGuards } from '@nestjs/common';
 import { ManualClock, SLUICE_CLOCK, SluiceGuard, Throttle } from '@sluice/nest';
 import { IdentifierTally } from '@sluice/nest/src/stats/identifier.tally.js';
@@ -84,7 +86,7 @@ describe('the traffic profile in Chromium', () => {
     await database?.drop();
   });
 
-  it('shows the percentiles, the histogram against the limit, the busiest and one tier', async () => {
+  it('shows the profile against the limit, proposes a limit, replays the record, tries a candidate', async () => {
     await page.goto(`${app.url}/sluice/`);
     await page.getByLabel('Name').fill('alice');
     await page.getByLabel('Token').fill(TOKENS.admin);
@@ -124,6 +126,17 @@ describe('the traffic profile in Chromium', () => {
     await expect.poll(() => proposal.textContent()).toMatch(/Proposed: 19 per 1 min/);
     expect(await proposal.textContent()).toMatch(
       /refused 2 of 21 identifier-windows \(9.5 %\) and about 42 requests/,
+    );
+
+    // The recorded requests replayed at a limit of 10 as edited: keys 11 to 20 go over by 1 to
+    // 10, 55 refusals where live refused none; key-pro keeps pro's 500.
+    await page.getByLabel('Limit', { exact: true }).fill('10');
+    await page.getByLabel('Over', { exact: true }).selectOption('the last 15 minutes');
+    await page.getByRole('button', { name: 'Replay', exact: true }).click();
+    const replayed = page.getByTestId('replay-result');
+    await replayed.waitFor();
+    expect(await replayed.textContent()).toMatch(
+      /270 requests from 21 identifiers .*live refused 0, this rule would refuse 55 — 55 that live admitted/,
     );
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshot(page, 'policy-profile');

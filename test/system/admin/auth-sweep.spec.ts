@@ -63,6 +63,8 @@ const GRANTS: Record<string, Grant> = {
   'GET /identifiers': 'viewer',
   'GET /policies/:name/profile': 'viewer',
   'GET /policies/:name/recommendation': 'viewer',
+  // A replay reads and computes; it changes nothing.
+  'POST /policies/:name/replay': 'viewer',
   'GET /quotas/:policy/:identifier': 'viewer',
   'POST /quotas/:policy/:identifier/grant': 'operator',
   'GET /plans/:identifier': 'viewer',

@@ -19,6 +19,7 @@ import type {
   ProfileQuery,
   QuotaGrantRequest,
   RecommendationQuery,
+  ReplayRequest,
   SignInRequest,
   StatsQuery,
   UnblockQuery,
@@ -133,6 +134,8 @@ export const api = {
       call('GET /policies/:name/profile', { params: { name }, query }),
     recommendation: (name: string, query: RecommendationQuery) =>
       call('GET /policies/:name/recommendation', { params: { name }, query }),
+    replay: (name: string, body: ReplayRequest) =>
+      call('POST /policies/:name/replay', { params: { name }, body }),
     candidate: {
       get: (name: string) => call('GET /policies/:name/candidate', { params: { name } }),
       propose: (name: string, body: CandidateProposal) =>

@@ -42,6 +42,8 @@ import type {
   ProfileQuery,
   RecommendationQuery,
   RecommendationView,
+  ReplayRequest,
+  ReplayView,
   RouteList,
   SessionView,
   SignInRequest,
@@ -150,6 +152,8 @@ export interface AdminRoutes {
     query: RecommendationQuery;
     response: RecommendationView;
   };
+  /** The policy's recorded requests replayed through a rule, beside what the live rule did. */
+  'POST /policies/:name/replay': { body: ReplayRequest; response: ReplayView };
   /** An identifier's quota in the current period: used, remaining, credits, when it resets. */
   'GET /quotas/:policy/:identifier': { query: QuotaQuery; response: QuotaState };
   /** An identifier's plan: its tier under every tiered policy, and its last change. */
@@ -205,6 +209,7 @@ export const ADMIN_ROUTES = [
   'GET /identifiers',
   'GET /policies/:name/profile',
   'GET /policies/:name/recommendation',
+  'POST /policies/:name/replay',
   'GET /quotas/:policy/:identifier',
   'GET /plans/:identifier',
   'PUT /plans/:identifier',

@@ -131,3 +131,93 @@ export interface RecommendationView {
   /** One identifier in `share` was counted. */
   share: number;
 }
+
+/** A rule to replay: the policy's own fields that decide, each absent field the policy's. */
+export interface ReplayRule {
+  /** How requests are counted (not concurrency). */
+  algorithm?:
+    'fixed-window' | 'sliding-log' | 'sliding-window' | 'token-bucket' | 'leaky-bucket' | 'gcra';
+  /** Units admitted per period. */
+  limit?: number;
+  /** The period, ms. */
+  periodMs?: number;
+  /** Bucket capacity; null: the limit. */
+  burst?: number | null;
+  /** sliding-window's sub-windows. */
+  segments?: number | null;
+  /** leaky-bucket's longest hold, ms; null: (burst − 1) intervals. */
+  maxDelayMs?: number | null;
+  /** Each tier's rate; absent: the policy's tiers. */
+  tiers?: Record<string, { limit: number; burst?: number | null }>;
+}
+
+/** POST /policies/:name/replay */
+export interface ReplayRequest {
+  /** The rule to replay; absent: the policy as it is. */
+  rule?: ReplayRule;
+  /** How far back, in minutes: 1 to 1440. Default 60. */
+  minutes?: number;
+}
+
+/** One identifier's requests in a replay. */
+export interface ReplayIdentifierView {
+  /** What kind of identifier it is. */
+  keyKind: string;
+  /** As an operator reads it; a cut identifier's stored key in `key`. */
+  identifier: string;
+  /** A cut identifier's stored key, or null. */
+  key: string | null;
+  /** Its requests the rule was asked about. */
+  requests: number;
+  /** Refused live. */
+  liveRefused: number;
+  /** Refused by the rule replayed. */
+  refused: number;
+}
+
+/** Requests and refusals in one minute of a replay. */
+export interface ReplayMinuteView {
+  /** The minute's start, ISO 8601. */
+  at: string;
+  /** Requests the rule was asked about. */
+  requests: number;
+  /** Refused live. */
+  liveRefused: number;
+  /** Refused by the rule replayed. */
+  refused: number;
+}
+
+/**
+ * POST /policies/:name/replay: the policy's recorded requests replayed through a rule's twin,
+ * beside what the live rule did (docs/operations.md, "Choosing a limit"). Nothing is applied.
+ */
+export interface ReplayView {
+  /** The policy's name. */
+  policy: string;
+  /** The rule replayed, every field filled in. */
+  rule: Required<Omit<ReplayRule, 'tiers'>> & { tiers: ReplayRule['tiers'] | null };
+  /** The range replayed, ISO 8601. */
+  from: string;
+  /** The end of the range, ISO 8601. */
+  to: string;
+  /** The oldest request recorded, ISO 8601, or null: a range before it is not covered. */
+  oldest: string | null;
+  /** Requests recorded in the range. */
+  records: number;
+  /** Identifiers among them. */
+  identifiers: number;
+  /** Requests the rule was asked about (not those another policy refused). */
+  decided: number;
+  /** Refused live. */
+  liveRefused: number;
+  /** Refused by the rule replayed. */
+  refused: number;
+  /** Refused by the rule and admitted live. */
+  newlyRefused: number;
+  /** Admitted by the rule and refused live. */
+  newlyAdmitted: number;
+  /** The identifiers on which the two differ most, then the most refused. */
+  byIdentifier: ReplayIdentifierView[];
+  /** Minute by minute. */
+  timeline: ReplayMinuteView[];
+}

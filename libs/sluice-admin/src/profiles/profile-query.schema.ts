@@ -1,6 +1,10 @@
 import { TIER_NAME } from '@sluice/nest/internals';
 import { z } from 'zod';
-import type { ProfileQuery, RecommendationQuery } from '../common/admin-api.types.js';
+import type {
+  ProfileQuery,
+  RecommendationQuery,
+  ReplayRequest,
+} from '../common/admin-api.types.js';
 
 const RANGE_RULE = "must be 'hour', 'day' or 'week'";
 const TIER_RULE = "must be a tier's name (letters, digits, _ . -, up to 32) or '-' for no tier";
@@ -30,4 +34,47 @@ export const recommendationQuerySchema = profileQuerySchema.extend({
   headroom: percent(0, 1000).optional(),
 }) satisfies z.ZodType<RecommendationQuery>;
 
-export type { ProfileQuery, RecommendationQuery };
+const wholeNumber = (min: number, max: number) => {
+  const rule = `must be an integer from ${min} to ${max}`;
+  return z
+    .number({ error: rule })
+    .int({ error: rule })
+    .min(min, { error: rule })
+    .max(max, { error: rule });
+};
+
+const ALGORITHM_RULE =
+  "must be 'fixed-window', 'sliding-log', 'sliding-window', 'token-bucket', 'leaky-bucket' or 'gcra'";
+
+/** POST /policies/:name/replay */
+export const replayBodySchema = z.strictObject({
+  rule: z
+    .strictObject({
+      algorithm: z
+        .enum(
+          ['fixed-window', 'sliding-log', 'sliding-window', 'token-bucket', 'leaky-bucket', 'gcra'],
+          {
+            error: ALGORITHM_RULE,
+          },
+        )
+        .optional(),
+      limit: wholeNumber(1, 1_000_000_000).optional(),
+      periodMs: wholeNumber(1, 365 * 86_400_000).optional(),
+      burst: wholeNumber(1, 1_000_000_000).nullable().optional(),
+      segments: wholeNumber(2, 1000).nullable().optional(),
+      maxDelayMs: wholeNumber(1, 86_400_000).nullable().optional(),
+      tiers: z
+        .record(
+          z.string().regex(TIER_NAME, { error: 'must be a tier name' }),
+          z.strictObject({
+            limit: wholeNumber(1, 1_000_000_000),
+            burst: wholeNumber(1, 1_000_000_000).nullable().optional(),
+          }),
+        )
+        .optional(),
+    })
+    .optional(),
+  minutes: wholeNumber(1, 1440).optional(),
+}) satisfies z.ZodType<ReplayRequest>;
+
+export type { ProfileQuery, RecommendationQuery, ReplayRequest };

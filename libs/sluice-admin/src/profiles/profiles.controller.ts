@@ -1,14 +1,20 @@
-import { Get, Inject, Param, UseGuards } from '@nestjs/common';
-import type { RecommendationView, TrafficProfileView } from '../common/admin-api.types.js';
+import { Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import type {
+  RecommendationView,
+  ReplayView,
+  TrafficProfileView,
+} from '../common/admin-api.types.js';
 import { AdminAuthGuard } from '../auth/admin-auth.guard.js';
 import { RequireRole } from '../auth/require-role.decorator.js';
 import { AdminController } from '../common/admin-controller.decorator.js';
-import { ValidQuery } from '../common/request-schema.pipe.js';
+import { ValidBody, ValidQuery } from '../common/request-schema.pipe.js';
 import {
   profileQuerySchema,
   recommendationQuerySchema,
+  replayBodySchema,
   type ProfileQuery,
   type RecommendationQuery,
+  type ReplayRequest,
 } from './profile-query.schema.js';
 import { ProfilesService } from './profiles.service.js';
 
@@ -35,5 +41,16 @@ export class ProfilesController {
     @ValidQuery(recommendationQuerySchema) query: RecommendationQuery,
   ): Promise<RecommendationView> {
     return this.profiles.recommend(name, query);
+  }
+
+  /** The policy's recorded requests replayed through a rule: a read, so a viewer's; nothing applied. */
+  @Post('replay')
+  @HttpCode(200)
+  @RequireRole('viewer')
+  replay(
+    @Param('name') name: string,
+    @ValidBody(replayBodySchema) body: ReplayRequest,
+  ): Promise<ReplayView> {
+    return this.profiles.replay(name, body);
   }
 }

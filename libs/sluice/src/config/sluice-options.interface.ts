@@ -95,9 +95,12 @@ export interface SluiceModuleOptions {
    * Each policy's traffic profile, how many requests each identifier makes per period
    * (docs/algorithms.md, "Traffic profiles"): `false` keeps none. `retentionHours` (1 to 2160,
    * default 168) is how long an hour of it is kept; `sampleBound` (100 to 100000, default 1000)
-   * the most identifiers one window keeps before it keeps a sample.
+   * the most identifiers one window keeps before it keeps a sample; `replayRecords` (0 to
+   * 1000000, default 200000) how many recent requests of the sampled identifiers each policy
+   * keeps for replay (docs/algorithms.md, "Replay"), 0 none.
    */
-  trafficProfile?: false | { retentionHours?: number; sampleBound?: number };
+  trafficProfile?:
+    false | { retentionHours?: number; sampleBound?: number; replayRecords?: number };
   /**
    * On Fastify, refuse identifiers whose block this instance has cached in an onRequest hook,
    * before Nest's pipeline (guards, interceptors, exception filters do not see those requests).

@@ -141,7 +141,16 @@ function assertTrafficProfile(
   if (typeof profile !== 'object' || profile === null || Array.isArray(profile)) {
     fail('trafficProfile', `must be false or an object, got ${JSON.stringify(profile)}`);
   }
-  const { retentionHours, sampleBound } = profile;
+  const { retentionHours, sampleBound, replayRecords } = profile;
+  if (
+    replayRecords !== undefined &&
+    (!Number.isSafeInteger(replayRecords) || replayRecords < 0 || replayRecords > 1_000_000)
+  ) {
+    fail(
+      'trafficProfile.replayRecords',
+      `must be an integer from 0 to 1000000, got ${String(replayRecords)}`,
+    );
+  }
   if (
     retentionHours !== undefined &&
     (!Number.isSafeInteger(retentionHours) || retentionHours < 1 || retentionHours > 2160)

@@ -20,6 +20,11 @@ export const IDENTIFIER_STATS = Symbol('SLUICE_IDENTIFIER_STATS');
  * module's `trafficProfile` is false.
  */
 export const TRAFFIC_PROFILE = Symbol('SLUICE_TRAFFIC_PROFILE');
+/**
+ * Where each policy's recent requests are recorded for replay (Redis, or this process), or null
+ * when the module keeps no traffic profile or `trafficProfile.replayRecords` is 0.
+ */
+export const REPLAY_STORE = Symbol('SLUICE_REPLAY_STORE');
 /** Where per-policy decision counts are added up each second for the admin (Redis, or this process). */
 export const DECISION_STATS = Symbol('SLUICE_DECISION_STATS');
 /** Where what the list entries matched is added up for the admin (Redis, or this process). */

@@ -15,6 +15,9 @@ import { RedisPenaltyStream } from '../penalty/redis-penalty.stream.js';
 import { DecisionTally } from '../stats/decision.tally.js';
 import { IdentifierTally } from '../stats/identifier.tally.js';
 import { LocalTrafficProfile } from '../stats/local-traffic.profile.js';
+import { LocalReplayStore } from '../stats/local-replay.store.js';
+import { RedisReplayStore } from '../stats/redis-replay.store.js';
+import { DEFAULT_MAX_RECORDS, type ReplayStore } from '../stats/replay.store.js';
 import { RedisTrafficProfile } from '../stats/redis-traffic.profile.js';
 import {
   DEFAULT_PROFILE_LIMITS,
@@ -50,6 +53,7 @@ import {
   GLOBAL_GUARD,
   IDENTIFIER_STATS,
   TRAFFIC_PROFILE,
+  REPLAY_STORE,
   LIST_HITS,
   PENALTY_STREAM,
   POLICY_CHANNEL,
@@ -152,6 +156,12 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
             ),
     },
     {
+      provide: REPLAY_STORE,
+      inject: [SLUICE_OPTIONS, SluiceConnection],
+      useFactory: (options: SluiceModuleOptions, connection: SluiceConnection) =>
+        replayStoreOf(options, connection),
+    },
+    {
       provide: TRAFFIC_PROFILE,
       inject: [SLUICE_OPTIONS, SluiceConnection],
       useFactory: (options: SluiceModuleOptions, connection: SluiceConnection) =>
@@ -215,6 +225,7 @@ const DEFAULT_BLOCK_CACHE_SIZE = 10_000;
     PenaltyEventPublisher,
     IDENTIFIER_STATS,
     TRAFFIC_PROFILE,
+    REPLAY_STORE,
     IdentifierTally,
     DECISION_STATS,
     DecisionTally,
@@ -266,6 +277,24 @@ function trafficProfileOf(
     redis,
     options.prefix ?? 'sluice',
     limits,
+    () => connection.readRedis ?? redis,
+  );
+}
+
+/** Where requests are recorded for replay, as `trafficProfile` asks, or null: none kept. */
+function replayStoreOf(
+  options: SluiceModuleOptions,
+  connection: SluiceConnection,
+): ReplayStore | null {
+  const asked = options.trafficProfile;
+  const maxRecords = asked === false ? 0 : (asked?.replayRecords ?? DEFAULT_MAX_RECORDS);
+  if (maxRecords === 0) return null;
+  const redis = connection.redis;
+  if (redis === undefined) return new LocalReplayStore(maxRecords);
+  return new RedisReplayStore(
+    redis,
+    options.prefix ?? 'sluice',
+    maxRecords,
     () => connection.readRedis ?? redis,
   );
 }

@@ -108,7 +108,7 @@ function whole(count: number): number {
 }
 
 /** What the store is given for this policy, with the defaults validation would fill in. */
-function specOf(policy: SimulatedPolicy): PolicySpec {
+export function specOf(policy: SimulatedPolicy): PolicySpec {
   const penalty = policy.penalty ?? null;
   const rule: PenaltyRule | null =
     penalty === null
@@ -136,7 +136,7 @@ function specOf(policy: SimulatedPolicy): PolicySpec {
 }
 
 /** Keyed state whose entries expire on the simulated clock, as Redis's would. */
-function simulatedState(clock: { now: number }): StateAccess {
+export function simulatedState(clock: { now: number }): StateAccess {
   const slots = new Map<string, { value: unknown; expiresAt: number }>();
   return {
     get: <T>(key: string) => {

@@ -54,6 +54,7 @@ export function memberOf(count: Pick<IdentifierCount, 'keyKind' | 'identifier' |
   return `${count.keyKind}\u0000${count.identifier}`;
 }
 
+/** A member read back: its key kind, identifier and, for a cut identifier, its stored key; null if malformed. */
 export function parseMember(
   member: string,
 ): Pick<IdentifierCount, 'keyKind' | 'identifier' | 'key'> | null {

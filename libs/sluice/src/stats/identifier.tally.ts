@@ -9,7 +9,12 @@ import {
 } from '@nestjs/common';
 import type { Decision } from '../engine/decision.js';
 import type { Clock } from '../clock/clock.js';
-import { IDENTIFIER_STATS, SLUICE_CLOCK, TRAFFIC_PROFILE } from '../config/sluice.tokens.js';
+import {
+  IDENTIFIER_STATS,
+  REPLAY_STORE,
+  SLUICE_CLOCK,
+  TRAFFIC_PROFILE,
+} from '../config/sluice.tokens.js';
 import { PolicyRegistry } from '../policy/policy.registry.js';
 import { ThrottledLogger } from '../logging/throttled.logger.js';
 import { PeriodicTask } from '../clock/periodic.task.js';
@@ -19,6 +24,8 @@ import { candidateStatsName } from './decision-outcome.js';
 import type { IdentifierCount, IdentifierStatsStore } from './identifier-stats.store.js';
 import { ProfileCounter, type ProfiledEntry } from './profile.counter.js';
 import type { TrafficProfileStore } from './traffic-profile.store.js';
+import { ReplayRecorder } from './replay.recorder.js';
+import type { ReplayStore } from './replay.store.js';
 
 const FLUSH_EVERY_MS = 1_000;
 /** Per policy and flush, only the busiest go to the store: its work follows policies, not traffic. */
@@ -69,16 +76,22 @@ export class IdentifierTally
   private readonly flushes = new PeriodicTask(() => this.send(), FLUSH_EVERY_MS);
 
   private readonly profile: ProfileCounter | undefined;
+  private readonly replay: ReplayRecorder | undefined;
 
   constructor(
     @Inject(IDENTIFIER_STATS) private readonly store: IdentifierStatsStore,
     @Inject(SLUICE_CLOCK) private readonly clock: Clock,
     @Optional() @Inject(TRAFFIC_PROFILE) profiles?: TrafficProfileStore | null,
     @Optional() @Inject(PolicyRegistry) policies?: PolicyRegistry,
+    @Optional() @Inject(REPLAY_STORE) replays?: ReplayStore | null,
   ) {
     this.profile =
       profiles !== undefined && profiles !== null && policies !== undefined
         ? new ProfileCounter(profiles, policies)
+        : undefined;
+    this.replay =
+      this.profile !== undefined && replays !== undefined && replays !== null
+        ? new ReplayRecorder(replays, this.profile)
         : undefined;
   }
 
@@ -108,7 +121,8 @@ export class IdentifierTally
    * it, as a request the policy was asked about.
    */
   count(decision: Decision, keyKind: string, identifier: string): void {
-    const now = Math.floor(this.clock() / 1000);
+    const atUs = this.clock();
+    const now = Math.floor(atUs / 1000);
     // An identifier cut for display is counted, and named, by its stored key.
     const key = keyOfCut(identifier);
     for (const part of decision.policies) {
@@ -121,8 +135,11 @@ export class IdentifierTally
         part.allowed && !passed ? undefined : passed,
         now,
       );
-      if (entry !== undefined)
-        this.profile?.count(part.policy, keyKind, entry, now, part.tier ?? '');
+      if (entry === undefined || this.profile === undefined) continue;
+      this.profile.count(part.policy, keyKind, entry, now, part.tier ?? '');
+      // The replay's record: what the live rule did (a shadow policy's would-be refusal as one).
+      const live = !part.allowed || part.reason === 'shadow' ? 'r' : passed ? 'a' : 'n';
+      this.replay?.record(part.policy, keyKind, entry, atUs, live);
     }
     if (decision.candidates !== undefined) {
       this.countDifferences(decision, keyKind, identifier, key, now);
@@ -211,7 +228,7 @@ export class IdentifierTally
       if (byKind.size === 0) this.current.delete(policy);
       busiest.into(sent);
     }
-    await Promise.all([this.sendCounts(sent), this.sendProfile(nowMs)]);
+    await Promise.all([this.sendCounts(sent), this.sendProfile(nowMs), this.sendReplay()]);
   }
 
   private async sendCounts(sent: IdentifierCount[]): Promise<void> {
@@ -220,6 +237,14 @@ export class IdentifierTally
       await this.store.add(sent);
     } catch (error) {
       this.logger.warn(`Identifier counts of the last second were not stored: ${String(error)}`);
+    }
+  }
+
+  private async sendReplay(): Promise<void> {
+    try {
+      await this.replay?.send();
+    } catch (error) {
+      this.logger.warn(`Replay records of the last second were not stored: ${String(error)}`);
     }
   }
 

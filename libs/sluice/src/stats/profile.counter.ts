@@ -107,6 +107,19 @@ export class ProfileCounter {
     for (const [name, sampling] of answered) this.sampling.set(name, { heardAt: nowMs, sampling });
   }
 
+  /**
+   * Whether the profile keeps the entry's identifier in its window now, as far as this
+   * instance knows: the identifiers the replay records (stats/replay.recorder.ts).
+   */
+  keeps(policy: string, keyKind: string, entry: ProfiledEntry): boolean {
+    const windowMs = this.windowMsOf(policy);
+    if (windowMs === 0) return false;
+    entry.hash ??= identifierHash(
+      memberOf({ keyKind, identifier: entry.identifier, key: entry.key }),
+    );
+    return sampledAt(entry.hash, this.levelOf(policy, windowMs, entry.window));
+  }
+
   /** The level a window keeps identifiers at, as far as this instance knows it for sure. */
   private levelOf(policy: string, windowMs: number, window: number): number {
     const heard = this.sampling.get(levelKey(policy, windowMs));

@@ -124,6 +124,12 @@ export abstract class Commands<Result> {
   xadd(...args: Argument[]): Result {
     return this.command('XADD', args);
   }
+  xrange(...args: Argument[]): Result {
+    return this.command('XRANGE', args);
+  }
+  xrevrange(...args: Argument[]): Result {
+    return this.command('XREVRANGE', args);
+  }
   xack(...args: Argument[]): Result {
     return this.command('XACK', args);
   }

@@ -7,7 +7,14 @@ import { useCan } from '../../shared/session.hooks';
 import { formatTime } from '../../shared/format';
 import { QueryState } from '../../shared/QueryState';
 import { DeletePolicyButton } from './DeletePolicyButton';
-import { NEW_POLICY, toFormValues, toSimulatedPolicy, type PolicyFormValues } from './policy-form';
+import {
+  NEW_POLICY,
+  toFormValues,
+  toReplayRule,
+  toSimulatedPolicy,
+  type PolicyFormValues,
+} from './policy-form';
+import { PolicyReplay } from './PolicyReplay';
 import { PolicyForm } from './PolicyForm';
 import { PolicySimulator } from './PolicySimulator';
 import { PolicySummary } from './PolicySummary';
@@ -96,12 +103,20 @@ function PolicyEditor({ policy }: { policy: PolicyView | null }) {
         ) : (
           <Text>Creating a policy needs the admin role.</Text>
         )}
-        <PolicySimulator
-          policy={(tier) => toSimulatedPolicy(canEditOverrides ? values : initial, tier)}
-          tiers={(canEditOverrides ? values : initial).tiers
-            .map((tier) => tier.name.trim())
-            .filter((name) => name !== '')}
-        />
+        <Flex direction="column" gap="4">
+          <PolicySimulator
+            policy={(tier) => toSimulatedPolicy(canEditOverrides ? values : initial, tier)}
+            tiers={(canEditOverrides ? values : initial).tiers
+              .map((tier) => tier.name.trim())
+              .filter((name) => name !== '')}
+          />
+          {policy !== null && policy.algorithm !== 'concurrency' && policy.calendar === null && (
+            <PolicyReplay
+              name={policy.name}
+              rule={() => toReplayRule(canEditOverrides ? values : initial)}
+            />
+          )}
+        </Flex>
       </Grid>
       {policy?.candidate != null && <PolicyCandidate name={policy.name} />}
       {policy !== null && <PolicyListEntries name={policy.name} />}

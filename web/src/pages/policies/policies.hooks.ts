@@ -4,6 +4,7 @@ import type {
   ChangeNoteRequest,
   PolicyWriteRequest,
   ProfileQuery,
+  ReplayRequest,
 } from '@sluice/admin/api';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api/client';
@@ -120,5 +121,12 @@ export function useRecommendation(
       }),
     enabled: headroom !== undefined,
     refetchInterval: 60_000,
+  });
+}
+
+/** Replays the policy's recorded requests through a rule; nothing is applied. */
+export function useReplay(name: string) {
+  return useMutation({
+    mutationFn: (body: ReplayRequest) => api.policies.replay(name, body),
   });
 }

@@ -1,4 +1,4 @@
-import type { PolicyView, PolicyWriteRequest } from '@sluice/admin/api';
+import type { PolicyView, PolicyWriteRequest, ReplayRule } from '@sluice/admin/api';
 import type {
   AlgorithmName,
   CalendarUnit,
@@ -434,5 +434,29 @@ export function toSimulatedPolicy(
             forgetAfterMs: positiveMs(values.forgetAfterMs),
           }
         : null,
+  };
+}
+
+/** The rule a replay runs, from the form: its rate, and each named tier's. */
+export function toReplayRule(values: PolicyFormValues): ReplayRule | string {
+  const base = toSimulatedPolicy(values);
+  if (typeof base === 'string') return base.replace(/simulate/g, 'replay');
+  if (values.algorithm === 'concurrency') return 'A concurrency policy has no rate to replay';
+  const tiers: NonNullable<ReplayRule['tiers']> = {};
+  for (const tier of values.tiers) {
+    const name = tier.name.trim();
+    if (name === '') continue;
+    const rate = toSimulatedPolicy(values, name);
+    if (typeof rate === 'string') return rate.replace(/simulate/g, 'replay');
+    tiers[name] = { limit: rate.limit, burst: rate.burst ?? null };
+  }
+  return {
+    algorithm: base.algorithm as NonNullable<ReplayRule['algorithm']>,
+    limit: base.limit,
+    periodMs: base.periodMs,
+    burst: base.burst ?? null,
+    segments: base.segments ?? null,
+    maxDelayMs: base.maxDelayMs ?? null,
+    ...(values.tiers.length === 0 ? {} : { tiers }),
   };
 }
