@@ -1,7 +1,8 @@
 /**
- * What the traffic profile costs per request (docs/algorithms.md, "Traffic profiles"): the
- * identifier tally counts simulated traffic, 5 000 requests a second for 3 minutes of a manual
- * clock, flushed once a simulated second into a Redis of its own, with and without the profile.
+ * What the traffic profile and the replay's record cost per request (docs/algorithms.md,
+ * "Traffic profiles", "Replay"): the identifier tally counts simulated traffic, 5 000 requests a
+ * second for 3 minutes of a manual clock, flushed once a simulated second into a Redis of its
+ * own, with both and without either.
  * App CPU per request is the difference of the two runs' process CPU (counting and flushing,
  * the same decisions), Redis CPU per request the main thread's CPU the profile's calls took
  * (INFO cpu around the profile run, less the run without it). One address, 1 000 and 10 000
@@ -14,6 +15,7 @@ import type { Decision } from '../../libs/sluice/src/engine/decision.js';
 import { IdentifierTally } from '../../libs/sluice/src/stats/identifier.tally.js';
 import { LocalIdentifierStats } from '../../libs/sluice/src/stats/local-identifier.stats.js';
 import { RedisTrafficProfile } from '../../libs/sluice/src/stats/redis-traffic.profile.js';
+import { RedisReplayStore } from '../../libs/sluice/src/stats/redis-replay.store.js';
 import { seededRandom } from '../../libs/sluice/src/testing/seeded-random.fixture.js';
 import { startRedisServer } from '../../test/support/redis-servers.js';
 import { redisCpuNow, spread } from './measure.js';
@@ -50,11 +52,15 @@ async function run(identifiers: number, periodMs: number, withProfile: boolean, 
   const profile = withProfile
     ? new RedisTrafficProfile(client, `bench-${round}-${identifiers}-${periodMs}`)
     : undefined;
+  const replays = withProfile
+    ? new RedisReplayStore(client, `bench-${round}-${identifiers}-${periodMs}`)
+    : undefined;
   const tally = new IdentifierTally(
     new LocalIdentifierStats(clock.now),
     clock.now,
     profile,
     policies,
+    replays,
   );
   const names = Array.from(
     { length: identifiers },

@@ -192,6 +192,7 @@ export class IdentifierTally
         window: -1,
         inWindow: 0,
         tier: '',
+        member: undefined,
         hash: undefined,
         field: undefined,
       };

@@ -28,7 +28,8 @@ export interface ProfiledEntry {
   inWindow: number;
   /** The tier its requests were decided under ('' for none). */
   tier: string;
-  /** Its hash and field (traffic-profile.ts), made at its first flush. */
+  /** Its member (memberOf), hash and field (traffic-profile.ts), made at its first flush. */
+  member: string | undefined;
   hash: number | undefined;
   field: string | undefined;
 }
@@ -114,9 +115,7 @@ export class ProfileCounter {
   keeps(policy: string, keyKind: string, entry: ProfiledEntry): boolean {
     const windowMs = this.windowMsOf(policy);
     if (windowMs === 0) return false;
-    entry.hash ??= identifierHash(
-      memberOf({ keyKind, identifier: entry.identifier, key: entry.key }),
-    );
+    entry.hash ??= identifierHash(memberOfEntry(keyKind, entry));
     return sampledAt(entry.hash, this.levelOf(policy, windowMs, entry.window));
   }
 
@@ -145,18 +144,14 @@ export class ProfileCounter {
     entry: ProfiledEntry,
     windowMs: number,
   ): void {
-    if (entry.hash === undefined) {
-      entry.hash = identifierHash(
-        memberOf({ keyKind, identifier: entry.identifier, key: entry.key }),
-      );
-    }
-    const hash = entry.hash;
+    const hash = (entry.hash ??= identifierHash(memberOfEntry(keyKind, entry)));
     if (!sampledAt(hash, this.levelOf(policy, windowMs, entry.window))) return;
-    const field = (entry.field ??= fieldOf(
-      hash,
-      entry.tier,
-      memberOf({ keyKind, identifier: entry.identifier, key: entry.key }),
-    ));
+    const field = (entry.field ??= fieldOf(hash, entry.tier, memberOfEntry(keyKind, entry)));
     into.push({ policy, windowMs, window: entry.window, field, count: entry.inWindow });
   }
+}
+
+/** The entry's member, made once. */
+export function memberOfEntry(keyKind: string, entry: ProfiledEntry): string {
+  return (entry.member ??= memberOf({ keyKind, identifier: entry.identifier, key: entry.key }));
 }

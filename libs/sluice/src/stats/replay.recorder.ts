@@ -1,5 +1,4 @@
-import { memberOf } from './identifier-stats.store.js';
-import type { ProfileCounter, ProfiledEntry } from './profile.counter.js';
+import { memberOfEntry, type ProfileCounter, type ProfiledEntry } from './profile.counter.js';
 import type { ReplayRecord, ReplayStore } from './replay.store.js';
 
 /** Requests one instance records between two flushes at most; more are left out and counted. */
@@ -62,7 +61,7 @@ export class ReplayRecorder {
         byPolicy.set(policy, records);
       }
       records.push({
-        member: memberOf({ keyKind, identifier: entry.identifier, key: entry.key }),
+        member: memberOfEntry(keyKind, entry),
         tier: entry.tier,
         atUs: times[at] as number,
         live: lives[at] as ReplayRecord['live'],
