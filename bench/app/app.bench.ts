@@ -16,6 +16,7 @@ import { runPaced } from './paced.scenario.js';
 import { describeMachine, waitForQuiet } from './machine.js';
 import { writeAppReport, type AppResults } from './app.report.js';
 import { runThroughput, type Sample } from './throughput.scenario.js';
+import { describeProfileCost, measureProfileCost } from '../engine/profile.measure.js';
 
 const fmt = (value: number, digits = 0) =>
   value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
     exactness: [],
     eventual: [],
     paced: [],
+    profile: [],
     elapsedS: 0,
   };
   try {
@@ -70,6 +72,11 @@ async function main(): Promise<void> {
     if (settings.scenarios.includes('exactness')) results.exactness = await runExactness(context);
     if (settings.scenarios.includes('flood')) results.flood = await runFlood(context);
     if (settings.scenarios.includes('eventual')) results.eventual = await runEventual(context);
+    if (settings.scenarios.includes('profile')) {
+      results.profile = await measureProfileCost(server.url, admin, settings.rounds, (row) =>
+        console.log(describeProfileCost(row)),
+      );
+    }
   } finally {
     admin.disconnect();
     await Promise.all([load.stop(), secondLoad.stop()]);

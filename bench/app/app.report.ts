@@ -19,6 +19,8 @@ import { range, targetRows } from './app.targets.js';
 import type { Sample } from './throughput.scenario.js';
 import { pacedSection, pacedTargetRows } from './paced.report.js';
 import type { PacedSample } from './paced.scenario.js';
+import type { ProfileCostRow } from '../engine/profile.measure.js';
+import { profileSection, profileTargetRows } from './profile.report.js';
 
 export interface AppResults {
   settings: BenchSettings;
@@ -28,6 +30,7 @@ export interface AppResults {
   exactness: ExactnessResult[];
   eventual: EventualResult[];
   paced: PacedSample[];
+  profile: ProfileCostRow[];
   elapsedS: number;
 }
 
@@ -115,9 +118,11 @@ function render(r: AppResults): string {
     '',
     table(
       ['Target', 'Measured: median (min–max) over the rounds', 'Verdict'],
-      [...targetRows(set, r.flood, r.exactness, r.eventual), ...pacedTargetRows(r.paced)].map(
-        (t) => [t.target, t.measured, verdict(t.pass)],
-      ),
+      [
+        ...targetRows(set, r.flood, r.exactness, r.eventual),
+        ...pacedTargetRows(r.paced),
+        ...profileTargetRows(r.profile),
+      ].map((t) => [t.target, t.measured, verdict(t.pass)]),
     ),
     '',
     ...ADAPTERS.flatMap((adapter) =>
@@ -127,6 +132,7 @@ function render(r: AppResults): string {
     ...floodSection(r.flood),
     ...exactnessSection(r.exactness),
     ...eventualSection(r.eventual),
+    ...profileSection(r.profile, s.rounds, table),
     END,
   ].join('\n');
 }

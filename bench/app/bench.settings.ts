@@ -3,7 +3,14 @@ import { KEY_MODES, type KeyMode } from './bench.constants.js';
 import { ADAPTERS, type AdapterName } from './contender.env.js';
 import { CONTENDERS, TUNING_CONTENDERS, contenderById, type Contender } from './contenders.js';
 
-export const SCENARIOS = ['throughput', 'paced', 'flood', 'exactness', 'eventual'] as const;
+export const SCENARIOS = [
+  'throughput',
+  'paced',
+  'flood',
+  'exactness',
+  'eventual',
+  'profile',
+] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface BenchSettings {
