@@ -124,6 +124,8 @@ describe('the traffic profile in Chromium', () => {
     await page.getByLabel('Percentile').selectOption('p90');
     await page.getByLabel('Headroom (%)').fill('0');
     await expect.poll(() => proposal.textContent()).toMatch(/Proposed: 19 per 1 min/);
+    // The histogram draws it beside the limit in force.
+    expect(await page.getByTestId('proposed-limit').textContent()).toMatch(/proposed 19/);
     expect(await proposal.textContent()).toMatch(
       /refused 2 of 21 identifier-windows \(9.5 %\) and about 42 requests/,
     );

@@ -98,10 +98,13 @@ describe("a policy's traffic profile", () => {
       .getAllByRole('cell')
       .map((cell) => cell.textContent);
     expect(cells).toEqual(['9', '18', '40', '95', '700', '30']);
-    // 400 of 2 400 identifier-windows made more than 30.
-    expect(screen.getByRole('img').getAttribute('aria-label')).toMatch(
-      /16.7 % of identifier-windows above the limit of 30/,
+    // 400 of 2 400 identifier-windows made more than 30; the proposal (48) drawn beside it.
+    await waitFor(() =>
+      expect(screen.getByRole('img').getAttribute('aria-label')).toMatch(
+        /16.7 % of identifier-windows above the limit of 30; the limit proposed, 48, drawn beside it/,
+      ),
     );
+    expect(screen.getByTestId('proposed-limit').textContent).toMatch(/proposed 48/);
     const busiest = screen.getByLabelText('Busiest identifiers');
     expect(within(busiest).getByText('700 (over its limit of 30)')).toBeTruthy();
     // The pro key's 41 is within pro's 500.

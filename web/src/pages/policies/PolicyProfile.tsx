@@ -7,6 +7,7 @@ import { WideTable } from '../../shared/WideTable';
 import { useProfile, type ProfileRange } from './policies.hooks';
 import {
   ProfileRecommendation,
+  useChosenRecommendation,
   useRecommendationChoice,
   type RecommendationChoice,
 } from './ProfileRecommendation';
@@ -33,6 +34,11 @@ export function PolicyProfile({ policy }: { policy: PolicyView }) {
   const tier = tierValue === EVERY ? null : tierValue === NO_TIER ? '' : tierValue;
   const profile = useProfile(name, range, tier);
   const choice = useRecommendationChoice();
+  const recommendable =
+    profile.data !== undefined &&
+    profile.data.windowMs === policy.periodMs &&
+    policy.calendar === null;
+  const found = useChosenRecommendation(policy, range, tier, choice, recommendable);
   return (
     <Card>
       <Flex direction="column" gap="3">
@@ -76,9 +82,8 @@ export function PolicyProfile({ policy }: { policy: PolicyView }) {
           <ProfileBody
             profile={profile.data}
             policy={policy}
-            range={range}
-            tier={tier}
             choice={choice}
+            found={recommendable ? found : null}
           />
         )}
       </Flex>
@@ -89,15 +94,14 @@ export function PolicyProfile({ policy }: { policy: PolicyView }) {
 function ProfileBody({
   profile,
   policy,
-  range,
-  tier,
   choice,
+  found,
 }: {
   profile: TrafficProfileView;
   policy: PolicyView;
-  range: ProfileRange;
-  tier: string | null;
   choice: RecommendationChoice;
+  /** The recommendation, where one can be read from this profile; null where not. */
+  found: ReturnType<typeof useChosenRecommendation> | null;
 }) {
   const window = formatDuration(profile.windowMs);
   if (profile.percentiles === null) {
@@ -140,10 +144,8 @@ function ProfileBody({
           </Table.Body>
         </Table.Root>
       </WideTable>
-      <ProfileHistogram profile={profile} />
-      {profile.windowMs === policy.periodMs && policy.calendar === null && (
-        <ProfileRecommendation policy={policy} range={range} tier={tier} choice={choice} />
-      )}
+      <ProfileHistogram profile={profile} proposed={found?.data?.limit} />
+      {found !== null && <ProfileRecommendation policy={policy} choice={choice} found={found} />}
       {profile.busiest.length > 0 && (
         <WideTable>
           <Table.Root size="1" aria-label="Busiest identifiers">
@@ -179,29 +181,41 @@ function ProfileBody({
 
 const WIDTH = 1000;
 const HEIGHT = 160;
+/** Room above the bars for the proposed limit's label. */
+const TOP = 14;
 
 /**
  * One bar per bucket of requests in a window (the share of identifier-windows in it), in bucket
  * order, and a line where the limit in force falls.
  */
-function ProfileHistogram({ profile }: { profile: TrafficProfileView }) {
+function ProfileHistogram({
+  profile,
+  proposed,
+}: {
+  profile: TrafficProfileView;
+  /** The limit proposed, drawn beside the one in force; undefined: none. */
+  proposed: number | undefined;
+}) {
   const buckets = profile.histogram;
   const total = buckets.reduce((sum, each) => sum + each.identifierWindows, 0);
   const tallest = Math.max(...buckets.map((each) => each.identifierWindows));
   const step = WIDTH / buckets.length;
   // The limit's place: after the last bucket that ends at or below it.
   const below = buckets.filter((each) => each.to <= profile.limit).length;
+  const proposedAt =
+    proposed === undefined ? undefined : buckets.filter((each) => each.to <= proposed).length;
   const over = buckets
     .filter((each) => each.from > profile.limit)
     .reduce((sum, each) => sum + each.identifierWindows, 0);
   const label =
     `Histogram of requests per identifier per window: ${buckets.length} buckets from ` +
     `${buckets[0]?.from ?? 0} to ${buckets.at(-1)?.to ?? 0}; ` +
-    `${Math.round((1000 * over) / Math.max(1, total)) / 10} % of identifier-windows above the limit of ${profile.limit}.`;
+    `${Math.round((1000 * over) / Math.max(1, total)) / 10} % of identifier-windows above the limit of ${profile.limit}` +
+    (proposed === undefined ? '.' : `; the limit proposed, ${proposed}, drawn beside it.`);
   return (
     <figure style={{ margin: 0 }}>
       <svg
-        viewBox={`0 0 ${WIDTH} ${HEIGHT + 16}`}
+        viewBox={`0 0 ${WIDTH} ${TOP + HEIGHT + 16}`}
         width="100%"
         role="img"
         aria-label={label}
@@ -213,7 +227,7 @@ function ProfileHistogram({ profile }: { profile: TrafficProfileView }) {
             <rect
               key={each.from}
               x={at * step + 1}
-              y={HEIGHT - height}
+              y={TOP + HEIGHT - height}
               width={Math.max(1, step - 2)}
               height={height}
               fill={each.from > profile.limit ? 'var(--red-9)' : 'var(--accent-9)'}
@@ -228,20 +242,42 @@ function ProfileHistogram({ profile }: { profile: TrafficProfileView }) {
         <line
           x1={below * step}
           x2={below * step}
-          y1={0}
-          y2={HEIGHT}
+          y1={TOP}
+          y2={TOP + HEIGHT}
           stroke="var(--gray-12)"
           strokeDasharray="4 3"
         />
-        <text x={0} y={HEIGHT + 12} fontSize="10" fill="var(--gray-11)">
+        {proposedAt !== undefined && (
+          <g data-testid="proposed-limit">
+            <line
+              x1={proposedAt * step}
+              x2={proposedAt * step}
+              y1={0}
+              y2={TOP + HEIGHT}
+              stroke="var(--amber-10)"
+              strokeWidth={2}
+            />
+            <text
+              x={proposedAt * step}
+              y={10}
+              fontSize="10"
+              fill="var(--amber-11)"
+              textAnchor={proposedAt * step > WIDTH * 0.85 ? 'end' : 'start'}
+            >
+              {' '}
+              proposed {proposed}{' '}
+            </text>
+          </g>
+        )}
+        <text x={0} y={TOP + HEIGHT + 12} fontSize="10" fill="var(--gray-11)">
           {buckets[0]?.from}
         </text>
-        <text x={WIDTH} y={HEIGHT + 12} fontSize="10" fill="var(--gray-11)" textAnchor="end">
+        <text x={WIDTH} y={TOP + HEIGHT + 12} fontSize="10" fill="var(--gray-11)" textAnchor="end">
           {buckets.at(-1)?.to}
         </text>
         <text
           x={below * step}
-          y={HEIGHT + 12}
+          y={TOP + HEIGHT + 12}
           fontSize="10"
           fill="var(--gray-12)"
           textAnchor={

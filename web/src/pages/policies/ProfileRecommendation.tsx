@@ -22,6 +22,34 @@ export function useRecommendationChoice(): RecommendationChoice {
   return { percentile, setPercentile, headroomText, setHeadroomText };
 }
 
+/** The headroom as a whole number of percent from 0 to 1000, or undefined when it is not one. */
+export function headroomOf(choice: RecommendationChoice): number | undefined {
+  const text = choice.headroomText.trim();
+  const headroom = /^\d{1,4}$/.test(text) ? Number(text) : undefined;
+  return headroom !== undefined && headroom <= 1000 ? headroom : undefined;
+}
+
+/**
+ * The recommendation for the card's choice, asked only where the profile's window is the
+ * policy's period; the histogram draws its limit and the card states it.
+ */
+export function useChosenRecommendation(
+  policy: PolicyView,
+  range: ProfileRange,
+  tier: string | null,
+  choice: RecommendationChoice,
+  recommendable: boolean,
+) {
+  const headroom = headroomOf(choice);
+  return useRecommendation(
+    policy.name,
+    range,
+    tier,
+    choice.percentile,
+    recommendable ? headroom : undefined,
+  );
+}
+
 const PERCENTILES = [
   { value: 90, label: 'p90' },
   { value: 99, label: 'p99' },
@@ -48,25 +76,14 @@ function refusalText(refused: RefusalsView, identifierWindows: number): string {
  */
 export function ProfileRecommendation({
   policy,
-  range,
-  tier,
   choice,
+  found,
 }: {
   policy: PolicyView;
-  range: ProfileRange;
-  tier: string | null;
   choice: RecommendationChoice;
+  found: ReturnType<typeof useChosenRecommendation>;
 }) {
   const { percentile, setPercentile, headroomText, setHeadroomText } = choice;
-  const headroom = /^\d{1,4}$/.test(headroomText.trim()) ? Number(headroomText) : undefined;
-  const tooMuch = headroom !== undefined && headroom > 1000;
-  const found = useRecommendation(
-    policy.name,
-    range,
-    tier,
-    percentile,
-    tooMuch ? undefined : headroom,
-  );
   return (
     <Flex direction="column" gap="2">
       <Heading as="h4" size="2">
@@ -89,7 +106,7 @@ export function ProfileRecommendation({
         <Field
           label="Headroom (%)"
           error={
-            headroom === undefined || tooMuch ? 'a whole number of percent, 0 to 1000' : undefined
+            headroomOf(choice) === undefined ? 'a whole number of percent, 0 to 1000' : undefined
           }
         >
           <TextField.Root
