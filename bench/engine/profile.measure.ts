@@ -10,11 +10,11 @@
  */
 import { Redis } from 'ioredis';
 import { ManualClock, PolicyRegistry } from '../../libs/sluice/src/internals.js';
-import type { Decision } from '../../libs/sluice/src/engine/decision.js';
 import { IdentifierTally } from '../../libs/sluice/src/stats/identifier.tally.js';
 import { LocalIdentifierStats } from '../../libs/sluice/src/stats/local-identifier.stats.js';
 import { RedisTrafficProfile } from '../../libs/sluice/src/stats/redis-traffic.profile.js';
 import { RedisReplayStore } from '../../libs/sluice/src/stats/redis-replay.store.js';
+import { decisionOf, partDecision } from '../../libs/sluice/src/testing/decision.fixture.js';
 import { seededRandom } from '../../libs/sluice/src/testing/seeded-random.fixture.js';
 import { redisCpuNow, spread, type Spread } from './measure.js';
 
@@ -24,18 +24,7 @@ const SHAPES = [1, 1_000, 10_000];
 /** A policy of a minute, and of a second: every second a window to fold. */
 const PERIODS_MS = [60_000, 1_000];
 
-const ok = {
-  allowed: true,
-  policy: 'api',
-  algorithm: 'fixed-window' as const,
-  limit: 100,
-  remaining: 1,
-  resetMs: 1,
-  retryAfterMs: 0,
-  delayMs: 0,
-  reason: 'ok' as const,
-};
-const decision: Decision = { ...ok, policies: [ok] };
+const decision = decisionOf(partDecision('api', true));
 
 /** One run: app CPU µs and Redis CPU µs per request. */
 async function run(

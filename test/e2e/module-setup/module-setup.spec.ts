@@ -85,6 +85,11 @@ describe.each(ADAPTERS)('SluiceModule set-up on %s', (adapter) => {
     ['tiers.resolve', { tiers: { resolve: 'plan' } as never }],
     ['tiers.timeoutMs', { tiers: { resolve: () => 'pro', timeoutMs: 0 } }],
     ['openTelemetry', { openTelemetry: 'yes' as unknown as boolean }],
+    ['trafficProfile', { trafficProfile: true as unknown as false }],
+    ['trafficProfile.sampleBound', { trafficProfile: { sampleBound: 50 } }],
+    ['trafficProfile.retentionHours', { trafficProfile: { retentionHours: 0.5 } }],
+    ['trafficProfile.replayRecords', { trafficProfile: { replayRecords: -1 } }],
+    ['trafficProfile.retention', { trafficProfile: { retention: 3 } as never }],
     [
       'policies',
       {

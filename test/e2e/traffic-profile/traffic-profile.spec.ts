@@ -18,6 +18,7 @@ import {
   identifierHash,
 } from '@sluice/nest/src/stats/traffic-profile.js';
 import type { ProfileCount, ProfileLimits } from '@sluice/nest/src/stats/traffic-profile.store.js';
+import { decisionOf, partDecision } from '@sluice/nest/src/testing/decision.fixture.js';
 import { knownTraffic, truePercentile } from '@sluice/nest/src/testing/known-traffic.fixture.js';
 import { seededRandom } from '@sluice/nest/src/testing/seeded-random.fixture.js';
 import {
@@ -118,18 +119,7 @@ describe.each([
       policies,
     );
     const traffic = knownTraffic(4);
-    const ok = {
-      allowed: true,
-      policy: 'api',
-      algorithm: 'fixed-window' as const,
-      limit: 100,
-      remaining: 1,
-      resetMs: 1,
-      retryAfterMs: 0,
-      delayMs: 0,
-      reason: 'ok' as const,
-    };
-    const decision = { ...ok, policies: [ok] };
+    const decision = decisionOf(partDecision('api', true));
     for (const counts of traffic.counts) {
       const start = clock.now();
       traffic.identifiers.forEach((identifier, at) => {

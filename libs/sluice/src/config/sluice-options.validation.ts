@@ -133,6 +133,13 @@ export function assertOptions(options: SluiceModuleOptions): void {
   }
 }
 
+/** Each `trafficProfile` field and the whole numbers it takes. */
+const TRAFFIC_PROFILE_RANGES = {
+  retentionHours: [1, 2160],
+  sampleBound: [100, 100_000],
+  replayRecords: [0, 1_000_000],
+} as const;
+
 function assertTrafficProfile(
   profile: SluiceModuleOptions['trafficProfile'],
   fail: (field: string, message: string) => never,
@@ -141,32 +148,20 @@ function assertTrafficProfile(
   if (typeof profile !== 'object' || profile === null || Array.isArray(profile)) {
     fail('trafficProfile', `must be false or an object, got ${JSON.stringify(profile)}`);
   }
-  const { retentionHours, sampleBound, replayRecords } = profile;
-  if (
-    replayRecords !== undefined &&
-    (!Number.isSafeInteger(replayRecords) || replayRecords < 0 || replayRecords > 1_000_000)
-  ) {
-    fail(
-      'trafficProfile.replayRecords',
-      `must be an integer from 0 to 1000000, got ${String(replayRecords)}`,
-    );
-  }
-  if (
-    retentionHours !== undefined &&
-    (!Number.isSafeInteger(retentionHours) || retentionHours < 1 || retentionHours > 2160)
-  ) {
-    fail(
-      'trafficProfile.retentionHours',
-      `must be an integer from 1 to 2160, got ${String(retentionHours)}`,
-    );
-  }
-  if (
-    sampleBound !== undefined &&
-    (!Number.isSafeInteger(sampleBound) || sampleBound < 100 || sampleBound > 100_000)
-  ) {
-    fail(
-      'trafficProfile.sampleBound',
-      `must be an integer from 100 to 100000, got ${String(sampleBound)}`,
-    );
+  for (const [field, value] of Object.entries(profile)) {
+    const range = TRAFFIC_PROFILE_RANGES[field as keyof typeof TRAFFIC_PROFILE_RANGES];
+    if (range === undefined) {
+      fail(
+        `trafficProfile.${field}`,
+        'is not an option: retentionHours, sampleBound or replayRecords',
+      );
+    }
+    const [min, max] = range;
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < min || value > max)) {
+      fail(
+        `trafficProfile.${field}`,
+        `must be an integer from ${min} to ${max}, got ${String(value)}`,
+      );
+    }
   }
 }

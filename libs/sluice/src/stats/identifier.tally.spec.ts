@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock/clock.js';
-import type { Decision, PolicyDecision } from '../engine/decision.js';
+import { decisionOf as decision, partDecision } from '../testing/decision.fixture.js';
 import { storedForm } from '../keys/identifier.js';
 import { IdentifierTally } from './identifier.tally.js';
 import type { IdentifierCount, IdentifierStatsStore } from './identifier-stats.store.js';
@@ -16,24 +16,9 @@ class SentCounts extends LocalIdentifierStats implements IdentifierStatsStore {
   }
 }
 
-function part(policy: string, allowed: boolean): PolicyDecision {
-  return {
-    allowed,
-    policy,
-    algorithm: 'gcra',
-    limit: 10,
-    remaining: allowed ? 5 : 0,
-    resetMs: 1000,
-    retryAfterMs: allowed ? 0 : 1000,
-    delayMs: 0,
-    reason: allowed ? 'ok' : 'limit',
-  };
-}
-
-function decision(...parts: PolicyDecision[]): Decision {
-  const allowed = parts.every((each) => each.allowed);
-  return { ...(parts.find((each) => !each.allowed) ?? parts[0]!), allowed, policies: parts };
-}
+/** A gcra policy's part: the tally does not read the algorithm. */
+const partGcra = (policy: string, allowed: boolean) =>
+  partDecision(policy, allowed, { algorithm: 'gcra' });
 
 function setUp() {
   const clock = new ManualClock();
@@ -45,11 +30,11 @@ function setUp() {
 describe('IdentifierTally', () => {
   it('sends what each identifier did since the last flush, and nothing for a quiet second', async () => {
     const { store, tally } = setUp();
-    for (let i = 0; i < 3; i++) tally.count(decision(part('api', true)), 'ip', '10.0.0.1');
-    tally.count(decision(part('api', false)), 'ip', '10.0.0.1');
-    tally.count(decision(part('api', true)), 'ip', '10.0.0.2');
+    for (let i = 0; i < 3; i++) tally.count(decision(partGcra('api', true)), 'ip', '10.0.0.1');
+    tally.count(decision(partGcra('api', false)), 'ip', '10.0.0.1');
+    tally.count(decision(partGcra('api', true)), 'ip', '10.0.0.2');
     await tally.flush();
-    tally.count(decision(part('api', true)), 'ip', '10.0.0.1');
+    tally.count(decision(partGcra('api', true)), 'ip', '10.0.0.1');
     await tally.flush();
     await tally.flush();
 
@@ -74,10 +59,11 @@ describe('IdentifierTally', () => {
   it('sends the 100 busiest of each policy, rejections first, then passes', async () => {
     const { store, tally } = setUp();
     for (let n = 0; n < 300; n++) {
-      for (let i = 0; i < n % 150; i++) tally.count(decision(part('api', true)), 'user', `u${n}`);
+      for (let i = 0; i < n % 150; i++)
+        tally.count(decision(partGcra('api', true)), 'user', `u${n}`);
     }
-    tally.count(decision(part('api', false)), 'user', 'u0');
-    tally.count(decision(part('other', true)), 'user', 'u0');
+    tally.count(decision(partGcra('api', false)), 'user', 'u0');
+    tally.count(decision(partGcra('other', true)), 'user', 'u0');
     await tally.flush();
 
     const [sent] = store.flushes;
@@ -95,7 +81,7 @@ describe('IdentifierTally', () => {
 
   it('counts a refused request only under the policies that refused it', async () => {
     const { store, tally } = setUp();
-    tally.count(decision(part('burst', true), part('daily', false)), 'ip', '10.0.0.1');
+    tally.count(decision(partGcra('burst', true), partGcra('daily', false)), 'ip', '10.0.0.1');
     await tally.flush();
     expect(store.flushes[0]).toEqual([
       expect.objectContaining({ policy: 'daily', identifier: '10.0.0.1', passed: 0, rejected: 1 }),
@@ -105,8 +91,8 @@ describe('IdentifierTally', () => {
   it('names an identifier over 256 characters by its stored key, shown cut', async () => {
     const { store, tally } = setUp();
     const long = 'x'.repeat(300);
-    tally.count(decision(part('api', true)), 'header:x-user', long);
-    tally.count(decision(part('api', true)), 'header:x-user', long);
+    tally.count(decision(partGcra('api', true)), 'header:x-user', long);
+    tally.count(decision(partGcra('api', true)), 'header:x-user', long);
     await tally.flush();
     expect(store.flushes[0]).toEqual([
       expect.objectContaining({ identifier: 'x'.repeat(256), key: storedForm(long), passed: 2 }),
@@ -115,15 +101,15 @@ describe('IdentifierTally', () => {
 
   it('counts up to 50 000 new identifiers a second, every second', async () => {
     const { store, tally } = setUp();
-    for (let n = 0; n < 50_000; n++) tally.count(decision(part('api', true)), 'ip', `a${n}`);
+    for (let n = 0; n < 50_000; n++) tally.count(decision(partGcra('api', true)), 'ip', `a${n}`);
     // One more in the same second is left out, however often it comes.
-    for (let i = 0; i < 3; i++) tally.count(decision(part('api', true)), 'ip', 'late');
+    for (let i = 0; i < 3; i++) tally.count(decision(partGcra('api', true)), 'ip', 'late');
     await tally.flush();
     // The next seconds bring 50 000 others each, every one counted.
     for (const letter of ['b', 'c']) {
       for (let n = 0; n < 50_000; n++) {
-        tally.count(decision(part('api', true)), 'ip', `${letter}${n}`);
-        if (n === 49_999) tally.count(decision(part('api', false)), 'ip', `${letter}${n}`);
+        tally.count(decision(partGcra('api', true)), 'ip', `${letter}${n}`);
+        if (n === 49_999) tally.count(decision(partGcra('api', false)), 'ip', `${letter}${n}`);
       }
       await tally.flush();
     }
@@ -136,10 +122,10 @@ describe('IdentifierTally', () => {
 
   it('keeps counting an identifier that comes back after idle seconds', async () => {
     const { store, tally } = setUp();
-    tally.count(decision(part('api', true)), 'ip', '10.0.0.1');
+    tally.count(decision(partGcra('api', true)), 'ip', '10.0.0.1');
     await tally.flush();
     for (let second = 0; second < 6; second++) await tally.flush();
-    tally.count(decision(part('api', false)), 'ip', '10.0.0.1');
+    tally.count(decision(partGcra('api', false)), 'ip', '10.0.0.1');
     await tally.flush();
     expect(store.flushes.map((sent) => sent.map((each) => [each.passed, each.rejected]))).toEqual([
       [[1, 0]],

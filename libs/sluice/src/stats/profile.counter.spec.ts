@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock/clock.js';
-import type { Decision, PolicyDecision } from '../engine/decision.js';
+import { decisionOf as decision, partDecision } from '../testing/decision.fixture.js';
 import { PolicyRegistry } from '../policy/policy.registry.js';
 import {
   knownTraffic,
@@ -25,25 +25,8 @@ const WINDOW_MS = 60_000;
 /** A whole hour, so the windows below end in one. */
 const T0_MS = 1_700_000_000_000 - (1_700_000_000_000 % HOUR_MS);
 
-function part(policy: string, allowed: boolean, tier?: string): PolicyDecision {
-  return {
-    allowed,
-    policy,
-    algorithm: 'fixed-window',
-    limit: 10,
-    remaining: allowed ? 5 : 0,
-    resetMs: 1000,
-    retryAfterMs: allowed ? 0 : 1000,
-    delayMs: 0,
-    reason: allowed ? 'ok' : 'limit',
-    ...(tier === undefined ? {} : { tier }),
-  };
-}
-
-function decision(...parts: PolicyDecision[]): Decision {
-  const allowed = parts.every((each) => each.allowed);
-  return { ...(parts.find((each) => !each.allowed) ?? parts[0]!), allowed, policies: parts };
-}
+const part = (policy: string, allowed: boolean, tier?: string) =>
+  partDecision(policy, allowed, tier === undefined ? {} : { tier });
 
 function setUp(limits?: ProfileLimits) {
   const clock = new ManualClock(T0_MS * 1000);
