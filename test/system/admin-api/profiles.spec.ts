@@ -130,6 +130,18 @@ describe.each(ADAPTERS)('the traffic profile through the admin API on %s', (adap
     });
     expect(median.body.refused.requestShare).toBeCloseTo(8 / 15, 6);
     expect(median.body.identifiers.map((each) => each.identifier)).toEqual(['key-pro', 'key-c']);
+    // Over every tier of a tiered policy no one limit is proposed, so nothing is replayed.
+    expect(median.body.replayed).toBeNull();
+    // Requests of no tier at their median (2): the sliding log itself, on the record, refuses
+    // key-c's third to fifth where live refused its fourth and fifth.
+    const noTier = await admin.api<RecommendationView>(
+      'GET',
+      '/policies/plans/recommendation?tier=-&percentile=50&headroom=0',
+    );
+    expect(noTier.body).toMatchObject({
+      limit: 2,
+      replayed: { decided: 8, refused: 3, liveRefused: 2, newlyRefused: 1 },
+    });
     // The default: p99 with 20 % headroom, 7 × 1.2 rounded up.
     const usual = await admin.api<RecommendationView>('GET', '/policies/plans/recommendation');
     expect(usual.body).toMatchObject({ percentile: 99, headroom: 20, base: 7, limit: 9 });

@@ -130,6 +130,23 @@ export interface RecommendationView {
   identifierWindows: number;
   /** One identifier in `share` was counted. */
   share: number;
+  /**
+   * The recorded requests of the tier read replayed through the policy's own algorithm at the
+   * limit proposed (its burst, its period): exact on the sampled identifiers. Null without a
+   * record of the range, or read over every tier of a tiered policy.
+   */
+  replayed: {
+    /** The first request replayed, ISO 8601. */
+    from: string;
+    /** Requests decided. */
+    decided: number;
+    /** Refused at the limit proposed. */
+    refused: number;
+    /** Refused live. */
+    liveRefused: number;
+    /** Refused at the limit proposed and admitted live. */
+    newlyRefused: number;
+  } | null;
 }
 
 /** A rule to replay: the policy's own fields that decide, each absent field the policy's. */

@@ -188,6 +188,7 @@ export class ProfilesService {
       percentile / 100,
       headroom / 100,
     );
+    const replayed = await this.replayedAt(policy, tier, found.limit, summary.fromMs * 1000);
     return {
       policy: name,
       range,
@@ -206,6 +207,61 @@ export class ProfilesService {
       windows: summary.windows,
       identifierWindows: summary.identifierWindows,
       share: summary.share,
+      replayed,
+    };
+  }
+
+  /**
+   * The recorded requests of the tier read, from `sinceUs`, replayed through the policy's own
+   * algorithm at `limit` (its burst, its period): what the limit would have refused, exactly,
+   * on the sampled identifiers. Null without a record, or read over every tier of a tiered
+   * policy, where no one limit is proposed.
+   */
+  private async replayedAt(
+    policy: Policy,
+    tier: string | null,
+    limit: number,
+    sinceUs: number,
+  ): Promise<RecommendationView['replayed']> {
+    if (this.replays === null || (tier === null && policy.tiers !== null)) return null;
+    let read;
+    try {
+      read = await this.replays.read(policy.name, sinceUs);
+    } catch (error) {
+      throw new RedisUnavailableException('the recorded requests cannot be read', error);
+    }
+    const mine = tier ?? '';
+    const records = read.records.filter((record) => record.tier === mine);
+    if (records.length === 0) return null;
+    const tiers = Object.fromEntries(
+      Object.entries(policy.tiers ?? {}).map(([name, rate]) => [
+        name,
+        { limit: name === mine ? limit : rate.limit, burst: rate.burst },
+      ]),
+    );
+    const outcome = replayRecords(
+      {
+        algorithm: policy.algorithm,
+        limit: mine === '' ? limit : policy.limit,
+        periodMs: policy.periodMs,
+        burst: policy.burst,
+        segments: policy.segments,
+        maxDelayMs: policy.maxDelayMs,
+        cost: policy.cost,
+        penalty: policy.penalty,
+        mode: 'enforce',
+      },
+      records,
+      tiers,
+    );
+    return {
+      from: new Date(
+        records.reduce((first, record) => Math.min(first, record.atUs), Infinity) / 1000,
+      ).toISOString(),
+      decided: outcome.decided,
+      refused: outcome.refused,
+      liveRefused: outcome.liveRefused,
+      newlyRefused: outcome.newlyRefused,
     };
   }
 

@@ -45,6 +45,16 @@ function recommendation(query: URLSearchParams) {
     windows: 120,
     identifierWindows: 2400,
     share: 1,
+    replayed:
+      query.get('tier') === 'pro'
+        ? {
+            from: '2026-11-30T08:00:00.000Z',
+            decided: 900,
+            refused: 40,
+            liveRefused: 4,
+            newlyRefused: 36,
+          }
+        : null,
   };
 }
 
@@ -166,6 +176,10 @@ describe("a policy's traffic profile", () => {
     expect(screen.queryByRole('button', { name: /as a candidate/ })).toBeNull();
     await user.click(screen.getByRole('combobox', { name: 'Tier' }));
     await user.click(await screen.findByRole('option', { name: 'pro' }));
+    // One tier's proposal is also replayed on the record, through the policy's own algorithm.
+    expect((await screen.findByTestId('proposal-replayed')).textContent).toMatch(
+      /On the 900 requests recorded .* fixed-window at 48 would have refused 40 \(live refused 4; 36 of them newly\)/,
+    );
     await user.click(await screen.findByRole('button', { name: 'Try 48 as a candidate' }));
 
     await waitFor(() => expect(requests.some((each) => each.method === 'POST')).toBe(true));

@@ -3,7 +3,7 @@ import { Button, Callout, Flex, Heading, Text, TextField } from '@radix-ui/theme
 import { useState } from 'react';
 import { ErrorCallout } from '../../shared/ErrorCallout';
 import { Field } from '../../shared/Field';
-import { formatDuration } from '../../shared/format';
+import { formatDuration, formatTime } from '../../shared/format';
 import { useCan } from '../../shared/session.hooks';
 import { useCandidateActions, useRecommendation, type ProfileRange } from './policies.hooks';
 import { proposalWithLimit } from './profile-proposal';
@@ -141,6 +141,14 @@ function Proposal({ view, policy }: { view: RecommendationView; policy: PolicyVi
         {refusalText(view.refused, view.identifierWindows)}; the limit now would have refused{' '}
         {refusalText(view.refusedNow, view.identifierWindows)}.
       </Text>
+      {view.replayed !== null && (
+        <Text size="2" data-testid="proposal-replayed">
+          On the {view.replayed.decided} requests recorded of its sampled identifiers since{' '}
+          {formatTime(view.replayed.from)}, the policy's own {view.algorithm} at {view.limit} would
+          have refused {view.replayed.refused} (live refused {view.replayed.liveRefused};{' '}
+          {view.replayed.newlyRefused} of them newly).
+        </Text>
+      )}
       {view.identifiers.length > 0 && (
         <Text size="2">
           It would refuse first:{' '}
