@@ -100,6 +100,26 @@ describe.each([
       expect(outcome.liveRefused).toBeGreaterThan(50);
       expect(outcome).toMatchObject({ newlyRefused: 0, newlyAdmitted: 0 });
       expect(outcome.refused).toBe(outcome.liveRefused);
+      // The record expires with the profile's retention (a week) after its last append.
+      const ttl = await client().pttl(`${prefix}:{replay:${policy.name}}`);
+      expect(ttl).toBeGreaterThan(7 * 86_400_000 - 60_000);
     },
   );
+
+  it('leaves out of a read what is older than the retention before the newest record', async () => {
+    const prefix = prefixes.next();
+    const store = new RedisReplayStore(client(), prefix, 10_000, 60_000);
+    const at = (seconds: number) => 1_800_000_000_000_000 + seconds * 1_000_000;
+    await store.append('api', [{ member: 'ip\u0000a', tier: '', atUs: at(0), live: 'a' }]);
+    await store.append('api', [
+      { member: 'ip\u0000a', tier: '', atUs: at(90), live: 'a' },
+      { member: 'ip\u0000b', tier: 'pro', atUs: at(100), live: 'r' },
+    ]);
+    const read = await store.read('api', 0);
+    expect(read.records.map((record) => [record.member, record.tier, record.live])).toEqual([
+      ['ip\u0000a', '', 'a'],
+      ['ip\u0000b', 'pro', 'r'],
+    ]);
+    expect(read.oldestUs).toBe(at(40));
+  });
 });

@@ -17,7 +17,11 @@ import { IdentifierTally } from '../stats/identifier.tally.js';
 import { LocalTrafficProfile } from '../stats/local-traffic.profile.js';
 import { LocalReplayStore } from '../stats/local-replay.store.js';
 import { RedisReplayStore } from '../stats/redis-replay.store.js';
-import { DEFAULT_MAX_RECORDS, type ReplayStore } from '../stats/replay.store.js';
+import {
+  DEFAULT_MAX_RECORDS,
+  DEFAULT_RETENTION_MS,
+  type ReplayStore,
+} from '../stats/replay.store.js';
 import { RedisTrafficProfile } from '../stats/redis-traffic.profile.js';
 import {
   DEFAULT_PROFILE_LIMITS,
@@ -290,11 +294,14 @@ function replayStoreOf(
   const maxRecords = asked === false ? 0 : (asked?.replayRecords ?? DEFAULT_MAX_RECORDS);
   if (maxRecords === 0) return null;
   const redis = connection.redis;
-  if (redis === undefined) return new LocalReplayStore(maxRecords);
+  const hours = asked === false ? undefined : asked?.retentionHours;
+  const retentionMs = hours === undefined ? DEFAULT_RETENTION_MS : hours * 3_600_000;
+  if (redis === undefined) return new LocalReplayStore(maxRecords, retentionMs);
   return new RedisReplayStore(
     redis,
     options.prefix ?? 'sluice',
     maxRecords,
+    retentionMs,
     () => connection.readRedis ?? redis,
   );
 }

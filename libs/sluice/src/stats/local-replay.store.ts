@@ -1,5 +1,6 @@
 import {
   DEFAULT_MAX_RECORDS,
+  DEFAULT_RETENTION_MS,
   type ReplayRead,
   type ReplayRecord,
   type ReplayStore,
@@ -9,7 +10,10 @@ import {
 export class LocalReplayStore implements ReplayStore {
   private readonly policies = new Map<string, ReplayRecord[]>();
 
-  constructor(private readonly maxRecords: number = DEFAULT_MAX_RECORDS) {}
+  constructor(
+    private readonly maxRecords: number = DEFAULT_MAX_RECORDS,
+    private readonly retentionMs: number = DEFAULT_RETENTION_MS,
+  ) {}
 
   append(policy: string, records: readonly ReplayRecord[]): Promise<void> {
     let kept = this.policies.get(policy);
@@ -19,6 +23,10 @@ export class LocalReplayStore implements ReplayStore {
     }
     kept.push(...records);
     if (kept.length > this.maxRecords) kept.splice(0, kept.length - this.maxRecords);
+    // As the stream does: what is older than the retention, counted from the newest, goes.
+    const newestUs = kept.reduce((newest, record) => Math.max(newest, record.atUs), 0);
+    const old = kept.findIndex((record) => record.atUs >= newestUs - this.retentionMs * 1000);
+    if (old > 0) kept.splice(0, old);
     return Promise.resolve();
   }
 

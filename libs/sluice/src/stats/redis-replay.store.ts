@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import {
   DEFAULT_MAX_RECORDS,
+  DEFAULT_RETENTION_MS,
   type ReplayRecord,
   packRecords,
   RECORDS_PER_ENTRY,
@@ -24,17 +25,27 @@ export class RedisReplayStore implements ReplayStore {
     private readonly prefix: string,
     /** Records kept per policy, about: the stream is trimmed to this many entries' worth. */
     private readonly maxRecords: number = DEFAULT_MAX_RECORDS,
+    /** How long a record is kept, ms: older entries are trimmed, an idle stream expires. */
+    private readonly retentionMs: number = DEFAULT_RETENTION_MS,
     /** Where reads go: a connection with a longer timeout (SluiceConnection.readRedis). */
     private readonly reader: () => Redis | Cluster = () => client,
   ) {}
 
   async append(policy: string, records: readonly ReplayRecord[]): Promise<void> {
     const key = this.key(policy);
+    if (records.length === 0) return;
     const entries = Math.max(1, Math.ceil(this.maxRecords / RECORDS_PER_ENTRY));
+    const pipeline = this.client.pipeline();
     for (let from = 0; from < records.length; from += RECORDS_PER_ENTRY) {
       const text = packRecords(records.slice(from, from + RECORDS_PER_ENTRY));
-      await this.client.xadd(key, 'MAXLEN', '~', entries, '*', 'r', text);
+      pipeline.xadd(key, 'MAXLEN', '~', entries, '*', 'r', text);
     }
+    // An idle policy's record goes after the retention; a busy one's older records are left
+    // out of reads (read) and pushed out by newer ones.
+    pipeline.pexpire(key, this.retentionMs);
+    const replies = (await pipeline.exec()) ?? [];
+    const failed = replies.find(([error]) => error !== null);
+    if (failed !== undefined) throw failed[0] as Error;
   }
 
   /**
@@ -62,10 +73,21 @@ export class RedisReplayStore implements ReplayStore {
       if (page.length < READ_PAGE) break;
       end = `(${page[page.length - 1]![0]}`;
     }
+    const records = entries.reverse().flat();
+    // Nothing older than the retention, counted back from the newest record, is replayed.
+    const newestUs = records.reduce((newest, record) => Math.max(newest, record.atUs), 0);
+    const kept = records.filter((record) => record.atUs >= newestUs - this.retentionMs * 1000);
     const first = await reader.xrange(key, '-', '+', 'COUNT', 1);
     const oldest: ReplayRecord[] = [];
     unpackRecords(first[0]?.[1][1] ?? '', 0, oldest);
-    return { records: entries.reverse().flat(), oldestUs: oldest[0]?.atUs ?? null };
+    const oldestUs = oldest[0]?.atUs ?? null;
+    return {
+      records: kept,
+      oldestUs:
+        oldestUs === null || newestUs === 0
+          ? oldestUs
+          : Math.max(oldestUs, newestUs - this.retentionMs * 1000),
+    };
   }
 
   private key(policy: string): string {

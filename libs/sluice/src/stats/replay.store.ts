@@ -21,6 +21,8 @@ export const RECORDS_PER_ENTRY = 1_000;
  * 40 bytes a record (docs/algorithms.md, "Replay").
  */
 export const DEFAULT_MAX_RECORDS = 200_000;
+/** How long a record is kept by default: the traffic profile's retention, a week. */
+export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
 
 /** What a read of the record found. */
 export interface ReplayRead {

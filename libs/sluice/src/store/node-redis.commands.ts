@@ -124,6 +124,9 @@ export abstract class Commands<Result> {
   xadd(...args: Argument[]): Result {
     return this.command('XADD', args);
   }
+  xtrim(...args: Argument[]): Result {
+    return this.command('XTRIM', args);
+  }
   xrange(...args: Argument[]): Result {
     return this.command('XRANGE', args);
   }
