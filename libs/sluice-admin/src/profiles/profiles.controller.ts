@@ -17,11 +17,15 @@ import {
   type ReplayRequest,
 } from './profile-query.schema.js';
 import { ProfilesService } from './profiles.service.js';
+import { ReplaysService } from './replays.service.js';
 
 @AdminController('policies/:name')
 @UseGuards(AdminAuthGuard)
 export class ProfilesController {
-  constructor(@Inject(ProfilesService) private readonly profiles: ProfilesService) {}
+  constructor(
+    @Inject(ProfilesService) private readonly profiles: ProfilesService,
+    @Inject(ReplaysService) private readonly replays: ReplaysService,
+  ) {}
 
   /** ?range=hour|day|week&tier= — requests per identifier per window of the policy's period. */
   @Get('profile')
@@ -51,6 +55,6 @@ export class ProfilesController {
     @Param('name') name: string,
     @ValidBody(replayBodySchema) body: ReplayRequest,
   ): Promise<ReplayView> {
-    return this.profiles.replay(name, body);
+    return this.replays.replay(name, body);
   }
 }

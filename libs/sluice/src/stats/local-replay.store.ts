@@ -23,9 +23,16 @@ export class LocalReplayStore implements ReplayStore {
     }
     kept.push(...records);
     if (kept.length > this.maxRecords) kept.splice(0, kept.length - this.maxRecords);
-    // As the stream does: what is older than the retention, counted from the newest, goes.
-    const newestUs = kept.reduce((newest, record) => Math.max(newest, record.atUs), 0);
-    const old = kept.findIndex((record) => record.atUs >= newestUs - this.retentionMs * 1000);
+    // As a read of the stream does: what is older than the retention before the newest record
+    // goes, found from the oldest end (records come about in time order), not by a full scan.
+    const newestUs = records.reduce((newest, record) => Math.max(newest, record.atUs), 0);
+    let old = 0;
+    while (
+      old < kept.length &&
+      (kept[old] as ReplayRecord).atUs < newestUs - this.retentionMs * 1000
+    ) {
+      old++;
+    }
     if (old > 0) kept.splice(0, old);
     return Promise.resolve();
   }
