@@ -79,7 +79,15 @@ export {
   type ProfileIdentifier,
   type ProfileSummary,
 } from './stats/profile.summary.js';
-export { HOUR_MS, windowMsOf, type HourFields } from './stats/traffic-profile.js';
+export {
+  firstHourRead,
+  HOUR_MS,
+  profileWindowsOf,
+  windowMsOf,
+  type HourFields,
+  type ProfileWindows,
+} from './stats/traffic-profile.js';
+export { profileOfRecords } from './stats/record.profile.js';
 export { TrackerResolver } from './trackers/tracker.resolver.js';
 export {
   listEntryInputSchema,

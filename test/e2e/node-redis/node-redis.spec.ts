@@ -16,7 +16,7 @@ import type { ChangeNotice } from '@sluice/nest/src/bus/policy-snapshot.js';
 import { fromNodeRedis } from '@sluice/nest/src/store/node-redis.client.js';
 import { LocalTrafficProfile } from '@sluice/nest/src/stats/local-traffic.profile.js';
 import { RedisTrafficProfile } from '@sluice/nest/src/stats/redis-traffic.profile.js';
-import { fieldOf, identifierHash } from '@sluice/nest/src/stats/traffic-profile.js';
+import { fieldOf, fixedWindows, identifierHash } from '@sluice/nest/src/stats/traffic-profile.js';
 import { createClient as createClient5, createCluster as createCluster5 } from 'redis';
 import { createClient as createClient4, createCluster as createCluster4 } from 'redis4';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -139,7 +139,7 @@ describe.each(VERSIONS)('Sluice on a node-redis $major client', ({ single, clust
     const startMs = 1_800_000_000_000;
     const counts = ['a', 'b', 'c'].map((name, at) => ({
       policy: 'api',
-      windowMs: 60_000,
+      windows: fixedWindows(60_000),
       window: startMs / 60_000,
       field: fieldOf(identifierHash(name), '', `ip\u0000${name}`),
       count: 3 * at + 1,
@@ -147,8 +147,8 @@ describe.each(VERSIONS)('Sluice on a node-redis $major client', ({ single, clust
     expect(await store.record(counts, startMs)).toEqual(await twin.record(counts, startMs));
     const hour = Math.floor(startMs / 3_600_000);
     const readAt = startMs + 70_000;
-    const read = await store.read('api', 60_000, hour, hour, readAt);
-    expect(read).toEqual(await twin.read('api', 60_000, hour, hour, readAt));
+    const read = await store.read('api', fixedWindows(60_000), hour, hour, readAt);
+    expect(read).toEqual(await twin.read('api', fixedWindows(60_000), hour, hour, readAt));
     expect(read.hours[0]?.top.map((each) => each.count)).toEqual([7, 4, 1]);
   });
 

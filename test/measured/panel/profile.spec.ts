@@ -5,6 +5,7 @@
 // limit").
 import { Controller, Get, UseGuards } from '@nestjs/common';
 import { ManualClock, SLUICE_CLOCK, SluiceGuard, Throttle } from '@sluice/nest';
+import { periodAt } from '@sluice/nest/src/clock/calendar.js';
 import { IdentifierTally } from '@sluice/nest/src/stats/identifier.tally.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -24,6 +25,15 @@ const SEARCH = {
   tiers: { pro: { limit: 500 } },
 } as const;
 
+/** A calendar quota: profiled per month in its time zone. */
+const MONTHLY = {
+  name: 'monthly',
+  algorithm: 'fixed-window',
+  limit: 100,
+  calendar: { unit: 'month', timeZone: 'Europe/Paris' },
+  key: 'header:x-api-key',
+} as const;
+
 @Controller('search')
 @UseGuards(SluiceGuard)
 class SearchController {
@@ -31,6 +41,12 @@ class SearchController {
   @Throttle('search')
   search(): string {
     return 'results';
+  }
+
+  @Get('monthly')
+  @Throttle('monthly')
+  monthly(): string {
+    return 'metered';
   }
 }
 
@@ -51,7 +67,7 @@ describe('the traffic profile in Chromium', () => {
         redisUrl: inject('redisUrl'),
         prefix: uniquePrefix('panel-profile'),
         databaseUrl: database.url,
-        policies: [SEARCH],
+        policies: [SEARCH, MONTHLY],
         controllers: [SearchController],
         tiers: {
           resolve: (request) => (request as { headers: Record<string, string> }).headers['x-plan'],
@@ -86,12 +102,16 @@ describe('the traffic profile in Chromium', () => {
     await database?.drop();
   });
 
-  it('shows the profile against the limit, proposes a limit, replays the record, tries a candidate', async () => {
+  async function signIn(): Promise<void> {
     await page.goto(`${app.url}/sluice/`);
     await page.getByLabel('Name').fill('alice');
     await page.getByLabel('Token').fill(TOKENS.admin);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByTestId('session-name').filter({ hasText: 'alice' }).waitFor();
+  }
+
+  it('shows the profile against the limit, proposes a limit, replays the record, tries a candidate', async () => {
+    await signIn();
     await page.goto(`${app.url}/sluice/policies/search`);
 
     const figures = page.getByLabel('Requests one identifier made in one window');
@@ -154,5 +174,42 @@ describe('the traffic profile in Chromium', () => {
     const candidate = page.getByLabel('Candidate', { exact: true });
     await candidate.waitFor({ timeout: 5_000 });
     expect(await candidate.textContent()).toMatch(/It changes tiers/);
+  });
+
+  it('reads a calendar quota per month once its month has ended, and proposes a monthly limit', async () => {
+    // Nine keys use 2, 4, … 18 of their month's 100, and key-m10 130 (30 of them refused).
+    for (let key = 1; key <= 10; key++) {
+      for (let n = 0; n < (key === 10 ? 130 : 2 * key); n++) {
+        await fetch(`${app.url}/search/monthly`, { headers: { 'x-api-key': `key-m${key}` } });
+      }
+    }
+    await app.app.get(IdentifierTally).flush();
+    const month = periodAt(clock.now() / 1000, { ...MONTHLY.calendar, anchorDay: null });
+    clock.set((month.end + 6_000) * 1000);
+
+    // A month on, the session of the test before has expired: sign in again.
+    await signIn();
+    await page.goto(`${app.url}/sluice/policies/monthly`);
+    await page.getByText(/^Per window of calendar month: 1 windows/).waitFor();
+    const figures = page.getByLabel('Requests one identifier made in one window');
+    // Nearest rank of ten: p50 is the 5th (10), p90 the 9th (18), p99 key-m10's 130.
+    expect(await figures.getByRole('cell').allTextContents()).toEqual([
+      '10',
+      '18',
+      '130',
+      '130',
+      '130',
+      '100',
+    ]);
+    await page.getByLabel('Percentile').selectOption('p90');
+    await page.getByLabel('Headroom (%)').fill('0');
+    const proposal = page.getByTestId('profile-proposal');
+    await expect.poll(() => proposal.textContent()).toMatch(/Proposed: 18 per calendar month/);
+    expect(await proposal.textContent()).toMatch(/It would refuse first: key-m10 \(130\)/);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Try 18 as a candidate' }).click({ timeout: 5_000 });
+    const candidate = page.getByLabel('Candidate', { exact: true });
+    await candidate.waitFor({ timeout: 5_000 });
+    expect(await candidate.textContent()).toMatch(/It changes limit\./);
   });
 });

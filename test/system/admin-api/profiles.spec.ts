@@ -36,8 +36,33 @@ const QUICK = {
   algorithm: 'fixed-window',
   limit: 5,
   periodMs: 500,
-  key: 'ip',
+  key: 'header:x-api-key',
 } as const;
+
+/** A calendar quota: its profile's windows are its months. */
+const MONTHLY = {
+  name: 'monthly',
+  algorithm: 'fixed-window',
+  limit: 100,
+  calendar: { unit: 'month', timeZone: 'UTC' },
+  key: 'header:x-api-key',
+} as const;
+
+@Controller('metered')
+@UseGuards(SluiceGuard)
+class MeteredController {
+  @Get('quick')
+  @Throttle('quick')
+  quick(): string {
+    return 'quick';
+  }
+
+  @Get('monthly')
+  @Throttle('monthly')
+  monthly(): string {
+    return 'monthly';
+  }
+}
 
 describe.each(ADAPTERS)('the traffic profile through the admin API on %s', (adapter) => {
   // Half an hour into an hour, so the windows read end in it.
@@ -45,8 +70,8 @@ describe.each(ADAPTERS)('the traffic profile through the admin API on %s', (adap
   const admin = useAdminApp(
     adapter,
     {
-      policies: [PLANS, QUICK],
-      controllers: [PlansController],
+      policies: [PLANS, QUICK, MONTHLY],
+      controllers: [PlansController, MeteredController],
       tiers: {
         resolve: (request) => (request as { headers: Record<string, string> }).headers['x-plan'],
       },
@@ -209,7 +234,12 @@ describe.each(ADAPTERS)('the traffic profile through the admin API on %s', (adap
       400,
       'headroom',
     ],
-    ['a limit for a period shorter than a window', '/policies/quick/recommendation', 409, '500 ms'],
+    [
+      'a limit for a period under a second with no record',
+      '/policies/quick/recommendation',
+      409,
+      '500 ms',
+    ],
   ])('refuses %s, naming the field', async (_label, path, status, field) => {
     const reply = await admin.api<{ message: string }>('GET', path, { as: 'viewer' });
     expect(reply.status).toBe(status);
@@ -220,5 +250,73 @@ describe.each(ADAPTERS)('the traffic profile through the admin API on %s', (adap
     const reply = await admin.api<{ message: string }>('GET', '/policies/nope/profile');
     expect(reply.status).toBe(404);
     expect(reply.body.message).toContain('nope');
+  });
+
+  it('recommends for a period under a second from the record, and for a calendar month from the month that ended', async () => {
+    const from = (path: string, key: string) =>
+      fetch(`${admin.app.url}/metered/${path}`, { headers: { 'x-api-key': key } });
+    for (const [key, times] of [
+      ['key-1', 1],
+      ['key-2', 2],
+      ['key-3', 4],
+    ] as const) {
+      for (let n = 0; n < times; n++) {
+        await from('quick', key);
+        await from('monthly', key);
+        await from('monthly', key);
+      }
+    }
+    await admin.app.app.get(IdentifierTally).flush();
+
+    // 500 ms is profiled per second; the record, on the test's clock, holds every request in
+    // one 500 ms window: 1, 2 and 4 requests.
+    const quick = await admin.api<RecommendationView>(
+      'GET',
+      '/policies/quick/recommendation?percentile=50&headroom=0',
+      { as: 'viewer' },
+    );
+    expect(quick.status, JSON.stringify(quick.body)).toBe(200);
+    expect(quick.body).toMatchObject({
+      source: 'record',
+      periodMs: 500,
+      base: 2,
+      limit: 2,
+      exact: true,
+      identifierWindows: 3,
+      refused: { identifierWindows: 1, requests: 2 },
+    });
+
+    // Before the month ends there is no whole month to read.
+    const early = await admin.api<TrafficProfileView>('GET', '/policies/monthly/profile');
+    expect(early.body).toMatchObject({ calendar: 'month', windows: 0 });
+    // Five seconds past the end of the month, the month is added up.
+    const now = new Date(clock.now() / 1000);
+    const monthEnd = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+    clock.set((monthEnd + 6_000) * 1000);
+    const profile = await admin.api<TrafficProfileView>('GET', '/policies/monthly/profile', {
+      as: 'viewer',
+    });
+    expect(profile.body).toMatchObject({
+      calendar: 'month',
+      windowMs: 30 * 86_400_000,
+      windows: 1,
+      identifierWindows: 3,
+      requests: 14,
+      percentiles: { p50: 4, p99: 8 },
+    });
+    const monthly = await admin.api<RecommendationView>(
+      'GET',
+      '/policies/monthly/recommendation?percentile=50&headroom=50',
+    );
+    expect(monthly.status, JSON.stringify(monthly.body)).toBe(200);
+    expect(monthly.body).toMatchObject({
+      source: 'profile',
+      calendar: 'month',
+      base: 4,
+      limit: 6,
+      exact: true,
+      refused: { identifierWindows: 1, requests: 2 },
+      replayed: null,
+    });
   });
 });

@@ -35,8 +35,13 @@ export interface TrafficProfileView {
   range: 'hour' | 'day' | 'week';
   /** The tier read; null: every request; '' those of no tier. */
   tier: string | null;
-  /** The window counted in, ms: the policy's period within 1 s and 1 day. */
+  /**
+   * The window counted in, ms: the policy's period, 1 s at the least; for a calendar policy its
+   * unit's usual length, the windows being its own periods.
+   */
   windowMs: number;
+  /** The calendar unit whose periods (in the policy's time zone) are the windows, or null. */
+  calendar: 'day' | 'week' | 'month' | 'year' | null;
   /** The hours read: from the start of the first to the end of the current one, ISO 8601. */
   from: string;
   /** The end of the current hour, ISO 8601. */
@@ -99,10 +104,17 @@ export interface RecommendationView {
   range: 'hour' | 'day' | 'week';
   /** The tier read; null: every request; '' those of no tier. */
   tier: string | null;
+  /**
+   * Where the requests per period were read: `profile`, whose windows are the policy's periods;
+   * `record`, the replay record counted per period, for a period under a second.
+   */
+  source: 'profile' | 'record';
   /** The policy's algorithm. */
   algorithm: string;
-  /** The policy's period, ms: the profile's window. */
+  /** The policy's period, ms. */
   periodMs: number;
+  /** The calendar unit whose periods the policy counts in, or null. */
+  calendar: 'day' | 'week' | 'month' | 'year' | null;
   /** The percentile started from, in percent. */
   percentile: number;
   /** The room added above it, in percent. */

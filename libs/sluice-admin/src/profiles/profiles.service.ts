@@ -1,19 +1,22 @@
 import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import {
   epochMs,
+  firstHourRead,
   HOUR_MS,
   PolicyRegistry,
+  profileOfRecords,
+  profileWindowsOf,
   recommendLimit,
   REPLAY_STORE,
   replayRecords,
   SLUICE_CLOCK,
   summarizeProfile,
   TRAFFIC_PROFILE,
-  windowMsOf,
   type Clock,
   type Policy,
   type ProfileIdentifier,
   type ProfileSummary,
+  type ReplayRecord,
   type ReplayStore,
   type TrafficProfileStore,
 } from '@sluice/nest/internals';
@@ -38,7 +41,6 @@ interface ProfileRead {
   range: 'hour' | 'day' | 'week';
   tier: string | null;
   limit: number;
-  windowMs: number;
   summary: ProfileSummary;
 }
 
@@ -53,12 +55,13 @@ export class ProfilesService {
   ) {}
 
   async profile(name: string, query: ProfileQuery): Promise<TrafficProfileView> {
-    const { policy, range, tier, limit, windowMs, summary } = await this.read(name, query);
+    const { policy, range, tier, limit, summary } = await this.read(name, query);
     return {
       policy: name,
       range,
       tier,
-      windowMs,
+      windowMs: summary.windowMs,
+      calendar: summary.calendar,
       from: new Date(summary.fromMs).toISOString(),
       to: new Date(summary.toMs).toISOString(),
       windows: summary.windows,
@@ -77,20 +80,33 @@ export class ProfilesService {
   }
 
   /**
-   * A limit for the percentile and headroom asked, read from the profile; only where the
-   * profile's window is the policy's period (a limit per month cannot be read from days).
+   * A limit for the percentile and headroom asked, read from the profile, whose windows are the
+   * policy's periods (a calendar's included); for a period under a second, which the profile
+   * counts per second, read from the replay record's requests counted per period instead.
    */
   async recommend(name: string, query: RecommendationQuery): Promise<RecommendationView> {
     const read = await this.read(name, query);
-    const { policy, range, tier, limit, windowMs, summary } = read;
-    if (windowMs !== policy.periodMs || policy.calendar !== null) {
-      throw new ConflictException({
-        statusCode: 409,
-        error: 'Conflict',
-        message:
-          `policy "${name}" counts per ${policy.calendar === null ? `${policy.periodMs} ms` : `calendar ${policy.calendar.unit}`}, ` +
-          `but its profile counts per ${windowMs} ms window: a limit for its period cannot be read from it`,
-      });
+    const { policy, range, tier, limit } = read;
+    let summary = read.summary;
+    const source =
+      summary.calendar === null && summary.windowMs !== policy.periodMs ? 'record' : 'profile';
+    let records: ReplayRecord[] | null = null;
+    if (source === 'record') {
+      records = await this.recorded(policy, tier, summary.fromMs * 1000);
+      if (records.length === 0) {
+        throw new ConflictException({
+          statusCode: 409,
+          error: 'Conflict',
+          message:
+            `policy "${name}" counts per ${policy.periodMs} ms, which its profile counts per second, ` +
+            `and its replay record holds no request of the range to count per ${policy.periodMs} ms`,
+        });
+      }
+      const counted = profileOfRecords(records, policy.periodMs);
+      summary = {
+        ...summarizeProfile(counted.record, counted.windows, read.fromHour, read.toHour, tier),
+        share: summary.share,
+      };
     }
     const percentile = query.percentile ?? DEFAULT_PERCENTILE;
     const headroom = query.headroom ?? DEFAULT_HEADROOM;
@@ -101,13 +117,18 @@ export class ProfilesService {
       percentile / 100,
       headroom / 100,
     );
-    const replayed = await this.replayedAt(policy, tier, found.limit, summary.fromMs * 1000);
+    const replayed =
+      policy.calendar === null
+        ? await this.replayedAt(policy, tier, found.limit, summary.fromMs * 1000, records)
+        : null;
     return {
       policy: name,
       range,
       tier,
+      source,
       algorithm: policy.algorithm,
       periodMs: policy.periodMs,
+      calendar: summary.calendar,
       percentile,
       headroom,
       base: found.base,
@@ -124,6 +145,22 @@ export class ProfilesService {
     };
   }
 
+  /** The recorded requests of the tier read (null: every tier) from `sinceUs`; none when off. */
+  private async recorded(
+    policy: Policy,
+    tier: string | null,
+    sinceUs: number,
+  ): Promise<ReplayRecord[]> {
+    if (this.replays === null) return [];
+    let read;
+    try {
+      read = await this.replays.read(policy.name, sinceUs);
+    } catch (error) {
+      throw new RedisUnavailableException('the recorded requests cannot be read', error);
+    }
+    return tier === null ? read.records : read.records.filter((record) => record.tier === tier);
+  }
+
   /**
    * The recorded requests of the tier read, from `sinceUs`, replayed through the policy's own
    * algorithm at `limit` (its burst, its period): what the limit would have refused, exactly,
@@ -135,16 +172,13 @@ export class ProfilesService {
     tier: string | null,
     limit: number,
     sinceUs: number,
+    known: ReplayRecord[] | null,
   ): Promise<RecommendationView['replayed']> {
     if (this.replays === null || (tier === null && policy.tiers !== null)) return null;
-    let read;
-    try {
-      read = await this.replays.read(policy.name, sinceUs);
-    } catch (error) {
-      throw new RedisUnavailableException('the recorded requests cannot be read', error);
-    }
     const mine = tier ?? '';
-    const records = read.records.filter((record) => record.tier === mine);
+    const records = (known ?? (await this.recorded(policy, tier, sinceUs))).filter(
+      (record) => record.tier === mine,
+    );
     if (records.length === 0) return null;
     const tiers = Object.fromEntries(
       Object.entries(policy.tiers ?? {}).map(([name, rate]) => [
@@ -178,7 +212,10 @@ export class ProfilesService {
     };
   }
 
-  private async read(name: string, query: ProfileQuery): Promise<ProfileRead> {
+  private async read(
+    name: string,
+    query: ProfileQuery,
+  ): Promise<ProfileRead & { fromHour: number; toHour: number }> {
     const policy = this.policies.get(name);
     if (policy === undefined) throw notFound(`no policy named "${name}" is in force`);
     if (this.store === null) {
@@ -197,17 +234,18 @@ export class ProfilesService {
       limit = rate.limit;
     }
     const nowMs = epochMs(this.clock);
-    const windowMs = windowMsOf(policy.periodMs);
+    const windows = profileWindowsOf(policy);
     const toHour = Math.floor(nowMs / HOUR_MS);
-    const fromHour = toHour - HOURS_BEFORE[range];
+    // A window longer than the range is read back to the last that ended.
+    const fromHour = firstHourRead(windows, toHour, HOURS_BEFORE[range]);
     let record;
     try {
-      record = await this.store.read(name, windowMs, fromHour, toHour, nowMs);
+      record = await this.store.read(name, windows, fromHour, toHour, nowMs);
     } catch (error) {
       throw new RedisUnavailableException('the traffic profile cannot be read', error);
     }
-    const summary = summarizeProfile(record, windowMs, fromHour, toHour, tier);
-    return { policy, range, tier, limit, windowMs, summary };
+    const summary = summarizeProfile(record, windows, fromHour, toHour, tier);
+    return { policy, range, tier, limit, summary, fromHour, toHour };
   }
 }
 

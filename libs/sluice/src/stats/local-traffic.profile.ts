@@ -1,12 +1,19 @@
 import {
   foldWindow,
   hourOf,
+  hoursKeptMs,
+  hoursToRead,
   lastFoldable,
+  longestWindowMs,
+  LOWER_NOTICE_MS,
+  noticedFrom,
   parseField,
   sampledAt,
   TOP_PER_HOUR,
+  windowAt,
   windowBound,
   type HourFields,
+  type ProfileWindows,
 } from './traffic-profile.js';
 import {
   DEFAULT_PROFILE_LIMITS,
@@ -20,11 +27,10 @@ import {
 } from './traffic-profile.store.js';
 
 /**
- * A level is lowered only this long after it last changed, and for windows that open this long
+ * A level is lowered only this long after it last changed, for windows that open LOWER_NOTICE_MS
  * after it is announced, as traffic-profile.lua does.
  */
 const LOWER_AFTER_MS = 10_000;
-const LOWER_NOTICE_MS = 2_000;
 
 interface OpenWindow {
   level: number;
@@ -51,14 +57,17 @@ export class LocalTrafficProfile implements TrafficProfileStore {
   constructor(readonly limits: ProfileLimits = DEFAULT_PROFILE_LIMITS) {}
 
   record(counts: readonly ProfileCount[], nowMs: number): Promise<Map<string, ProfileSampling>> {
-    const touched = new Map<string, { profile: Profile; windowMs: number; windows: Set<number> }>();
+    const touched = new Map<
+      string,
+      { profile: Profile; windows: ProfileWindows; opened: Set<number> }
+    >();
     for (const count of counts) {
-      const name = levelKey(count.policy, count.windowMs);
+      const name = levelKey(count.policy, count.windows);
       let touch = touched.get(name);
       if (touch === undefined) {
         const profile = this.profileOf(name);
-        promote(profile, count.windowMs, nowMs);
-        touch = { profile, windowMs: count.windowMs, windows: new Set() };
+        promote(profile, count.windows, nowMs);
+        touch = { profile, windows: count.windows, opened: new Set() };
         touched.set(name, touch);
       }
       const profile = touch.profile;
@@ -66,7 +75,7 @@ export class LocalTrafficProfile implements TrafficProfileStore {
         profile.late += count.count;
         continue;
       }
-      touch.windows.add(count.window);
+      touch.opened.add(count.window);
       let open = profile.open.get(count.window);
       if (open === undefined) {
         const announced = profile.nextFrom >= 0 && count.window >= profile.nextFrom;
@@ -79,8 +88,8 @@ export class LocalTrafficProfile implements TrafficProfileStore {
       }
     }
     const levels = new Map<string, ProfileSampling>();
-    for (const [name, { profile, windowMs, windows }] of touched) {
-      this.settle(profile, windowMs, nowMs, windows);
+    for (const [name, { profile, windows, opened }] of touched) {
+      this.settle(profile, windows, nowMs, opened);
       levels.set(name, samplingOf(profile));
     }
     return Promise.resolve(levels);
@@ -88,19 +97,20 @@ export class LocalTrafficProfile implements TrafficProfileStore {
 
   read(
     policy: string,
-    windowMs: number,
+    windows: ProfileWindows,
     fromHour: number,
     toHour: number,
     nowMs: number,
   ): Promise<ProfileRecord> {
-    const profile = this.profileOf(levelKey(policy, windowMs));
-    promote(profile, windowMs, nowMs);
-    this.settle(profile, windowMs, nowMs, new Set());
+    const profile = this.profileOf(levelKey(policy, windows));
+    promote(profile, windows, nowMs);
+    this.settle(profile, windows, nowMs, new Set());
     const level = profile.level;
+    const keptMs = hoursKeptMs(windows, this.limits.retentionMs);
     const hours: ProfileHour[] = [];
-    for (let hour = fromHour; hour <= toHour; hour++) {
+    for (const hour of hoursToRead(windows, fromHour, toHour)) {
       const kept = profile.hours.get(hour);
-      if (kept === undefined || nowMs - kept.touched >= this.limits.retentionMs) continue;
+      if (kept === undefined || nowMs - kept.touched >= keptMs) continue;
       const top = [...kept.top]
         .map(([member, count]) => ({ member, count }))
         .sort((a, b) => b.count - a.count || compareBytes(b.member, a.member));
@@ -113,8 +123,13 @@ export class LocalTrafficProfile implements TrafficProfileStore {
    * Samples the windows this call touched down to the bound and folds those closed, as the Lua
    * does.
    */
-  private settle(profile: Profile, windowMs: number, nowMs: number, touched: Set<number>): void {
-    const bound = windowBound(this.limits.sampleBound, windowMs);
+  private settle(
+    profile: Profile,
+    windows: ProfileWindows,
+    nowMs: number,
+    touched: Set<number>,
+  ): void {
+    const bound = windowBound(this.limits.sampleBound, longestWindowMs(windows));
     for (const window of touched) {
       const open = profile.open.get(window) as OpenWindow;
       while (open.fields.size > bound) {
@@ -131,15 +146,14 @@ export class LocalTrafficProfile implements TrafficProfileStore {
         profile.nextFrom = -1;
       }
     }
-    const current = Math.floor(nowMs / windowMs);
-    const last = lastFoldable(nowMs, windowMs);
+    const last = lastFoldable(windows, nowMs);
     for (const window of [...profile.open.keys()].sort((a, b) => a - b)) {
       if (window > last) continue;
       const open = profile.open.get(window) as OpenWindow;
       profile.open.delete(window);
       profile.folded = Math.max(profile.folded, window);
       const identifiers = [...open.fields.values()].filter((count) => count > 0).length;
-      if (identifiers > 0) this.fold(profile, window, windowMs, open, nowMs);
+      if (identifiers > 0) this.fold(profile, hourOf(windows, window), open, nowMs);
       if (
         profile.level > 0 &&
         profile.nextFrom < 0 &&
@@ -147,23 +161,17 @@ export class LocalTrafficProfile implements TrafficProfileStore {
         nowMs - profile.changed >= LOWER_AFTER_MS
       ) {
         profile.nextLevel = profile.level - 1;
-        profile.nextFrom = current + 1 + Math.ceil(LOWER_NOTICE_MS / windowMs);
+        profile.nextFrom = noticedFrom(windows, nowMs, LOWER_NOTICE_MS);
         profile.changed = nowMs;
       }
     }
+    const keptMs = hoursKeptMs(windows, this.limits.retentionMs);
     for (const [hour, kept] of profile.hours) {
-      if (nowMs - kept.touched >= this.limits.retentionMs) profile.hours.delete(hour);
+      if (nowMs - kept.touched >= keptMs) profile.hours.delete(hour);
     }
   }
 
-  private fold(
-    profile: Profile,
-    window: number,
-    windowMs: number,
-    open: OpenWindow,
-    nowMs: number,
-  ): void {
-    const hour = hourOf(window, windowMs);
+  private fold(profile: Profile, hour: number, open: OpenWindow, nowMs: number): void {
     let kept = profile.hours.get(hour);
     if (kept === undefined) {
       kept = { fields: new Map(), top: new Map(), touched: nowMs };
@@ -206,8 +214,8 @@ export class LocalTrafficProfile implements TrafficProfileStore {
 }
 
 /** The announced lower level takes over once its first window has come. */
-function promote(profile: Profile, windowMs: number, nowMs: number): void {
-  if (profile.nextFrom >= 0 && Math.floor(nowMs / windowMs) >= profile.nextFrom) {
+function promote(profile: Profile, windows: ProfileWindows, nowMs: number): void {
+  if (profile.nextFrom >= 0 && windowAt(windows, nowMs) >= profile.nextFrom) {
     profile.level = profile.nextLevel;
     profile.nextLevel = -1;
     profile.nextFrom = -1;

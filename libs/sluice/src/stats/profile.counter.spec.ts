@@ -13,7 +13,16 @@ import { LocalTrafficProfile } from './local-traffic.profile.js';
 import { recommendLimit } from './profile.recommendation.js';
 import { PROFILE_PERCENTILES, summarizeProfile, type ProfileSummary } from './profile.summary.js';
 import { memberOf } from './identifier-stats.store.js';
-import { FOLD_AFTER_MS, HOUR_MS, identifierHash, sampledAt, STEPS } from './traffic-profile.js';
+import {
+  firstHourRead,
+  fixedWindows,
+  FOLD_AFTER_MS,
+  HOUR_MS,
+  identifierHash,
+  profileWindowsOf,
+  sampledAt,
+  STEPS,
+} from './traffic-profile.js';
 import {
   levelKey,
   type ProfileCount,
@@ -22,6 +31,7 @@ import {
 } from './traffic-profile.store.js';
 
 const WINDOW_MS = 60_000;
+const WINDOWS = fixedWindows(WINDOW_MS);
 /** A whole hour, so the windows below end in one. */
 const T0_MS = 1_700_000_000_000 - (1_700_000_000_000 % HOUR_MS);
 
@@ -43,8 +53,8 @@ function setUp(limits?: ProfileLimits) {
   const read = async (tier: string | null = null): Promise<ProfileSummary> => {
     const nowMs = clock.now() / 1000;
     const hour = Math.floor(nowMs / HOUR_MS);
-    const record = await profiles.read('api', WINDOW_MS, hour - 1, hour, nowMs);
-    return summarizeProfile(record, WINDOW_MS, hour - 1, hour, tier);
+    const record = await profiles.read('api', WINDOWS, hour - 1, hour, nowMs);
+    return summarizeProfile(record, WINDOWS, hour - 1, hour, tier);
   };
   return { clock, tally, read };
 }
@@ -143,7 +153,7 @@ describe('what an instance sends of a sampled profile', () => {
     answer: ProfileSampling = { level: 0, nextLevel: -1, nextFrom: -1 };
     override record(counts: readonly ProfileCount[]): Promise<Map<string, ProfileSampling>> {
       this.sent.push([...counts]);
-      return Promise.resolve(new Map([[levelKey('api', WINDOW_MS), this.answer]]));
+      return Promise.resolve(new Map([[levelKey('api', WINDOWS), this.answer]]));
     }
   }
 
@@ -236,6 +246,67 @@ describe('a limit recommended from a known traffic', () => {
     const now = truly(100);
     expect(Math.abs(p99.refusedNow.identifierWindows - now.windows)).toBeLessThanOrEqual(
       Math.ceil(0.03 * now.windows),
+    );
+  });
+});
+
+describe('the profile of a calendar quota', () => {
+  it('counts each identifier per calendar month in its time zone and recommends from whole months', async () => {
+    // New York's months: October ends at 04:00 UTC (summer time), November at 05:00.
+    const october = Date.UTC(2026, 9, 1, 4);
+    const november = Date.UTC(2026, 10, 1, 4);
+    const december = Date.UTC(2026, 11, 1, 5);
+    const clock = new ManualClock(october * 1000);
+    const policies = new PolicyRegistry();
+    const calendar = { unit: 'month', timeZone: 'America/New_York' } as const;
+    policies.set({ name: 'quota', algorithm: 'fixed-window', limit: 500, calendar });
+    const profiles = new LocalTrafficProfile();
+    const tally = new IdentifierTally(
+      new LocalIdentifierStats(clock.now),
+      clock.now,
+      profiles,
+      policies,
+    );
+    const traffic = knownTraffic(2, 5);
+    const ok = decision(part('quota', true));
+    const months = [
+      [october, november],
+      [november, december],
+    ] as const;
+    for (const [month, [start, end]] of months.entries()) {
+      // Each identifier's month spread over four days of it, the last an hour before it ends.
+      for (let day = 0; day < 4; day++) {
+        clock.set((day === 3 ? end - HOUR_MS : start + day * 86_400_000) * 1000);
+        traffic.identifiers.forEach((identifier, at) => {
+          const total = traffic.counts[month]![at]!;
+          const due = Math.floor(((day + 1) * total) / 4) - Math.floor((day * total) / 4);
+          for (let n = 0; n < due; n++) tally.count(ok, 'ip', identifier);
+        });
+        await tally.flush();
+      }
+    }
+    clock.set((december + FOLD_AFTER_MS + 1_000) * 1000);
+    await tally.flush();
+
+    const windows = profileWindowsOf(policies.get('quota')!);
+    const nowMs = clock.now() / 1000;
+    const toHour = Math.floor(nowMs / HOUR_MS);
+    // A month is longer than a week: the read goes back to the last whole month.
+    const fromHour = firstHourRead(windows, toHour, 168);
+    expect(fromHour).toBeLessThanOrEqual(Math.floor(november / HOUR_MS));
+    const record = await profiles.read('quota', windows, fromHour, toHour, nowMs);
+    // Each month folded into the hour its last moment is in: the hour before local midnight.
+    expect(record.hours.map((each) => (each.hour + 1) * HOUR_MS)).toEqual([november, december]);
+    const summary = summarizeProfile(record, windows, fromHour, toHour, null);
+    expect(summary).toMatchObject({ calendar: 'month', windows: 2, identifierWindows: 2_000 });
+    expect(summary.requests).toBe(traffic.counts.flat().reduce((a, b) => a + b, 0));
+    const found = recommendLimit(summary, 'fixed-window', 500, 0.99, 0.2);
+    const truth = truePercentile(traffic, 0.99);
+    expect(found.base).toBeGreaterThanOrEqual(truth);
+    expect(found.base).toBeLessThanOrEqual(Math.floor(truth * (1 + 1 / STEPS)));
+    expect(found.exact).toBe(true);
+    expect(found.refusedNow.identifierWindows).toBe(
+      traffic.counts.flat().filter((count) => count > 500).length,
     );
   });
 });

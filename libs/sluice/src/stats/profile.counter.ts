@@ -1,5 +1,12 @@
 import type { PolicyRegistry } from '../policy/policy.registry.js';
-import { fieldOf, identifierHash, sampledAt, windowMsOf } from './traffic-profile.js';
+import { periodAt } from '../clock/calendar.js';
+import {
+  fieldOf,
+  identifierHash,
+  profileWindowsOf,
+  sampledAt,
+  type ProfileWindows,
+} from './traffic-profile.js';
 import {
   levelKey,
   type ProfileCount,
@@ -22,7 +29,7 @@ export interface ProfiledEntry {
   /** As the identifier stats name it (IdentifierCount): the shown identifier, a cut one's key. */
   identifier: string;
   key: string | undefined;
-  /** The window's index, or -1 before the first request. */
+  /** The window (traffic-profile.ts windowAt), or -1 before the first request. */
   window: number;
   /** Requests in that window since the last flush. */
   inWindow: number;
@@ -34,18 +41,27 @@ export interface ProfiledEntry {
   field: string | undefined;
 }
 
+/** A policy's windows for this flush's second, with the calendar period last found. */
+interface PolicyWindows {
+  windows: ProfileWindows;
+  /** The calendar period last looked up (a calendar's windows only): its start and end. */
+  start: number;
+  end: number;
+}
+
 /**
  * Counts each identifier's requests per window of its policy's period for the traffic profile
  * (docs/algorithms.md, "Traffic profiles"), on the identifier tally's entries: a request costs a
- * division and an increment; once a second the sampled identifiers' counts go to the store.
+ * division (a calendar's: two comparisons) and an increment; once a second the sampled
+ * identifiers' counts go to the store.
  */
 export class ProfileCounter {
   /** How each (policy, window length) samples, as the store last said (levelKey), and when. */
   private readonly sampling = new Map<string, { heardAt: number; sampling: ProfileSampling }>();
   /** The time of this flush, ms. */
   private nowMs = 0;
-  /** Policy → its window length, ms (0: not profiled), for this flush's second. */
-  private windows = new Map<string, number>();
+  /** Policy → its windows (null: not profiled), for this flush's second. */
+  private windows = new Map<string, PolicyWindows | null>();
   /** Counts of windows that ended before a flush took them. */
   private carried: ProfileCount[] = [];
   private pending: ProfileCount[] = [];
@@ -55,26 +71,30 @@ export class ProfileCounter {
     private readonly policies: PolicyRegistry,
   ) {}
 
-  /** The window length a policy is profiled in; 0 for one not profiled (concurrency, unknown). */
-  windowMsOf(policy: string): number {
-    let windowMs = this.windows.get(policy);
-    if (windowMs === undefined) {
-      const found = this.policies.get(policy);
-      windowMs =
-        found === undefined || found.algorithm === 'concurrency' ? 0 : windowMsOf(found.periodMs);
-      this.windows.set(policy, windowMs);
-    }
-    return windowMs;
+  /** The windows a policy is profiled in; null for one not profiled (concurrency, unknown). */
+  windowsOf(policy: string): ProfileWindows | null {
+    return this.policyWindows(policy)?.windows ?? null;
   }
 
   /** Counts one request of `entry` at `nowMs` (ms) under `tier`. */
   count(policy: string, keyKind: string, entry: ProfiledEntry, nowMs: number, tier: string): void {
     this.nowMs = nowMs;
-    const windowMs = this.windowMsOf(policy);
-    if (windowMs === 0) return;
-    const window = Math.floor(nowMs / windowMs);
+    const known = this.policyWindows(policy);
+    if (known === null) return;
+    const windows = known.windows;
+    let window: number;
+    if (windows.kind === 'fixed') window = Math.floor(nowMs / windows.windowMs);
+    else {
+      // A calendar period is looked up (time zones, Intl) only when the clock leaves the last.
+      if (nowMs < known.start || nowMs >= known.end) {
+        const period = periodAt(nowMs, windows.calendar);
+        known.start = period.start;
+        known.end = period.end;
+      }
+      window = known.end;
+    }
     if (window !== entry.window || tier !== entry.tier) {
-      if (entry.inWindow !== 0) this.carry(policy, keyKind, entry, windowMs);
+      if (entry.inWindow !== 0) this.carry(policy, keyKind, entry, windows);
       entry.window = window;
       entry.inWindow = 0;
       if (tier !== entry.tier) {
@@ -89,8 +109,8 @@ export class ProfileCounter {
   take(policy: string, keyKind: string, entry: ProfiledEntry, nowMs: number): void {
     this.nowMs = nowMs;
     if (entry.inWindow === 0) return;
-    const windowMs = this.windowMsOf(policy);
-    if (windowMs !== 0) this.offer(this.pending, policy, keyKind, entry, windowMs);
+    const windows = this.windowsOf(policy);
+    if (windows !== null) this.offer(this.pending, policy, keyKind, entry, windows);
     entry.inWindow = 0;
   }
 
@@ -113,23 +133,41 @@ export class ProfileCounter {
    * instance knows: the identifiers the replay records (stats/replay.recorder.ts).
    */
   keeps(policy: string, keyKind: string, entry: ProfiledEntry): boolean {
-    const windowMs = this.windowMsOf(policy);
-    if (windowMs === 0) return false;
+    const windows = this.windowsOf(policy);
+    if (windows === null) return false;
     entry.hash ??= identifierHash(memberOfEntry(keyKind, entry));
-    return sampledAt(entry.hash, this.levelOf(policy, windowMs, entry.window));
+    return sampledAt(entry.hash, this.levelOf(policy, windows, entry.window));
+  }
+
+  private policyWindows(policy: string): PolicyWindows | null {
+    let known = this.windows.get(policy);
+    if (known === undefined) {
+      const found = this.policies.get(policy);
+      known =
+        found === undefined || found.algorithm === 'concurrency'
+          ? null
+          : { windows: profileWindowsOf(found), start: 0, end: 0 };
+      this.windows.set(policy, known);
+    }
+    return known;
   }
 
   /** The level a window keeps identifiers at, as far as this instance knows it for sure. */
-  private levelOf(policy: string, windowMs: number, window: number): number {
-    const heard = this.sampling.get(levelKey(policy, windowMs));
+  private levelOf(policy: string, windows: ProfileWindows, window: number): number {
+    const heard = this.sampling.get(levelKey(policy, windows));
     if (heard === undefined || this.nowMs - heard.heardAt > HEARD_FOR_MS) return 0;
     const { level, nextLevel, nextFrom } = heard.sampling;
     return nextFrom >= 0 && window >= nextFrom ? nextLevel : level;
   }
 
-  private carry(policy: string, keyKind: string, entry: ProfiledEntry, windowMs: number): void {
+  private carry(
+    policy: string,
+    keyKind: string,
+    entry: ProfiledEntry,
+    windows: ProfileWindows,
+  ): void {
     if (this.carried.length < CARRIED_AT_MOST) {
-      this.offer(this.carried, policy, keyKind, entry, windowMs);
+      this.offer(this.carried, policy, keyKind, entry, windows);
     }
   }
 
@@ -142,12 +180,12 @@ export class ProfileCounter {
     policy: string,
     keyKind: string,
     entry: ProfiledEntry,
-    windowMs: number,
+    windows: ProfileWindows,
   ): void {
     const hash = (entry.hash ??= identifierHash(memberOfEntry(keyKind, entry)));
-    if (!sampledAt(hash, this.levelOf(policy, windowMs, entry.window))) return;
+    if (!sampledAt(hash, this.levelOf(policy, windows, entry.window))) return;
     const field = (entry.field ??= fieldOf(hash, entry.tier, memberOfEntry(keyKind, entry)));
-    into.push({ policy, windowMs, window: entry.window, field, count: entry.inWindow });
+    into.push({ policy, windows, window: entry.window, field, count: entry.inWindow });
   }
 }
 

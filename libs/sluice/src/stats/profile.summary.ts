@@ -1,5 +1,6 @@
 import { parseMember, type IdentifierCount } from './identifier-stats.store.js';
-import { bucketBottom, bucketTop, HOUR_MS, STEPS } from './traffic-profile.js';
+import type { CalendarUnit } from '../clock/calendar.js';
+import { bucketBottom, bucketTop, HOUR_MS, STEPS, type ProfileWindows } from './traffic-profile.js';
 import type { ProfileRecord } from './traffic-profile.store.js';
 
 /** The percentiles a profile reports, as fractions. */
@@ -15,8 +16,13 @@ export interface ProfileIdentifier extends Pick<IdentifierCount, 'keyKind' | 'id
 
 /** Requests per identifier per window over some hours, for one tier or all. */
 export interface ProfileSummary {
-  /** The window counted in, ms: the policy's period within a second and a day. */
+  /**
+   * The window counted in, ms: the policy's period, a second at the least; for a calendar
+   * policy its unit's usual length (a month of 30 days), its windows being its own periods.
+   */
   windowMs: number;
+  /** The calendar unit whose periods are the windows, or null: windows of `windowMs`. */
+  calendar: CalendarUnit | null;
   /** The hours read, epoch ms: from the start of the first to the end of the last. */
   fromMs: number;
   /** The end of the last hour read, epoch ms. */
@@ -54,7 +60,7 @@ export interface ProfileSummary {
 /** A profile read for `tier` (null: every tier together). */
 export function summarizeProfile(
   record: ProfileRecord,
-  windowMs: number,
+  windowing: ProfileWindows,
   fromHour: number,
   toHour: number,
   tier: string | null,
@@ -82,7 +88,8 @@ export function summarizeProfile(
     }
   }
   return {
-    windowMs,
+    windowMs: windowing.kind === 'fixed' ? windowing.windowMs : windowing.usualMs,
+    calendar: windowing.kind === 'fixed' ? null : windowing.calendar.unit,
     fromMs: fromHour * HOUR_MS,
     toMs: (toHour + 1) * HOUR_MS,
     tier,

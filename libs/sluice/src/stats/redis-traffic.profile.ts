@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Cluster, Redis } from 'ioredis';
-import { windowBound } from './traffic-profile.js';
+import {
+  hoursKeptMs,
+  hoursToRead,
+  lastFoldable,
+  longestWindowMs,
+  LOWER_NOTICE_MS,
+  noticedFrom,
+  windowAt,
+  windowBound,
+  type ProfileWindows,
+} from './traffic-profile.js';
 import {
   DEFAULT_PROFILE_LIMITS,
   levelKey,
@@ -36,22 +46,22 @@ export class RedisTrafficProfile implements TrafficProfileStore {
     counts: readonly ProfileCount[],
     nowMs: number,
   ): Promise<Map<string, ProfileSampling>> {
-    const groups = new Map<string, { policy: string; windowMs: number; args: string[] }>();
+    const groups = new Map<string, { policy: string; windows: ProfileWindows; args: string[] }>();
     for (const count of counts) {
-      const name = levelKey(count.policy, count.windowMs);
+      const name = levelKey(count.policy, count.windows);
       let group = groups.get(name);
       if (group === undefined) {
-        group = { policy: count.policy, windowMs: count.windowMs, args: [] };
+        group = { policy: count.policy, windows: count.windows, args: [] };
         groups.set(name, group);
       }
       group.args.push(String(count.window), count.field, String(count.count));
     }
     const levels = new Map<string, ProfileSampling>();
     await Promise.all(
-      [...groups].map(async ([name, { policy, windowMs, args }]) => {
+      [...groups].map(async ([name, { policy, windows, args }]) => {
         for (let from = 0; from < args.length; from += 3 * COUNTS_PER_CALL) {
           const part = args.slice(from, from + 3 * COUNTS_PER_CALL);
-          levels.set(name, await this.run(this.client, policy, windowMs, nowMs, part));
+          levels.set(name, await this.run(this.client, policy, windows, nowMs, part));
         }
       }),
     );
@@ -60,26 +70,29 @@ export class RedisTrafficProfile implements TrafficProfileStore {
 
   async read(
     policy: string,
-    windowMs: number,
+    windows: ProfileWindows,
     fromHour: number,
     toHour: number,
     nowMs: number,
   ): Promise<ProfileRecord> {
     const reader = this.reader();
-    const { level } = await this.run(reader, policy, windowMs, nowMs, []);
+    const { level } = await this.run(reader, policy, windows, nowMs, []);
     const base = this.base(policy);
     const pipeline = reader.pipeline();
     pipeline.hgetall(`${base}:m`);
-    for (let hour = fromHour; hour <= toHour; hour++) {
-      pipeline.hgetall(`${base}:h:${windowMs}:${hour}`);
-      pipeline.call('ZRANGE', `${base}:t:${windowMs}:${hour}`, '0', '-1', 'REV', 'WITHSCORES');
+    const read = hoursToRead(windows, fromHour, toHour);
+    for (const hour of read) {
+      pipeline.hgetall(`${base}:h:${windows.key}:${hour}`);
+      pipeline.call('ZRANGE', `${base}:t:${windows.key}:${hour}`, '0', '-1', 'REV', 'WITHSCORES');
     }
     const replies = (await pipeline.exec()) ?? [];
     const failed = replies.find(([error]) => error !== null);
     if (failed !== undefined) throw failed[0] as Error;
     const meta = replies[0]?.[1] as Record<string, string>;
     const hours: ProfileHour[] = [];
-    for (let hour = fromHour, at = 1; hour <= toHour; hour++, at += 2) {
+    for (let index = 0; index < read.length; index++) {
+      const hour = read[index] as number;
+      const at = 1 + 2 * index;
       const flat = replies[at]?.[1] as Record<string, string>;
       const topFlat = replies[at + 1]?.[1] as string[];
       if (Object.keys(flat).length === 0) continue;
@@ -91,22 +104,25 @@ export class RedisTrafficProfile implements TrafficProfileStore {
       }
       hours.push({ hour, fields, top });
     }
-    return { level, late: Number(meta[`late:${windowMs}`] ?? 0), hours };
+    return { level, late: Number(meta[`late:${windows.key}`] ?? 0), hours };
   }
 
   private async run(
     client: Redis | Cluster,
     policy: string,
-    windowMs: number,
+    windows: ProfileWindows,
     nowMs: number,
     counts: string[],
   ): Promise<ProfileSampling> {
     const base = this.base(policy);
     const args = [
       String(nowMs),
-      String(windowMs),
-      String(windowBound(this.limits.sampleBound, windowMs)),
-      String(this.limits.retentionMs),
+      windows.key,
+      String(windowBound(this.limits.sampleBound, longestWindowMs(windows))),
+      String(hoursKeptMs(windows, this.limits.retentionMs)),
+      String(windowAt(windows, nowMs)),
+      String(noticedFrom(windows, nowMs, LOWER_NOTICE_MS)),
+      String(lastFoldable(windows, nowMs)),
       ...counts,
     ];
     let reply: unknown;

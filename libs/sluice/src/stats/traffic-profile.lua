@@ -4,20 +4,21 @@
 -- "Traffic profiles"). One call per policy and window length; every key shares KEYS[1]'s hash tag.
 --
 -- KEYS[1]  <prefix>:{prof:<policy>}
--- ARGV     now (ms), window length (ms), most identifiers a window keeps, hours kept (ms),
---          then per count: window, field, count
+-- ARGV     now (ms), the windows' key (a length in ms, or a calendar's key: its windows are
+--          named by their end, epoch ms), most identifiers a window keeps, hours kept (ms), the
+--          window holding now, the first a lower level announced now applies to, the last
+--          window that may fold, then per count: window, field, count (traffic-profile.ts
+--          computes the windows, as a calendar's periods need time zones Lua does not have)
 -- Returns  the level windows opening now are sampled at, and a lower level announced with the
 --          first window it applies to (-1, -1: none).
 
 local EXACT_BELOW = 32
 local STEPS = 16
-local FOLD_AFTER_MS = 5000
 local TOP_PER_HOUR = 20
 local HOUR_MS = 3600000
--- A level is lowered only this long after it last changed, and for windows that open this long
--- after it is announced: every instance has heard of it by then (they send once a second).
+-- A level is lowered only this long after it last changed, and for windows that open 2 s after it
+-- is announced (the window ARGV[6] names): every instance has heard of it by then.
 local LOWER_AFTER_MS = 10000
-local LOWER_NOTICE_MS = 2000
 local LEVEL = '\0l'
 
 local function bucketOf(count)
@@ -39,23 +40,25 @@ local function hashOf(field)
   return tonumber(string.sub(field, 1, 8), 16)
 end
 
-local function hourOf(window, windowMs)
-  return math.floor(((window + 1) * windowMs - 1) / HOUR_MS)
+-- When a window ends: windows of a fixed length are numbered from the epoch, a calendar's
+-- periods named by their end (windowMs nil).
+local function windowEnd(window, windowMs)
+  return windowMs and (window + 1) * windowMs or window
 end
 
-local function lastFoldable(now, windowMs)
-  return math.floor((now - FOLD_AFTER_MS) / windowMs) - 1
+local function hourOf(window, windowMs)
+  return math.floor((windowEnd(window, windowMs) - 1) / HOUR_MS)
 end
 
 -- Folds one closed window into its hour: each identifier's count in its bucket, weighted by
 -- the sample, the requests, the windows, the largest count; its busiest into the hour's top.
-local function foldWindow(base, windowMs, window, keepMs)
-  local key = base .. ':w:' .. windowMs .. ':' .. window
+local function foldWindow(base, windowKey, windowMs, window, keepMs)
+  local key = base .. ':w:' .. windowKey .. ':' .. window
   local flat = redis.call('HGETALL', key)
   local level = 0
   local hour = hourOf(window, windowMs)
-  local hist = base .. ':h:' .. windowMs .. ':' .. hour
-  local top = base .. ':t:' .. windowMs .. ':' .. hour
+  local hist = base .. ':h:' .. windowKey .. ':' .. hour
+  local top = base .. ':t:' .. windowKey .. ':' .. hour
   for i = 1, #flat, 2 do
     if flat[i] == LEVEL then
       level = tonumber(flat[i + 1])
@@ -154,23 +157,24 @@ end
 
 local function record(KEYS, ARGV)
   local base = KEYS[1]
-  local now, windowMs = tonumber(ARGV[1]), tonumber(ARGV[2])
+  local now, windowKey = tonumber(ARGV[1]), ARGV[2]
+  local windowMs = tonumber(windowKey)
   local bound, keepMs = tonumber(ARGV[3]), tonumber(ARGV[4])
+  local current, noticed, last = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
   local meta = base .. ':m'
-  local open = base .. ':o:' .. windowMs
-  local state = redis.call('HMGET', meta, 'f:' .. windowMs, 'l:' .. windowMs, 'c:' .. windowMs,
-    'n:' .. windowMs, 'nf:' .. windowMs)
+  local open = base .. ':o:' .. windowKey
+  local state = redis.call('HMGET', meta, 'f:' .. windowKey, 'l:' .. windowKey, 'c:' .. windowKey,
+    'n:' .. windowKey, 'nf:' .. windowKey)
   local folded = tonumber(state[1] or '-1')
   local level = tonumber(state[2] or '0')
   local changed = tonumber(state[3] or '0')
   -- A lower level announced for the windows from `nextFrom` on (-1: none).
   local nextLevel, nextFrom = tonumber(state[4] or '-1'), tonumber(state[5] or '-1')
-  local current = math.floor(now / windowMs)
   if nextFrom >= 0 and current >= nextFrom then
     level, nextLevel, nextFrom = nextLevel, -1, -1
   end
   local levels, keys, late = {}, {}, 0
-  for i = 5, #ARGV, 3 do
+  for i = 8, #ARGV, 3 do
     local window, field, count = tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2])
     if window <= folded then
       late = late + count
@@ -178,7 +182,7 @@ local function record(KEYS, ARGV)
       local key = keys[window]
       local at = levels[window]
       if not at then
-        key = base .. ':w:' .. windowMs .. ':' .. window
+        key = base .. ':w:' .. windowKey .. ':' .. window
         keys[window] = key
         at = tonumber(redis.call('HGET', key, LEVEL) or '-1')
         if at < 0 then
@@ -186,7 +190,7 @@ local function record(KEYS, ARGV)
           redis.call('HSET', key, LEVEL, at)
           redis.call('ZADD', open, window, window)
           -- Kept until it folds, and past it should no call come to fold it.
-          redis.call('PEXPIRE', key, (window + 1) * windowMs - now + keepMs)
+          redis.call('PEXPIRE', key, windowEnd(window, windowMs) - now + keepMs)
         end
         levels[window] = at
       end
@@ -207,21 +211,20 @@ local function record(KEYS, ARGV)
       level, changed, nextLevel, nextFrom = at, now, -1, -1
     end
   end
-  local last = lastFoldable(now, windowMs)
   for _, window in ipairs(redis.call('ZRANGEBYSCORE', open, '-inf', last)) do
-    local identifiers = foldWindow(base, windowMs, tonumber(window), keepMs)
+    local identifiers = foldWindow(base, windowKey, windowMs, tonumber(window), keepMs)
     redis.call('ZREM', open, window)
     folded = math.max(folded, tonumber(window))
     -- A light window lowers the level by one, announced for windows that open once every
     -- instance has heard of it, so none leaves out an identifier such a window keeps.
     if level > 0 and nextFrom < 0 and identifiers * 4 < bound and now - changed >= LOWER_AFTER_MS then
-      nextLevel, nextFrom, changed = level - 1, current + 1 + math.ceil(LOWER_NOTICE_MS / windowMs), now
+      nextLevel, nextFrom, changed = level - 1, noticed, now
     end
   end
-  redis.call('HSET', meta, 'f:' .. windowMs, folded, 'l:' .. windowMs, level, 'c:' .. windowMs,
-    changed, 'n:' .. windowMs, nextLevel, 'nf:' .. windowMs, nextFrom)
+  redis.call('HSET', meta, 'f:' .. windowKey, folded, 'l:' .. windowKey, level, 'c:' .. windowKey,
+    changed, 'n:' .. windowKey, nextLevel, 'nf:' .. windowKey, nextFrom)
   if late > 0 then
-    redis.call('HINCRBY', meta, 'late:' .. windowMs, late)
+    redis.call('HINCRBY', meta, 'late:' .. windowKey, late)
   end
   redis.call('PEXPIRE', meta, keepMs)
   redis.call('PEXPIRE', open, keepMs)

@@ -14,6 +14,14 @@ import {
   parseField,
   sampledAt,
   STEPS,
+  fixedWindows,
+  firstHourRead,
+  hourOf,
+  hoursKeptMs,
+  hoursToRead,
+  profileWindowsOf,
+  windowAt,
+  windowEnd,
   windowMsOf,
 } from './traffic-profile.js';
 import type { ProfileCount } from './traffic-profile.store.js';
@@ -51,18 +59,54 @@ describe('traffic profile buckets', () => {
     expect(parseField(fieldOf(7, '', member))?.tier).toBe('');
   });
 
-  it('profiles a period within a second and a day', () => {
+  it('profiles a period of a second or more in windows of it, a shorter one per second', () => {
     expect(windowMsOf(100)).toBe(1_000);
     expect(windowMsOf(60_000)).toBe(60_000);
-    expect(windowMsOf(30 * 86_400_000)).toBe(86_400_000);
+    expect(windowMsOf(30 * 86_400_000)).toBe(30 * 86_400_000);
+  });
+
+  it('profiles a calendar policy in its own periods, each named by its end', () => {
+    const windows = profileWindowsOf({
+      periodMs: 0,
+      calendar: { unit: 'month', timeZone: 'Europe/Paris', anchorDay: 15 },
+    });
+    expect(windows.key).toBe('month:Europe/Paris:15');
+    // 2026-11-20 in Paris is in the month from Nov 15 to Dec 15, local midnight (UTC+1).
+    const window = windowAt(windows, Date.UTC(2026, 10, 20));
+    expect(window).toBe(Date.UTC(2026, 11, 14, 23));
+    expect(windowEnd(windows, window)).toBe(window);
+    expect(hourOf(windows, window)).toBe(Date.UTC(2026, 11, 14, 22) / HOUR_MS);
+    // Kept a week after it folds, and a month more, so the last month reads until the next.
+    expect(hoursKeptMs(windows, 7 * 86_400_000)).toBe((7 + 31) * 86_400_000 + HOUR_MS);
+    expect(hoursKeptMs(fixedWindows(60_000), 7 * 86_400_000)).toBe(7 * 86_400_000);
+  });
+
+  it('reads windows over a day by the hours they end in, back to the last whole one', () => {
+    const year = profileWindowsOf({
+      periodMs: 0,
+      calendar: { unit: 'year', timeZone: 'UTC', anchorDay: null },
+    });
+    const toHour = Date.UTC(2026, 10, 30, 12) / HOUR_MS;
+    const fromHour = firstHourRead(year, toHour, 168);
+    // A year and a day back: the year that ended on 2026-01-01 is the one hour read.
+    expect(hoursToRead(year, fromHour, toHour)).toEqual([Date.UTC(2025, 11, 31, 23) / HOUR_MS]);
+    const days30 = fixedWindows(30 * 86_400_000);
+    const hours = hoursToRead(days30, firstHourRead(days30, toHour, 168), toHour);
+    expect(hours).toHaveLength(1);
+    expect(((hours[0]! + 1) * HOUR_MS) % (30 * 86_400_000)).toBe(0);
+    // A day or less: every hour of the range.
+    const minute = fixedWindows(60_000);
+    expect(firstHourRead(minute, toHour, 24)).toBe(toHour - 24);
+    expect(hoursToRead(minute, toHour - 24, toHour)).toHaveLength(25);
   });
 });
 
 describe('LocalTrafficProfile', () => {
   const windowMs = 60_000;
+  const windows = fixedWindows(windowMs);
   const count = (window: number, name: string, requests: number, tier = ''): ProfileCount => ({
     policy: 'api',
-    windowMs,
+    windows,
     window,
     field: field(name, tier),
     count: requests,
@@ -75,10 +119,10 @@ describe('LocalTrafficProfile', () => {
     await store.record([count(w0, 'a', 2), count(w0 + 1, 'a', 7)], T0 + windowMs + 1_000);
     const hour = Math.floor(T0 / HOUR_MS);
     // Before its end and the fold delay, the window is not in the hour yet.
-    const early = await store.read('api', windowMs, hour, hour, T0 + windowMs + FOLD_AFTER_MS - 1);
+    const early = await store.read('api', windows, hour, hour, T0 + windowMs + FOLD_AFTER_MS - 1);
     expect(early.hours).toEqual([]);
-    const read = await store.read('api', windowMs, hour, hour, T0 + 2 * windowMs + FOLD_AFTER_MS);
-    const summary = summarizeProfile(read, windowMs, hour, hour, null);
+    const read = await store.read('api', windows, hour, hour, T0 + 2 * windowMs + FOLD_AFTER_MS);
+    const summary = summarizeProfile(read, windows, hour, hour, null);
     expect(summary).toMatchObject({ windows: 2, identifierWindows: 3, requests: 52, max: 40 });
     expect(summary.histogram).toEqual([
       { from: 5, to: 5, identifierWindows: 1 },
@@ -92,7 +136,7 @@ describe('LocalTrafficProfile', () => {
     ]);
     // Counts for a window that has folded are left out and said so.
     await store.record([count(w0, 'c', 9)], T0 + 3 * windowMs);
-    expect((await store.read('api', windowMs, hour, hour, T0 + 3 * windowMs)).late).toBe(9);
+    expect((await store.read('api', windows, hour, hour, T0 + 3 * windowMs)).late).toBe(9);
   });
 
   it('keeps a sample once a window holds more identifiers than its bound, and says how large', async () => {
@@ -102,8 +146,8 @@ describe('LocalTrafficProfile', () => {
     const level = [...levels.values()][0]!.level;
     expect(level).toBeGreaterThanOrEqual(3);
     const hour = Math.floor(T0 / HOUR_MS);
-    const read = await store.read('api', windowMs, hour, hour, T0 + windowMs + FOLD_AFTER_MS);
-    const summary = summarizeProfile(read, windowMs, hour, hour, null);
+    const read = await store.read('api', windows, hour, hour, T0 + windowMs + FOLD_AFTER_MS);
+    const summary = summarizeProfile(read, windows, hour, hour, null);
     const kept = counts.filter((each) => sampledAt(parseField(each.field)!.hash, level)).length;
     expect(kept).toBeLessThanOrEqual(100);
     expect(summary.share).toBe(2 ** level);
@@ -118,13 +162,13 @@ describe('LocalTrafficProfile', () => {
       T0 + 1_000,
     );
     const hour = Math.floor(T0 / HOUR_MS);
-    const read = await store.read('api', windowMs, hour, hour, T0 + windowMs + FOLD_AFTER_MS);
-    expect(summarizeProfile(read, windowMs, hour, hour, 'gold')).toMatchObject({
+    const read = await store.read('api', windows, hour, hour, T0 + windowMs + FOLD_AFTER_MS);
+    expect(summarizeProfile(read, windows, hour, hour, 'gold')).toMatchObject({
       identifierWindows: 2,
       requests: 33,
       max: 30,
     });
-    const none = summarizeProfile(read, windowMs, hour, hour, '');
+    const none = summarizeProfile(read, windows, hour, hour, '');
     expect(none).toMatchObject({ identifierWindows: 1, requests: 1, max: 1 });
     expect(none.busiest).toEqual([{ keyKind: 'ip', identifier: 'c', tier: null, most: 1 }]);
   });

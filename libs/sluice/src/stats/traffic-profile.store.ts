@@ -1,12 +1,12 @@
-import type { HourFields } from './traffic-profile.js';
+import type { HourFields, ProfileWindows } from './traffic-profile.js';
 
 /** What one instance counted for one identifier in one window since it last sent. */
 export interface ProfileCount {
   /** The policy's name. */
   policy: string;
-  /** The policy's window length, ms (traffic-profile.ts windowMsOf). */
-  windowMs: number;
-  /** The window's index: its start / windowMs. */
+  /** The windows the policy is profiled in (traffic-profile.ts profileWindowsOf). */
+  windows: ProfileWindows;
+  /** The window (traffic-profile.ts windowAt). */
   window: number;
   /** The identifier's field (traffic-profile.ts fieldOf). */
   field: string;
@@ -51,7 +51,7 @@ export interface ProfileSampling {
 export interface ProfileLimits {
   /** Most identifiers one window keeps before it is sampled. */
   sampleBound: number;
-  /** How long an hour is kept, ms. */
+  /** How long an hour is kept, ms (one window more for windows over a day: hoursKeptMs). */
   retentionMs: number;
 }
 
@@ -60,9 +60,9 @@ export const DEFAULT_PROFILE_LIMITS: ProfileLimits = {
   retentionMs: 7 * 86_400_000,
 };
 
-/** The key a (policy, window length)'s level is reported under. */
-export function levelKey(policy: string, windowMs: number): string {
-  return `${policy}\u0000${windowMs}`;
+/** The key a (policy, windows)'s level is reported under. */
+export function levelKey(policy: string, windows: ProfileWindows): string {
+  return `${policy}\u0000${windows.key}`;
 }
 
 /**
@@ -80,7 +80,7 @@ export interface TrafficProfileStore {
   /** The hours `fromHour` to `toHour` of a policy's profile, what has closed by `nowMs` folded. */
   read(
     policy: string,
-    windowMs: number,
+    windows: ProfileWindows,
     fromHour: number,
     toHour: number,
     nowMs: number,

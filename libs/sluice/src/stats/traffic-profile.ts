@@ -4,16 +4,23 @@
  * which identifiers a window samples; and a closed window folded into the histogram of the hour
  * it ended in (docs/algorithms.md, "Traffic profiles").
  */
+import { LONGEST_PERIOD_MS, periodAt, USUAL_PERIOD_MS, type Calendar } from '../clock/calendar.js';
 
 /** Counts below this have a bucket each. */
 export const EXACT_BELOW = 32;
 /** Buckets per power of two above EXACT_BELOW: a bucket spans at most 1/16 of its values. */
 export const STEPS = 16;
-/** The shortest and longest window a profile counts in, ms. */
+/** The shortest window a profile counts in, ms: a shorter period is profiled per second. */
 export const SHORTEST_WINDOW_MS = 1_000;
-export const LONGEST_WINDOW_MS = 86_400_000;
+/** Windows longer than this are read by the hours they end in, and kept one window longer. */
+export const DAY_MS = 86_400_000;
 /** A window folds this long after it ends: instances send what they counted once a second. */
 export const FOLD_AFTER_MS = 5_000;
+/**
+ * A lower level applies to windows that open this long after it is announced: every instance,
+ * sending once a second, has heard of it by then.
+ */
+export const LOWER_NOTICE_MS = 2_000;
 /** The busiest identifiers an hour keeps. */
 export const TOP_PER_HOUR = 20;
 /** An hour, ms: a profile is kept and read by the hour. */
@@ -43,9 +50,97 @@ export function bucketBottom(bucket: number): number {
   return 2 ** power + step * 2 ** (power - 4);
 }
 
-/** The window a policy's period is profiled in: the period, within a second and a day. */
+/** The window a policy's period is profiled in: the period, a second at the least. */
 export function windowMsOf(periodMs: number): number {
-  return Math.min(LONGEST_WINDOW_MS, Math.max(SHORTEST_WINDOW_MS, periodMs));
+  return Math.max(SHORTEST_WINDOW_MS, periodMs);
+}
+
+/**
+ * How a policy's profile cuts time: windows of a fixed length, numbered from the epoch
+ * (`floor(t / windowMs)`), or a calendar policy's own periods, each named by its end (epoch ms).
+ * `key` names them in the store: the length in ms, or `<unit>:<timeZone>:<anchorDay>`.
+ */
+export type ProfileWindows =
+  | { kind: 'fixed'; key: string; windowMs: number }
+  | { kind: 'calendar'; key: string; calendar: Calendar; longestMs: number; usualMs: number };
+
+/** Windows of `windowMs` (at least a second). */
+export function fixedWindows(windowMs: number): ProfileWindows {
+  const length = windowMsOf(windowMs);
+  return { kind: 'fixed', key: String(length), windowMs: length };
+}
+
+/** The windows a policy is profiled in: its calendar's periods, or windows of its period. */
+export function profileWindowsOf(policy: {
+  periodMs: number;
+  calendar: Calendar | null;
+}): ProfileWindows {
+  const calendar = policy.calendar;
+  if (calendar === null) return fixedWindows(policy.periodMs);
+  return {
+    kind: 'calendar',
+    key: `${calendar.unit}:${calendar.timeZone}:${calendar.anchorDay ?? 1}`,
+    calendar,
+    longestMs: LONGEST_PERIOD_MS[calendar.unit],
+    usualMs: USUAL_PERIOD_MS[calendar.unit],
+  };
+}
+
+/** The longest one window lasts, ms. */
+export function longestWindowMs(windows: ProfileWindows): number {
+  return windows.kind === 'fixed' ? windows.windowMs : windows.longestMs;
+}
+
+/** The window holding `atMs`. */
+export function windowAt(windows: ProfileWindows, atMs: number): number {
+  return windows.kind === 'fixed'
+    ? Math.floor(atMs / windows.windowMs)
+    : periodAt(atMs, windows.calendar).end;
+}
+
+/** When a window ends, epoch ms. */
+export function windowEnd(windows: ProfileWindows, window: number): number {
+  return windows.kind === 'fixed' ? (window + 1) * windows.windowMs : window;
+}
+
+/**
+ * How long an hour a window folded into is kept, ms: the retention, and for a window longer
+ * than a day one window more, so the last whole window can be read until the next one folds.
+ */
+export function hoursKeptMs(windows: ProfileWindows, retentionMs: number): number {
+  const longest = longestWindowMs(windows);
+  return longest > DAY_MS ? retentionMs + longest : retentionMs;
+}
+
+/**
+ * The hours from `fromHour` to `toHour` that can hold a folded window: all of them for windows
+ * of a day or less; for longer ones only the hours a window ended in, so a read of a year's
+ * calendar touches a few hours, not thousands.
+ */
+export function hoursToRead(windows: ProfileWindows, fromHour: number, toHour: number): number[] {
+  const hours: number[] = [];
+  if (longestWindowMs(windows) <= DAY_MS) {
+    for (let hour = fromHour; hour <= toHour; hour++) hours.push(hour);
+    return hours;
+  }
+  let window = windowAt(windows, (toHour + 1) * HOUR_MS - 1);
+  for (;;) {
+    const hour = hourOf(windows, window);
+    if (hour < fromHour) break;
+    if (hour <= toHour) hours.unshift(hour);
+    // The window before a calendar period ends where that period starts.
+    window = windows.kind === 'fixed' ? window - 1 : periodAt(window - 1, windows.calendar).start;
+  }
+  return hours;
+}
+
+/**
+ * The first hour a read of the last `hours` should start at: for windows longer than that, far
+ * enough back to hold the last whole window.
+ */
+export function firstHourRead(windows: ProfileWindows, toHour: number, hours: number): number {
+  const longest = longestWindowMs(windows);
+  return toHour - (longest > hours * HOUR_MS ? Math.ceil(longest / HOUR_MS) + 1 : hours);
 }
 
 /** A window of a minute or more keeps up to the bound; a shorter one its share of a minute's. */
@@ -99,13 +194,25 @@ export function parseField(field: string): { hash: number; tier: string; member:
 }
 
 /** The hour a window is filed under: the one it ends in. */
-export function hourOf(window: number, windowMs: number): number {
-  return Math.floor(((window + 1) * windowMs - 1) / HOUR_MS);
+export function hourOf(windows: ProfileWindows, window: number): number {
+  return Math.floor((windowEnd(windows, window) - 1) / HOUR_MS);
 }
 
 /** The last window that has folded by `nowMs`. */
-export function lastFoldable(nowMs: number, windowMs: number): number {
-  return Math.floor((nowMs - FOLD_AFTER_MS) / windowMs) - 1;
+export function lastFoldable(windows: ProfileWindows, nowMs: number): number {
+  return windows.kind === 'fixed'
+    ? Math.floor((nowMs - FOLD_AFTER_MS) / windows.windowMs) - 1
+    : nowMs - FOLD_AFTER_MS;
+}
+
+/**
+ * The first window a lower level announced at `nowMs` applies to: the first that opens
+ * `noticeMs` later or after, when every instance has heard of it.
+ */
+export function noticedFrom(windows: ProfileWindows, nowMs: number, noticeMs: number): number {
+  return windows.kind === 'fixed'
+    ? Math.floor(nowMs / windows.windowMs) + 1 + Math.ceil(noticeMs / windows.windowMs)
+    : windowAt(windows, nowMs + noticeMs) + 1;
 }
 
 /**

@@ -29,8 +29,10 @@ function recommendation(query: URLSearchParams) {
     policy: 'search',
     range: 'day',
     tier: query.get('tier') === '-' ? '' : query.get('tier'),
+    source: 'profile',
     algorithm: 'fixed-window',
     periodMs: 60_000,
+    calendar: null,
     percentile,
     headroom,
     base,
@@ -66,6 +68,7 @@ function profile(tier: string | null, limit: number) {
     range: 'day',
     tier,
     windowMs: 60_000,
+    calendar: null,
     from: '2026-11-29T09:00:00.000Z',
     to: '2026-11-30T10:00:00.000Z',
     windows: 120,
@@ -189,5 +192,52 @@ describe("a policy's traffic profile", () => {
       tiers: Record<string, { limit: number }>;
     };
     expect(proposed).toMatchObject({ limit: 30, version: 7, tiers: { pro: { limit: 48 } } });
+  });
+
+  it('reads a calendar quota per month, and a period under a second from the record', async () => {
+    answerFetch({
+      'GET /policies/search/profile': {
+        body: { ...profile(null, 30), windowMs: 30 * 86_400_000, calendar: 'month', windows: 1 },
+      },
+      'GET /policies/search/recommendation': (request) => ({
+        body: {
+          ...recommendation(new URL(request.url, 'http://panel.test').searchParams),
+          calendar: 'month',
+        },
+      }),
+    });
+    renderScreen(<PolicyProfile policy={{ ...SEARCH, tiers: null }} />, {
+      role: 'viewer',
+      path: '/',
+    });
+    expect(
+      (await screen.findByText(/^Per window of calendar month: 1 windows/)).textContent,
+    ).toBeTruthy();
+    expect((await screen.findByTestId('profile-proposal')).textContent).toMatch(
+      /Proposed: 48 per calendar month/,
+    );
+    expect(screen.queryByTestId('proposal-source')).toBeNull();
+    cleanup();
+
+    answerFetch({
+      'GET /policies/search/profile': { body: { ...profile(null, 30), windowMs: 1_000 } },
+      'GET /policies/search/recommendation': (request) => ({
+        body: {
+          ...recommendation(new URL(request.url, 'http://panel.test').searchParams),
+          source: 'record',
+          periodMs: 200,
+        },
+      }),
+    });
+    renderScreen(<PolicyProfile policy={{ ...SEARCH, tiers: null, periodMs: 200 }} />, {
+      role: 'viewer',
+      path: '/',
+    });
+    expect((await screen.findByTestId('profile-proposal')).textContent).toMatch(
+      /Proposed: 48 per 200 ms/,
+    );
+    expect(screen.getByTestId('proposal-source').textContent).toMatch(
+      /Counted per 200 ms from the recorded requests/,
+    );
   });
 });

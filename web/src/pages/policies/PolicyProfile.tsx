@@ -2,7 +2,7 @@ import type { PolicyView, TrafficProfileView } from '@sluice/admin/api';
 import { Card, Flex, Heading, SegmentedControl, Select, Table, Text } from '@radix-ui/themes';
 import { useState } from 'react';
 import { ErrorCallout } from '../../shared/ErrorCallout';
-import { formatDuration } from '../../shared/format';
+import { windowText } from './profile-proposal';
 import { WideTable } from '../../shared/WideTable';
 import { useProfile, type ProfileRange } from './policies.hooks';
 import {
@@ -34,10 +34,9 @@ export function PolicyProfile({ policy }: { policy: PolicyView }) {
   const tier = tierValue === EVERY ? null : tierValue === NO_TIER ? '' : tierValue;
   const profile = useProfile(name, range, tier);
   const choice = useRecommendationChoice();
-  const recommendable =
-    profile.data !== undefined &&
-    profile.data.windowMs === policy.periodMs &&
-    policy.calendar === null;
+  // A period under a second is recommended from the replay record; the route says when none
+  // holds the range.
+  const recommendable = profile.data !== undefined;
   const found = useChosenRecommendation(policy, range, tier, choice, recommendable);
   return (
     <Card>
@@ -103,7 +102,7 @@ function ProfileBody({
   /** The recommendation, where one can be read from this profile; null where not. */
   found: ReturnType<typeof useChosenRecommendation> | null;
 }) {
-  const window = formatDuration(profile.windowMs);
+  const window = windowText(profile);
   if (profile.percentiles === null) {
     return (
       <Text size="2" color="gray">

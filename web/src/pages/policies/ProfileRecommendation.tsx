@@ -3,10 +3,10 @@ import { Button, Callout, Flex, Heading, Text, TextField } from '@radix-ui/theme
 import { useState } from 'react';
 import { ErrorCallout } from '../../shared/ErrorCallout';
 import { Field } from '../../shared/Field';
-import { formatDuration, formatTime } from '../../shared/format';
+import { formatTime } from '../../shared/format';
 import { useCan } from '../../shared/session.hooks';
 import { useCandidateActions, useRecommendation, type ProfileRange } from './policies.hooks';
-import { proposalWithLimit } from './profile-proposal';
+import { proposalWithLimit, windowText } from './profile-proposal';
 
 /** The percentile and headroom asked for, kept by the card so they outlive a change of tier. */
 export interface RecommendationChoice {
@@ -129,7 +129,7 @@ export function ProfileRecommendation({
 function Proposal({ view, policy }: { view: RecommendationView; policy: PolicyView }) {
   const isAdmin = useCan('admin');
   const actions = useCandidateActions(policy.name);
-  const period = formatDuration(view.periodMs);
+  const period = windowText({ calendar: view.calendar, windowMs: view.periodMs });
   // The whole policy's limit is changed for requests of no tier, a tier's for its own; a
   // proposal read over every tier together names neither.
   const target = view.tier ?? (policy.tiers === null ? '' : null);
@@ -141,6 +141,12 @@ function Proposal({ view, policy }: { view: RecommendationView; policy: PolicyVi
         {refusalText(view.refused, view.identifierWindows)}; the limit now would have refused{' '}
         {refusalText(view.refusedNow, view.identifierWindows)}.
       </Text>
+      {view.source === 'record' && (
+        <Text size="1" color="gray" data-testid="proposal-source">
+          Counted per {period} from the recorded requests of its sampled identifiers: the profile
+          counts a period under a second per second.
+        </Text>
+      )}
       {view.replayed !== null && (
         <Text size="2" data-testid="proposal-replayed">
           On the {view.replayed.decided} requests recorded of its sampled identifiers since{' '}

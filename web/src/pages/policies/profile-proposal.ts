@@ -1,5 +1,11 @@
 import type { CandidateProposal, PolicyView } from '@sluice/admin/api';
+import { formatDuration } from '../../shared/format';
 import { toFormValues, toWriteRequest } from './policy-form';
+
+/** What one window of a profile is: a calendar policy's period, or a length. */
+export function windowText(view: { calendar: string | null; windowMs: number }): string {
+  return view.calendar === null ? formatDuration(view.windowMs) : `calendar ${view.calendar}`;
+}
 
 /**
  * The policy as it is with one limit changed, as a candidate: the policy's own for requests of
