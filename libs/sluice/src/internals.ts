@@ -38,6 +38,7 @@ export {
   type StatsResolution,
 } from './stats/decision-stats.store.js';
 export {
+  calendarSchema,
   POLICY_NAME,
   policyInputSchema,
   TIER_NAME,
@@ -88,6 +89,7 @@ export {
   type ProfileWindows,
 } from './stats/traffic-profile.js';
 export { profileOfRecords } from './stats/record.profile.js';
+export { periodAt } from './clock/calendar.js';
 export { TrackerResolver } from './trackers/tracker.resolver.js';
 export {
   listEntryInputSchema,

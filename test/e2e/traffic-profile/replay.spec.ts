@@ -39,7 +39,16 @@ const POLICIES: PolicyInput[] = [
   { name: 'window', algorithm: 'fixed-window', limit: 4, periodMs: 10_000, key: 'ip' },
   { name: 'bucket', algorithm: 'gcra', limit: 2, periodMs: 1_000, burst: 3, key: 'ip' },
   { name: 'sliding', algorithm: 'sliding-window', limit: 5, periodMs: 10_000, key: 'ip' },
+  // Calendar days in Kolkata; the requests start 20 s before its midnight (18:30 UTC).
+  {
+    name: 'daily',
+    algorithm: 'fixed-window',
+    limit: 20,
+    calendar: { unit: 'day', timeZone: 'Asia/Kolkata' },
+    key: 'ip',
+  },
 ];
+const STARTS: Record<string, number> = { daily: Date.UTC(2027, 0, 14, 18, 29, 40) * 1000 };
 
 describe.each([
   ['one Redis', () => redis],
@@ -49,7 +58,7 @@ describe.each([
     'refuses exactly what the live %s rule refused',
     async (_name, policy) => {
       const prefix = prefixes.next();
-      const clock = new ManualClock(1_800_000_000_000_000);
+      const clock = new ManualClock(STARTS[policy.name] ?? 1_800_000_000_000_000);
       const engine = new SluiceEngine({
         store: new RedisStore(client(), { clock: clock.now }),
         prefix,
@@ -96,6 +105,8 @@ describe.each([
           segments: parsed.segments,
         },
         records,
+        {},
+        parsed.calendar,
       );
       expect(outcome.liveRefused).toBeGreaterThan(50);
       expect(outcome).toMatchObject({ newlyRefused: 0, newlyAdmitted: 0 });

@@ -176,7 +176,7 @@ describe('the traffic profile in Chromium', () => {
     expect(await candidate.textContent()).toMatch(/It changes tiers/);
   });
 
-  it('reads a calendar quota per month once its month has ended, and proposes a monthly limit', async () => {
+  it('replays a calendar quota in its months, reads its profile once a month ended, proposes a limit', async () => {
     // Nine keys use 2, 4, … 18 of their month's 100, and key-m10 130 (30 of them refused).
     for (let key = 1; key <= 10; key++) {
       for (let n = 0; n < (key === 10 ? 130 : 2 * key); n++) {
@@ -184,6 +184,19 @@ describe('the traffic profile in Chromium', () => {
       }
     }
     await app.app.get(IdentifierTally).flush();
+
+    // The record replayed at 5 a month as edited, in the policy's calendar months: 1, 3, … 13
+    // over it from key-m3 to key-m9, and key-m10's 125, where live refused key-m10's last 30.
+    await page.goto(`${app.url}/sluice/policies/monthly`);
+    await page.getByLabel('Limit', { exact: true }).fill('5');
+    await page.getByLabel('Over', { exact: true }).selectOption('the last 15 minutes');
+    await page.getByRole('button', { name: 'Replay', exact: true }).click();
+    const replayed = page.getByTestId('replay-result');
+    await replayed.waitFor();
+    expect(await replayed.textContent()).toMatch(
+      /220 requests from 10 identifiers .*live refused 30, this rule would refuse 174 — 144 that live admitted.*Counted per calendar month\./,
+    );
+
     const month = periodAt(clock.now() / 1000, { ...MONTHLY.calendar, anchorDay: null });
     clock.set((month.end + 6_000) * 1000);
 

@@ -286,6 +286,36 @@ describe.each(ADAPTERS)('the traffic profile through the admin API on %s', (adap
       refused: { identifierWindows: 1, requests: 2 },
     });
 
+    // The month replayed at 3: key-2's 4th and key-3's 4th to 8th refused, in the policy's months.
+    const replay = await admin.api<ReplayView>('POST', '/policies/monthly/replay', {
+      as: 'viewer',
+      body: { rule: { limit: 3 }, minutes: 5 },
+    });
+    expect(replay.status, JSON.stringify(replay.body)).toBe(200);
+    expect(replay.body).toMatchObject({
+      rule: { limit: 3, calendar: { unit: 'month', timeZone: 'UTC', anchorDay: null } },
+      decided: 14,
+      liveRefused: 0,
+      refused: 6,
+      // The record begins after the month did: who asked before it is not known.
+      complete: false,
+    });
+    // Two minutes on, key-1 makes two more; a replay of the last minute counts those two, after
+    // the two key-1 made before it in the same month: the 4th is refused at 3.
+    clock.advance(120_000_000);
+    await from('monthly', 'key-1');
+    await from('monthly', 'key-1');
+    await admin.app.app.get(IdentifierTally).flush();
+    const lastMinute = await admin.api<ReplayView>('POST', '/policies/monthly/replay', {
+      body: { rule: { limit: 3 }, minutes: 1 },
+    });
+    expect(lastMinute.body).toMatchObject({ records: 2, decided: 2, refused: 1 });
+    const notFixed = await admin.api<{ message: string }>('POST', '/policies/monthly/replay', {
+      body: { rule: { algorithm: 'gcra', calendar: { unit: 'day' } } },
+    });
+    expect(notFixed.status).toBe(400);
+    expect(notFixed.body.message).toContain('rule.calendar');
+
     // Before the month ends there is no whole month to read.
     const early = await admin.api<TrafficProfileView>('GET', '/policies/monthly/profile');
     expect(early.body).toMatchObject({ calendar: 'month', windows: 0 });
@@ -301,7 +331,7 @@ describe.each(ADAPTERS)('the traffic profile through the admin API on %s', (adap
       windowMs: 30 * 86_400_000,
       windows: 1,
       identifierWindows: 3,
-      requests: 14,
+      requests: 16,
       percentiles: { p50: 4, p99: 8 },
     });
     const monthly = await admin.api<RecommendationView>(
@@ -316,7 +346,8 @@ describe.each(ADAPTERS)('the traffic profile through the admin API on %s', (adap
       limit: 6,
       exact: true,
       refused: { identifierWindows: 1, requests: 2 },
-      replayed: null,
+      // The record replayed in the policy's months at 6: key-3's 7th and 8th.
+      replayed: { decided: 16, refused: 2, liveRefused: 0, newlyRefused: 2, complete: false },
     });
   });
 });

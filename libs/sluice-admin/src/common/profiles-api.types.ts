@@ -144,8 +144,9 @@ export interface RecommendationView {
   share: number;
   /**
    * The recorded requests of the tier read replayed through the policy's own algorithm at the
-   * limit proposed (its burst, its period): exact on the sampled identifiers. Null without a
-   * record of the range, or read over every tier of a tiered policy.
+   * limit proposed (its burst, its period, its calendar), from the start of the window holding
+   * the range's start: exact on the sampled identifiers. Null without a record of the range, or
+   * read over every tier of a tiered policy.
    */
   replayed: {
     /** The first request replayed, ISO 8601. */
@@ -158,6 +159,11 @@ export interface RecommendationView {
     liveRefused: number;
     /** Refused at the limit proposed and admitted live. */
     newlyRefused: number;
+    /**
+     * True when the record reaches back to the start of the policy's window holding the range's
+     * start (its period's, for a calendar quota); false: earlier requests are not known.
+     */
+    complete: boolean;
   } | null;
 }
 
@@ -176,6 +182,16 @@ export interface ReplayRule {
   segments?: number | null;
   /** leaky-bucket's longest hold, ms; null: (burst − 1) intervals. */
   maxDelayMs?: number | null;
+  /**
+   * fixed-window only: count in these calendar periods (the time zone defaults to UTC); null:
+   * in windows of `periodMs`. Absent: the policy's calendar while the rule keeps fixed-window and
+   * sets no `periodMs`.
+   */
+  calendar?: {
+    unit: 'day' | 'week' | 'month' | 'year';
+    timeZone?: string;
+    anchorDay?: number | null;
+  } | null;
   /** Each tier's rate; absent: the policy's tiers. */
   tiers?: Record<string, { limit: number; burst?: number | null }>;
 }
@@ -223,14 +239,35 @@ export interface ReplayMinuteView {
 export interface ReplayView {
   /** The policy's name. */
   policy: string;
-  /** The rule replayed, every field filled in. */
-  rule: Required<Omit<ReplayRule, 'tiers'>> & { tiers: ReplayRule['tiers'] | null };
+  /**
+   * The rule replayed, every field filled in; `calendar` the periods it counted in (the policy's
+   * while the rule keeps fixed-window and its period), or null.
+   */
+  rule: Required<Omit<ReplayRule, 'tiers' | 'calendar'>> & {
+    calendar: {
+      unit: 'day' | 'week' | 'month' | 'year';
+      timeZone: string;
+      anchorDay: number | null;
+    } | null;
+    tiers: ReplayRule['tiers'] | null;
+  };
   /** The range replayed, ISO 8601. */
   from: string;
   /** The end of the range, ISO 8601. */
   to: string;
   /** The oldest request recorded, ISO 8601, or null: a range before it is not covered. */
   oldest: string | null;
+  /**
+   * Where the replay started reading, ISO 8601: the start of the rule's window that holds `from`
+   * (a fixed window's, a calendar period's), else one period before it, so state carried into
+   * the range is replayed too; only the range's requests are counted.
+   */
+  history: string;
+  /**
+   * True when the record reaches back to `history`. False: it begins later, and requests made
+   * before its oldest (if any were made) are not known, so refusals may be undercounted.
+   */
+  complete: boolean;
   /** Requests recorded in the range. */
   records: number;
   /** Identifiers among them. */

@@ -1,4 +1,4 @@
-import { TIER_NAME } from '@sluice/nest/internals';
+import { calendarSchema, TIER_NAME } from '@sluice/nest/internals';
 import { z } from 'zod';
 import type {
   ProfileQuery,
@@ -63,6 +63,7 @@ export const replayBodySchema = z.strictObject({
       burst: wholeNumber(1, 1_000_000_000).nullable().optional(),
       segments: wholeNumber(2, 1000).nullable().optional(),
       maxDelayMs: wholeNumber(1, 86_400_000).nullable().optional(),
+      calendar: calendarSchema.nullable().optional(),
       tiers: z
         .record(
           z.string().regex(TIER_NAME, { error: 'must be a tier name' }),

@@ -8,7 +8,6 @@ import {
   profileWindowsOf,
   recommendLimit,
   REPLAY_STORE,
-  replayRecords,
   SLUICE_CLOCK,
   summarizeProfile,
   TRAFFIC_PROFILE,
@@ -29,6 +28,7 @@ import type {
 } from '../common/admin-api.types.js';
 import { InvalidRequestException } from '../common/invalid-request.exception.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
+import { replayRange } from './replay.range.js';
 
 /** The clock hours each range reads beside the current one. */
 const HOURS_BEFORE = { hour: 1, day: 24, week: 168 } as const;
@@ -90,9 +90,8 @@ export class ProfilesService {
     let summary = read.summary;
     const source =
       summary.calendar === null && summary.windowMs !== policy.periodMs ? 'record' : 'profile';
-    let records: ReplayRecord[] | null = null;
     if (source === 'record') {
-      records = await this.recorded(policy, tier, summary.fromMs * 1000);
+      const records = await this.recorded(policy, tier, summary.fromMs * 1000);
       if (records.length === 0) {
         throw new ConflictException({
           statusCode: 409,
@@ -117,10 +116,7 @@ export class ProfilesService {
       percentile / 100,
       headroom / 100,
     );
-    const replayed =
-      policy.calendar === null
-        ? await this.replayedAt(policy, tier, found.limit, summary.fromMs * 1000, records)
-        : null;
+    const replayed = await this.replayedAt(policy, tier, found.limit, summary.fromMs * 1000);
     return {
       policy: name,
       range,
@@ -163,30 +159,28 @@ export class ProfilesService {
 
   /**
    * The recorded requests of the tier read, from `sinceUs`, replayed through the policy's own
-   * algorithm at `limit` (its burst, its period): what the limit would have refused, exactly,
-   * on the sampled identifiers. Null without a record, or read over every tier of a tiered
-   * policy, where no one limit is proposed.
+   * algorithm at `limit` (its burst, its period, its calendar), from the start of the window
+   * holding `sinceUs`: what the limit would have refused, exactly, on the sampled identifiers.
+   * Null without a record, or read over every tier of a tiered policy, where no one limit is
+   * proposed.
    */
   private async replayedAt(
     policy: Policy,
     tier: string | null,
     limit: number,
     sinceUs: number,
-    known: ReplayRecord[] | null,
   ): Promise<RecommendationView['replayed']> {
     if (this.replays === null || (tier === null && policy.tiers !== null)) return null;
     const mine = tier ?? '';
-    const records = (known ?? (await this.recorded(policy, tier, sinceUs))).filter(
-      (record) => record.tier === mine,
-    );
-    if (records.length === 0) return null;
     const tiers = Object.fromEntries(
       Object.entries(policy.tiers ?? {}).map(([name, rate]) => [
         name,
         { limit: name === mine ? limit : rate.limit, burst: rate.burst },
       ]),
     );
-    const outcome = replayRecords(
+    const replayed = await replayRange(
+      this.replays,
+      policy.name,
       {
         algorithm: policy.algorithm,
         limit: mine === '' ? limit : policy.limit,
@@ -198,17 +192,22 @@ export class ProfilesService {
         penalty: policy.penalty,
         mode: 'enforce',
       },
-      records,
       tiers,
+      policy.calendar,
+      mine,
+      sinceUs,
+      this.clock(),
     );
+    if (replayed.records.length === 0) return null;
     return {
       from: new Date(
-        records.reduce((first, record) => Math.min(first, record.atUs), Infinity) / 1000,
+        replayed.records.reduce((first, record) => Math.min(first, record.atUs), Infinity) / 1000,
       ).toISOString(),
-      decided: outcome.decided,
-      refused: outcome.refused,
-      liveRefused: outcome.liveRefused,
-      newlyRefused: outcome.newlyRefused,
+      decided: replayed.decided,
+      refused: replayed.refused,
+      liveRefused: replayed.liveRefused,
+      newlyRefused: replayed.newlyRefused,
+      complete: replayed.complete,
     };
   }
 

@@ -3,8 +3,8 @@ import {
   parseMember,
   PolicyRegistry,
   REPLAY_STORE,
-  replayRecords,
   SLUICE_CLOCK,
+  type Calendar,
   type Clock,
   type ReplayRecord,
   type ReplayStore,
@@ -15,8 +15,9 @@ import type {
   ReplayRequest,
   ReplayView,
 } from '../common/admin-api.types.js';
-import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
+import { InvalidRequestException } from '../common/invalid-request.exception.js';
 import { notFound } from './profiles.service.js';
+import { replayRange } from './replay.range.js';
 
 const DEFAULT_REPLAY_MINUTES = 60;
 /** Identifiers a replay lists. */
@@ -42,14 +43,11 @@ export class ReplaysService {
     if (this.replays === null) {
       throw notFound("replay is off: SluiceModule's trafficProfile keeps no record");
     }
-    if (policy.algorithm === 'concurrency' || policy.calendar !== null) {
+    if (policy.algorithm === 'concurrency') {
       throw new ConflictException({
         statusCode: 409,
         error: 'Conflict',
-        message:
-          policy.calendar === null
-            ? `policy "${name}" limits requests in flight: it has no rate to replay`
-            : `policy "${name}" counts per calendar ${policy.calendar.unit}: its periods cannot be replayed from a record of hours`,
+        message: `policy "${name}" limits requests in flight: it has no rate to replay`,
       });
     }
     const asked = body.rule ?? {};
@@ -71,41 +69,58 @@ export class ReplaysService {
               { limit: rate.limit, burst: rate.burst },
             ]),
           ));
+    // A calendar quota's periods stay its own while the rule keeps its algorithm and period.
+    let calendar: Calendar | null =
+      policy.calendar !== null && rule.algorithm === 'fixed-window' && asked.periodMs === undefined
+        ? policy.calendar
+        : null;
+    if (asked.calendar !== undefined) {
+      if (asked.calendar !== null && rule.algorithm !== 'fixed-window') {
+        throw new InvalidRequestException([
+          { field: 'rule.calendar', message: 'only a fixed-window counts in calendar periods' },
+        ]);
+      }
+      calendar =
+        asked.calendar === null
+          ? null
+          : {
+              unit: asked.calendar.unit,
+              timeZone: asked.calendar.timeZone ?? 'UTC',
+              anchorDay:
+                asked.calendar.unit === 'month' ? (asked.calendar.anchorDay ?? null) : null,
+            };
+    }
     const minutes = body.minutes ?? DEFAULT_REPLAY_MINUTES;
     const nowUs = this.clock();
     const sinceUs = nowUs - minutes * MINUTE_MS * 1000;
-    let read;
-    try {
-      read = await this.replays.read(name, sinceUs);
-    } catch (error) {
-      throw new RedisUnavailableException('the recorded requests cannot be read', error);
-    }
-    const records = read.records.filter((record) => record.atUs <= nowUs);
-    const outcome = replayRecords(
-      {
-        ...rule,
-        cost: policy.cost,
-        penalty: policy.penalty,
-        mode: 'enforce',
-      },
-      records,
+    const replayed = await replayRange(
+      this.replays,
+      name,
+      { ...rule, cost: policy.cost, penalty: policy.penalty, mode: 'enforce' },
       tiers ?? {},
+      calendar,
+      null,
+      sinceUs,
+      nowUs,
     );
+    const records = replayed.records;
     return {
       policy: name,
-      rule: { ...rule, tiers },
+      rule: { ...rule, calendar, tiers },
       from: new Date(sinceUs / 1000).toISOString(),
       to: new Date(nowUs / 1000).toISOString(),
-      oldest: read.oldestUs === null ? null : new Date(read.oldestUs / 1000).toISOString(),
+      oldest: replayed.oldestUs === null ? null : new Date(replayed.oldestUs / 1000).toISOString(),
+      history: new Date(replayed.historyUs / 1000).toISOString(),
+      complete: replayed.complete,
       records: records.length,
       identifiers: new Set(records.map((record) => record.member)).size,
-      decided: outcome.decided,
-      liveRefused: outcome.liveRefused,
-      refused: outcome.refused,
-      newlyRefused: outcome.newlyRefused,
-      newlyAdmitted: outcome.newlyAdmitted,
-      byIdentifier: byIdentifier(records, outcome.admitted),
-      timeline: timeline(records, outcome.admitted),
+      decided: replayed.decided,
+      liveRefused: replayed.liveRefused,
+      refused: replayed.refused,
+      newlyRefused: replayed.newlyRefused,
+      newlyAdmitted: replayed.newlyAdmitted,
+      byIdentifier: byIdentifier(records, replayed.admitted),
+      timeline: timeline(records, replayed.admitted),
     };
   }
 }

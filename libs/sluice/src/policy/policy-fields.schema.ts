@@ -82,7 +82,8 @@ const overrideSchema = z.strictObject({
   anchorDay: integer(1, 31).nullable().optional(),
 });
 
-const calendarSchema = z.strictObject({
+/** A calendar as written: a unit, a time zone (default UTC), a month's renewal day. */
+export const calendarSchema = z.strictObject({
   unit: z.enum(CALENDAR_UNITS, { error: `must be one of ${CALENDAR_UNITS.join(', ')}` }),
   timeZone: z
     .string({ error: 'must be an IANA time zone such as Europe/Paris' })

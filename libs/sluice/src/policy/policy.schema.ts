@@ -17,6 +17,7 @@ import {
 import type { Policy, PolicyInput } from './policy.types.js';
 
 export {
+  calendarSchema,
   DEFAULT_SYNC_MS,
   MAX_LIMIT,
   MAX_PERIOD_MS,

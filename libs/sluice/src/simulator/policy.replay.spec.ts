@@ -50,4 +50,21 @@ describe('replaying recorded requests', () => {
     const outcome = replayRecords({ ...LIVE, limit: 1 }, recorded, { pro: { limit: 5 } });
     expect(outcome.admitted).toEqual([true, false, false, true, true, true]);
   });
+
+  it('counts a calendar quota in its periods, each record in the one holding its time', () => {
+    // Paris's midnight of 2027-01-15 is 23:00 UTC: two before it, two after.
+    const midnight = Date.UTC(2027, 0, 14, 23) * 1000;
+    const at = (seconds: number): ReplayRecord => ({
+      member: 'ip\u0000a',
+      tier: '',
+      atUs: midnight + seconds * 1_000_000,
+      live: 'a',
+    });
+    const recorded = [at(-2), at(-1), at(1), at(2)];
+    const daily = { unit: 'day', timeZone: 'Europe/Paris', anchorDay: null } as const;
+    const quota = { ...LIVE, limit: 2, periodMs: 25 * 3_600_000 };
+    expect(replayRecords(quota, recorded, {}, daily).refused).toBe(0);
+    // Without the calendar, 25-hour windows from the epoch hold all four.
+    expect(replayRecords(quota, recorded).refused).toBe(2);
+  });
 });

@@ -1,3 +1,5 @@
+import { periodAt, type Calendar } from '../clock/calendar.js';
+import type { PolicySpec } from '../store/store.types.js';
 import { runOperation } from '../store/operations.js';
 import type { ReplayRecord } from '../stats/replay.store.js';
 
@@ -25,12 +27,14 @@ export interface ReplayOutcome {
  * state of its own, in time order, on the records' clock: the replay of docs/operations.md,
  * "Choosing a limit". A record is decided at its tier's rate (`tiers`, else the rule's own). A
  * record another policy refused is not charged live, nor here. Refusals count whatever the
- * rule's mode: what it would refuse.
+ * rule's mode: what it would refuse. With `calendar`, a fixed-window counts in its periods, each
+ * record in the period holding its time.
  */
 export function replayRecords(
   policy: SimulatedPolicy,
   records: readonly ReplayRecord[],
   tiers: Readonly<Record<string, { limit: number; burst?: number | null }>> = {},
+  calendar: Calendar | null = null,
 ): ReplayOutcome {
   const enforced: SimulatedPolicy = { ...policy, mode: 'enforce' };
   const specs = new Map<string, ReturnType<typeof specOf>>();
@@ -46,6 +50,23 @@ export function replayRecords(
       specs.set(tier, spec);
     }
     return spec;
+  };
+  // A calendar spec carries its period's boundaries: found again only when a record leaves them.
+  const dated = new Map<string, PolicySpec>();
+  const specAt = (tier: string, atUs: number): PolicySpec => {
+    const spec = specFor(tier);
+    if (calendar === null) return spec;
+    const atMs = atUs / 1000;
+    let known = dated.get(tier);
+    if (
+      known?.calendar === undefined ||
+      atMs < known.calendar.start ||
+      atMs >= known.calendar.end
+    ) {
+      known = { ...spec, calendar: periodAt(atMs, calendar) };
+      dated.set(tier, known);
+    }
+    return known;
   };
   const clock = { now: 0 };
   const state = simulatedState(clock);
@@ -67,7 +88,7 @@ export function replayRecords(
       policy.mode === 'off' ||
       runOperation(
         state,
-        { op: 'consume', key: record.member, specs: [specFor(record.tier)] },
+        { op: 'consume', key: record.member, specs: [specAt(record.tier, record.atUs)] },
         clock.now,
       ).admitted;
     admitted[at] = allowed;

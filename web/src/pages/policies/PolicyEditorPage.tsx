@@ -110,7 +110,7 @@ function PolicyEditor({ policy }: { policy: PolicyView | null }) {
               .map((tier) => tier.name.trim())
               .filter((name) => name !== '')}
           />
-          {policy !== null && policy.algorithm !== 'concurrency' && policy.calendar === null && (
+          {policy !== null && policy.algorithm !== 'concurrency' && (
             <PolicyReplay
               name={policy.name}
               rule={() => toReplayRule(canEditOverrides ? values : initial)}

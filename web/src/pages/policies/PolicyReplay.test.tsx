@@ -15,11 +15,14 @@ const REPLAYED = {
     burst: null,
     segments: null,
     maxDelayMs: null,
+    calendar: null,
     tiers: null,
   },
   from: '2026-11-30T09:00:00.000Z',
   to: '2026-11-30T10:00:00.000Z',
   oldest: '2026-11-30T08:12:00.000Z',
+  history: '2026-11-30T09:00:00.000Z',
+  complete: true,
   records: 420,
   identifiers: 12,
   decided: 400,
@@ -81,6 +84,34 @@ describe('replaying recorded traffic', () => {
     ).toEqual(['203.0.113.9', '90', '20', '40']);
     expect(screen.getByRole('img').getAttribute('aria-label')).toMatch(
       /live at most 20 a minute, the rule replayed at most 30/,
+    );
+    expect(screen.queryByTestId('replay-incomplete')).toBeNull();
+  });
+
+  it("says when a calendar quota's record begins after its period did", async () => {
+    answerFetch({
+      'POST /policies/search/replay': {
+        body: {
+          ...REPLAYED,
+          rule: {
+            ...REPLAYED.rule,
+            calendar: { unit: 'month', timeZone: 'UTC', anchorDay: null },
+          },
+          history: '2026-11-01T00:00:00.000Z',
+          complete: false,
+        },
+      },
+    });
+    renderScreen(
+      <PolicyReplay name="search" rule={() => ({ algorithm: 'fixed-window', limit: 10 })} />,
+      { role: 'viewer', path: '/' },
+    );
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Replay' }));
+    expect((await screen.findByTestId('replay-result')).textContent).toMatch(
+      /Counted per calendar month\./,
+    );
+    expect(screen.getByTestId('replay-incomplete').textContent).toMatch(
+      /The record begins after .*requests made before its first are not known/,
     );
   });
 

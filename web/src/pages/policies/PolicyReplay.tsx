@@ -86,7 +86,15 @@ function ReplayResult({ view }: { view: ReplayView }) {
         {formatTime(view.oldest)}): live refused <strong>{view.liveRefused}</strong>, this rule
         would refuse <strong>{view.refused}</strong> — {view.newlyRefused} that live admitted, and
         admit {view.newlyAdmitted} that live refused.
+        {view.rule.calendar !== null && ` Counted per calendar ${view.rule.calendar.unit}.`}
       </Text>
+      {!view.complete && (
+        <Text size="1" color="gray" data-testid="replay-incomplete">
+          The record begins after {formatTime(view.history)}, when the rule's window holding this
+          range began: requests made before its first are not known, so it may refuse more than
+          shown.
+        </Text>
+      )}
       <ReplayTimeline view={view} />
       <WideTable>
         <Table.Root size="1" aria-label="Replayed identifiers">

@@ -1,6 +1,6 @@
 import type { PolicyView } from '@sluice/admin/api';
 import { describe, expect, it } from 'vitest';
-import { NEW_POLICY, toFormValues, toWriteRequest } from './policy-form';
+import { NEW_POLICY, toFormValues, toReplayRule, toWriteRequest } from './policy-form';
 
 describe('the editor and consistency', () => {
   it('sends syncMs, written as a duration, only for an eventual policy', () => {
@@ -75,6 +75,26 @@ describe('the editor and calendar periods', () => {
       timeZone: 'Europe/Paris',
       anchorDay: '15',
       periodMs: '',
+    });
+  });
+
+  it('replays a calendar quota in its periods, not in the length the simulator uses', () => {
+    const rule = toReplayRule({
+      ...NEW_POLICY,
+      name: 'api-tokens',
+      limit: '1000',
+      calendarUnit: 'month',
+      timeZone: 'Europe/Paris',
+      anchorDay: '15',
+    });
+    expect(rule).toMatchObject({
+      algorithm: 'fixed-window',
+      limit: 1000,
+      calendar: { unit: 'month', timeZone: 'Europe/Paris', anchorDay: 15 },
+    });
+    expect(typeof rule !== 'string' && 'periodMs' in rule).toBe(false);
+    expect(toReplayRule({ ...NEW_POLICY, name: 'burst', limit: '5' })).toMatchObject({
+      periodMs: 60_000,
     });
   });
 });

@@ -235,6 +235,18 @@ function number(value: string): number | undefined {
 
 const optional = (value: string) => number(value) ?? null;
 
+/** The form's calendar as the API takes it, or null: windows of `periodMs`. */
+function calendarOf(
+  values: PolicyFormValues,
+): { unit: CalendarUnit; timeZone: string; anchorDay: number | null } | null {
+  if (!algorithmFields(values.algorithm).calendar || values.calendarUnit === '') return null;
+  return {
+    unit: values.calendarUnit,
+    timeZone: values.timeZone.trim(),
+    anchorDay: values.calendarUnit === 'month' ? optional(values.anchorDay) : null,
+  };
+}
+
 /** A written duration in milliseconds, or the text itself when it is not one (see `number`). */
 function ms(value: string): number | undefined {
   if (value.trim() === '') return undefined;
@@ -245,6 +257,7 @@ function ms(value: string): number | undefined {
 export function toWriteRequest(values: PolicyFormValues, version: number): PolicyWriteRequest {
   const fields = algorithmFields(values.algorithm);
   const monthly = fields.calendar && values.calendarUnit === 'month';
+  const calendar = calendarOf(values);
   const penalty = values.penaltyOn
     ? {
         afterViolations: number(values.afterViolations) as number,
@@ -264,15 +277,7 @@ export function toWriteRequest(values: PolicyFormValues, version: number): Polic
     description: values.description.trim() === '' ? null : values.description,
     algorithm: values.algorithm,
     limit: number(values.limit) as number,
-    ...(fields.calendar && values.calendarUnit !== ''
-      ? {
-          calendar: {
-            unit: values.calendarUnit,
-            timeZone: values.timeZone.trim(),
-            anchorDay: values.calendarUnit === 'month' ? optional(values.anchorDay) : null,
-          },
-        }
-      : { periodMs: ms(values.periodMs), calendar: null }),
+    ...(calendar === null ? { periodMs: ms(values.periodMs), calendar: null } : { calendar }),
     burst: fields.burst ? optional(values.burst) : null,
     segments: fields.segments ? optional(values.segments) : null,
     maxDelayMs: fields.maxDelayMs ? (ms(values.maxDelayMs) ?? null) : null,
@@ -450,10 +455,12 @@ export function toReplayRule(values: PolicyFormValues): ReplayRule | string {
     if (typeof rate === 'string') return rate.replace(/simulate/g, 'replay');
     tiers[name] = { limit: rate.limit, burst: rate.burst ?? null };
   }
+  // A calendar quota is replayed in its periods, not in the usual length the simulator uses.
+  const calendar = calendarOf(values);
   return {
     algorithm: base.algorithm as NonNullable<ReplayRule['algorithm']>,
     limit: base.limit,
-    periodMs: base.periodMs,
+    ...(calendar === null ? { periodMs: base.periodMs } : { calendar }),
     burst: base.burst ?? null,
     segments: base.segments ?? null,
     maxDelayMs: base.maxDelayMs ?? null,
