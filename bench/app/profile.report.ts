@@ -8,8 +8,13 @@ export const PROFILE_TARGET = { appUs: 1, redisUs: 0.5 } as const;
 const f3 = (value: number) => (Number.isFinite(value) ? value.toFixed(3) : '–');
 const cell = (spread: ProfileCostRow['app']) =>
   `+${f3(spread.median)} (${f3(spread.min)}–${f3(spread.max)})`;
-const shape = (row: ProfileCostRow) =>
-  `${row.periodMs >= 60_000 ? `${row.periodMs / 60_000} min` : `${row.periodMs / 1000} s`}, ${row.identifiers.toLocaleString('en-US')}`;
+const period = (row: ProfileCostRow) =>
+  row.calendar !== null
+    ? `calendar ${row.calendar}`
+    : row.periodMs >= 60_000
+      ? `${row.periodMs / 60_000} min`
+      : `${row.periodMs / 1000} s`;
+const shape = (row: ProfileCostRow) => `${period(row)}, ${row.identifiers.toLocaleString('en-US')}`;
 
 /** One target row per budget: the worst median over the shapes. */
 export function profileTargetRows(rows: readonly ProfileCostRow[]): TargetRow[] {

@@ -58,7 +58,7 @@ export {
   TRAFFIC_PROFILE,
   REPLAY_STORE,
 } from './config/sluice.tokens.js';
-export type { ReplayRead, ReplayStore } from './stats/replay.store.js';
+export type { ReplayBatch, ReplayRead, ReplayStore } from './stats/replay.store.js';
 export { replayRecords, type ReplayOutcome, type ReplayRecord } from './simulator/policy.replay.js';
 export type { SimulatedPolicy } from './simulator/policy.simulator.js';
 export type {

@@ -14,6 +14,7 @@ import { RedisStore } from '@sluice/nest/engine';
 import { IdentifierTally } from '@sluice/nest/src/stats/identifier.tally.js';
 import { LocalIdentifierStats } from '@sluice/nest/src/stats/local-identifier.stats.js';
 import { RedisReplayStore } from '@sluice/nest/src/stats/redis-replay.store.js';
+import { batchOf } from '@sluice/nest/src/stats/replay.store.js';
 import { RedisTrafficProfile } from '@sluice/nest/src/stats/redis-traffic.profile.js';
 import { seededRandom } from '@sluice/nest/src/testing/seeded-random.fixture.js';
 import {
@@ -121,16 +122,38 @@ describe.each([
     const prefix = prefixes.next();
     const store = new RedisReplayStore(client(), prefix, 10_000, 60_000);
     const at = (seconds: number) => 1_800_000_000_000_000 + seconds * 1_000_000;
-    await store.append('api', [{ member: 'ip\u0000a', tier: '', atUs: at(0), live: 'a' }]);
-    await store.append('api', [
-      { member: 'ip\u0000a', tier: '', atUs: at(90), live: 'a' },
-      { member: 'ip\u0000b', tier: 'pro', atUs: at(100), live: 'r' },
-    ]);
+    await store.append('api', batchOf([{ member: 'ip\u0000a', tier: '', atUs: at(0), live: 'a' }]));
+    await store.append(
+      'api',
+      batchOf([
+        { member: 'ip\u0000a', tier: '', atUs: at(90), live: 'a' },
+        { member: 'ip\u0000b', tier: 'pro', atUs: at(100), live: 'r' },
+      ]),
+    );
     const read = await store.read('api', 0);
     expect(read.records.map((record) => [record.member, record.tier, record.live])).toEqual([
       ['ip\u0000a', '', 'a'],
       ['ip\u0000b', 'pro', 'r'],
     ]);
     expect(read.oldestUs).toBe(at(40));
+  });
+
+  it("reads the previous release's entries beside the packed ones", async () => {
+    const prefix = prefixes.next();
+    const store = new RedisReplayStore(client(), prefix);
+    const at = 1_800_000_000_000_000;
+    // The previous release wrote a line per record under the field `r`.
+    await client().xadd(`${prefix}:{replay:api}`, '*', 'r', `${at}\ta\tpro\tip\u00001.2.3.4`);
+    await store.append(
+      'api',
+      batchOf([{ member: 'ip\u00001.2.3.5', tier: '', atUs: at + 5, live: 'r' }]),
+    );
+    const read = await store.read('api', 0);
+    expect(read.records).toEqual([
+      { member: 'ip\u00001.2.3.4', tier: 'pro', atUs: at, live: 'a' },
+      { member: 'ip\u00001.2.3.5', tier: '', atUs: at + 5, live: 'r' },
+    ]);
+    expect(read.oldestUs).toBe(at);
+    await client().del(`${prefix}:{replay:api}`);
   });
 });

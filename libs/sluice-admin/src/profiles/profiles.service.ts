@@ -28,7 +28,7 @@ import type {
 } from '../common/admin-api.types.js';
 import { InvalidRequestException } from '../common/invalid-request.exception.js';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
-import { replayRange } from './replay.range.js';
+import { readRecords, replayRange } from './replay.range.js';
 
 /** The clock hours each range reads beside the current one. */
 const HOURS_BEFORE = { hour: 1, day: 24, week: 168 } as const;
@@ -148,12 +148,7 @@ export class ProfilesService {
     sinceUs: number,
   ): Promise<ReplayRecord[]> {
     if (this.replays === null) return [];
-    let read;
-    try {
-      read = await this.replays.read(policy.name, sinceUs);
-    } catch (error) {
-      throw new RedisUnavailableException('the recorded requests cannot be read', error);
-    }
+    const read = await readRecords(this.replays, policy.name, sinceUs);
     return tier === null ? read.records : read.records.filter((record) => record.tier === tier);
   }
 

@@ -2,6 +2,7 @@ import {
   periodAt,
   replayRecords,
   type Calendar,
+  type ReplayRead,
   type ReplayRecord,
   type ReplayStore,
   type SimulatedPolicy,
@@ -45,6 +46,19 @@ export function historyStartUs(
   return sinceUs - rule.periodMs * 1000;
 }
 
+/** A policy's record from `sinceUs` on; 503 when Redis cannot answer. */
+export async function readRecords(
+  store: ReplayStore,
+  policy: string,
+  sinceUs: number,
+): Promise<ReplayRead> {
+  try {
+    return await store.read(policy, sinceUs);
+  } catch (error) {
+    throw new RedisUnavailableException('the recorded requests cannot be read', error);
+  }
+}
+
 /**
  * The policy's recorded requests of `tier` (null: every tier) replayed through `rule` from the
  * start of its window holding `sinceUs` up to `nowUs`, counted from `sinceUs` on.
@@ -60,12 +74,7 @@ export async function replayRange(
   nowUs: number,
 ): Promise<RangeReplay> {
   const historyUs = historyStartUs(rule, calendar, sinceUs);
-  let read;
-  try {
-    read = await store.read(policy, historyUs);
-  } catch (error) {
-    throw new RedisUnavailableException('the recorded requests cannot be read', error);
-  }
+  const read = await readRecords(store, policy, historyUs);
   const all = read.records.filter(
     (record) => record.atUs <= nowUs && (tier === null || record.tier === tier),
   );

@@ -1,6 +1,8 @@
 import {
   DEFAULT_MAX_RECORDS,
   DEFAULT_RETENTION_MS,
+  recordsOf,
+  type ReplayBatch,
   type ReplayRead,
   type ReplayRecord,
   type ReplayStore,
@@ -15,7 +17,8 @@ export class LocalReplayStore implements ReplayStore {
     private readonly retentionMs: number = DEFAULT_RETENTION_MS,
   ) {}
 
-  append(policy: string, records: readonly ReplayRecord[]): Promise<void> {
+  append(policy: string, batch: ReplayBatch): Promise<void> {
+    const records = recordsOf(batch);
     let kept = this.policies.get(policy);
     if (kept === undefined) {
       kept = [];

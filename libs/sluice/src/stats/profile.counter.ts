@@ -44,6 +44,8 @@ export interface ProfiledEntry {
 /** A policy's windows for this flush's second, with the calendar period last found. */
 interface PolicyWindows {
   windows: ProfileWindows;
+  /** The key the store's word on its sampling is kept under (levelKey), made once. */
+  levelKey: string;
   /** The calendar period last looked up (a calendar's windows only): its start and end. */
   start: number;
   end: number;
@@ -94,7 +96,7 @@ export class ProfileCounter {
       window = known.end;
     }
     if (window !== entry.window || tier !== entry.tier) {
-      if (entry.inWindow !== 0) this.carry(policy, keyKind, entry, windows);
+      if (entry.inWindow !== 0) this.carry(policy, keyKind, entry, known);
       entry.window = window;
       entry.inWindow = 0;
       if (tier !== entry.tier) {
@@ -109,8 +111,8 @@ export class ProfileCounter {
   take(policy: string, keyKind: string, entry: ProfiledEntry, nowMs: number): void {
     this.nowMs = nowMs;
     if (entry.inWindow === 0) return;
-    const windows = this.windowsOf(policy);
-    if (windows !== null) this.offer(this.pending, policy, keyKind, entry, windows);
+    const known = this.policyWindows(policy);
+    if (known !== null) this.offer(this.pending, policy, keyKind, entry, known);
     entry.inWindow = 0;
   }
 
@@ -133,10 +135,10 @@ export class ProfileCounter {
    * instance knows: the identifiers the replay records (stats/replay.recorder.ts).
    */
   keeps(policy: string, keyKind: string, entry: ProfiledEntry): boolean {
-    const windows = this.windowsOf(policy);
-    if (windows === null) return false;
+    const known = this.policyWindows(policy);
+    if (known === null) return false;
     entry.hash ??= identifierHash(memberOfEntry(keyKind, entry));
-    return sampledAt(entry.hash, this.levelOf(policy, windows, entry.window));
+    return sampledAt(entry.hash, this.levelOf(known, entry.window));
   }
 
   private policyWindows(policy: string): PolicyWindows | null {
@@ -146,28 +148,23 @@ export class ProfileCounter {
       known =
         found === undefined || found.algorithm === 'concurrency'
           ? null
-          : { windows: profileWindowsOf(found), start: 0, end: 0 };
+          : windowsWithKey(policy, profileWindowsOf(found));
       this.windows.set(policy, known);
     }
     return known;
   }
 
   /** The level a window keeps identifiers at, as far as this instance knows it for sure. */
-  private levelOf(policy: string, windows: ProfileWindows, window: number): number {
-    const heard = this.sampling.get(levelKey(policy, windows));
+  private levelOf(known: PolicyWindows, window: number): number {
+    const heard = this.sampling.get(known.levelKey);
     if (heard === undefined || this.nowMs - heard.heardAt > HEARD_FOR_MS) return 0;
     const { level, nextLevel, nextFrom } = heard.sampling;
     return nextFrom >= 0 && window >= nextFrom ? nextLevel : level;
   }
 
-  private carry(
-    policy: string,
-    keyKind: string,
-    entry: ProfiledEntry,
-    windows: ProfileWindows,
-  ): void {
+  private carry(policy: string, keyKind: string, entry: ProfiledEntry, known: PolicyWindows): void {
     if (this.carried.length < CARRIED_AT_MOST) {
-      this.offer(this.carried, policy, keyKind, entry, windows);
+      this.offer(this.carried, policy, keyKind, entry, known);
     }
   }
 
@@ -180,16 +177,26 @@ export class ProfileCounter {
     policy: string,
     keyKind: string,
     entry: ProfiledEntry,
-    windows: ProfileWindows,
+    known: PolicyWindows,
   ): void {
     const hash = (entry.hash ??= identifierHash(memberOfEntry(keyKind, entry)));
-    if (!sampledAt(hash, this.levelOf(policy, windows, entry.window))) return;
+    if (!sampledAt(hash, this.levelOf(known, entry.window))) return;
     const field = (entry.field ??= fieldOf(hash, entry.tier, memberOfEntry(keyKind, entry)));
-    into.push({ policy, windows, window: entry.window, field, count: entry.inWindow });
+    into.push({
+      policy,
+      windows: known.windows,
+      window: entry.window,
+      field,
+      count: entry.inWindow,
+    });
   }
 }
 
 /** The entry's member, made once. */
 export function memberOfEntry(keyKind: string, entry: ProfiledEntry): string {
   return (entry.member ??= memberOf({ keyKind, identifier: entry.identifier, key: entry.key }));
+}
+
+function windowsWithKey(policy: string, windows: ProfileWindows): PolicyWindows {
+  return { windows, levelKey: levelKey(policy, windows), start: 0, end: 0 };
 }

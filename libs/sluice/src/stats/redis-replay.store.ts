@@ -5,10 +5,18 @@ import {
   type ReplayRecord,
   packRecords,
   RECORDS_PER_ENTRY,
+  unpackRecordLines,
   unpackRecords,
+  type ReplayBatch,
   type ReplayRead,
   type ReplayStore,
 } from './replay.store.js';
+
+/** A stream entry's records: field `c` packed (packRecords), `r` the previous release's lines. */
+function unpackEntry(fields: readonly string[], into: ReplayRecord[]): void {
+  if (fields[0] === 'c') unpackRecords(fields[1] ?? '', 0, into);
+  else if (fields[0] === 'r') unpackRecordLines(fields[1] ?? '', 0, into);
+}
 
 /** Entries read per XREVRANGE. */
 const READ_PAGE = 50;
@@ -31,14 +39,15 @@ export class RedisReplayStore implements ReplayStore {
     private readonly reader: () => Redis | Cluster = () => client,
   ) {}
 
-  async append(policy: string, records: readonly ReplayRecord[]): Promise<void> {
+  async append(policy: string, batch: ReplayBatch): Promise<void> {
     const key = this.key(policy);
-    if (records.length === 0) return;
+    const count = batch.index.length;
+    if (count === 0) return;
     const entries = Math.max(1, Math.ceil(this.maxRecords / RECORDS_PER_ENTRY));
     const pipeline = this.client.pipeline();
-    for (let from = 0; from < records.length; from += RECORDS_PER_ENTRY) {
-      const text = packRecords(records.slice(from, from + RECORDS_PER_ENTRY));
-      pipeline.xadd(key, 'MAXLEN', '~', entries, '*', 'r', text);
+    for (let from = 0; from < count; from += RECORDS_PER_ENTRY) {
+      const text = packRecords(batch, from, Math.min(count, from + RECORDS_PER_ENTRY));
+      pipeline.xadd(key, 'MAXLEN', '~', entries, '*', 'c', text);
     }
     // An idle policy's record goes after the retention; a busy one's older records are left
     // out of reads (read) and pushed out by newer ones.
@@ -62,7 +71,7 @@ export class RedisReplayStore implements ReplayStore {
       const page = await reader.xrevrange(key, end, '-', 'COUNT', READ_PAGE);
       for (const [, fields] of page) {
         const found: ReplayRecord[] = [];
-        unpackRecords(fields[1] ?? '', 0, found);
+        unpackEntry(fields, found);
         const newest = found.reduce((most, record) => Math.max(most, record.atUs), 0);
         if (newest < sinceUs - CLOCKS_APART_US) {
           done = true;
@@ -79,8 +88,11 @@ export class RedisReplayStore implements ReplayStore {
     const kept = records.filter((record) => record.atUs >= newestUs - this.retentionMs * 1000);
     const first = await reader.xrange(key, '-', '+', 'COUNT', 1);
     const oldest: ReplayRecord[] = [];
-    unpackRecords(first[0]?.[1][1] ?? '', 0, oldest);
-    const oldestUs = oldest[0]?.atUs ?? null;
+    unpackEntry(first[0]?.[1] ?? [], oldest);
+    const oldestUs = oldest.reduce<number | null>(
+      (least, record) => (least === null ? record.atUs : Math.min(least, record.atUs)),
+      null,
+    );
     return {
       records: kept,
       oldestUs:

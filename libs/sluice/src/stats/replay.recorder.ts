@@ -1,5 +1,5 @@
 import { memberOfEntry, type ProfileCounter, type ProfiledEntry } from './profile.counter.js';
-import type { ReplayRecord, ReplayStore } from './replay.store.js';
+import type { ReplayBatch, ReplayRecord, ReplayStore } from './replay.store.js';
 
 /** Requests one instance records between two flushes at most; more are left out and counted. */
 const RECORDED_PER_FLUSH = 20_000;
@@ -49,24 +49,35 @@ export class ReplayRecorder {
     this.kinds = [];
     this.times = [];
     this.lives = [];
-    const byPolicy = new Map<string, ReplayRecord[]>();
+    const byPolicy = new Map<string, ReplayBatch>();
+    // Per entry (an entry belongs to one policy): its index in its policy's batch, or -1 when
+    // the profile does not keep its identifier; the same for all its records of this flush.
+    const indexes = new Map<ProfiledEntry, number>();
     for (let at = 0; at < times.length; at++) {
       const entry = entries[at] as ProfiledEntry;
       const policy = policies[at] as string;
-      const keyKind = kinds[at] as string;
-      if (!this.counter.keeps(policy, keyKind, entry)) continue;
-      let records = byPolicy.get(policy);
-      if (records === undefined) {
-        records = [];
-        byPolicy.set(policy, records);
+      let index = indexes.get(entry);
+      let batch: ReplayBatch | undefined;
+      if (index === undefined) {
+        const keyKind = kinds[at] as string;
+        index = -1;
+        if (this.counter.keeps(policy, keyKind, entry)) {
+          batch = byPolicy.get(policy);
+          if (batch === undefined) {
+            batch = { who: [], index: [], atUs: [], live: [] };
+            byPolicy.set(policy, batch);
+          }
+          index = batch.who.length;
+          batch.who.push({ tier: entry.tier, member: memberOfEntry(keyKind, entry) });
+        }
+        indexes.set(entry, index);
       }
-      records.push({
-        member: memberOfEntry(keyKind, entry),
-        tier: entry.tier,
-        atUs: times[at] as number,
-        live: lives[at] as ReplayRecord['live'],
-      });
+      if (index < 0) continue;
+      batch ??= byPolicy.get(policy) as ReplayBatch;
+      batch.index.push(index);
+      batch.atUs.push(times[at] as number);
+      batch.live.push(lives[at] as ReplayRecord['live']);
     }
-    await Promise.all([...byPolicy].map(([policy, records]) => this.store.append(policy, records)));
+    await Promise.all([...byPolicy].map(([policy, batch]) => this.store.append(policy, batch)));
   }
 }
