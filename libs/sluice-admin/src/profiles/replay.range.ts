@@ -2,6 +2,7 @@ import {
   periodAt,
   replayRecords,
   type Calendar,
+  type ReplayOutcome,
   type ReplayRead,
   type ReplayRecord,
   type ReplayStore,
@@ -9,17 +10,13 @@ import {
 } from '@sluice/nest/internals';
 import { RedisUnavailableException } from '../common/redis-unavailable.exception.js';
 
-/** What a replay of a range found, counted over the range's records only. */
-export interface RangeReplay {
+/**
+ * What a replay of a range found, counted over the range's records only: `admitted` holds each
+ * of `records`' answers.
+ */
+export interface RangeReplay extends ReplayOutcome {
   /** The range's records, in the order stored. */
   records: ReplayRecord[];
-  /** Whether each of them was admitted by the rule replayed. */
-  admitted: boolean[];
-  decided: number;
-  refused: number;
-  liveRefused: number;
-  newlyRefused: number;
-  newlyAdmitted: number;
   /** Where the replay started reading: the start of the rule's window holding the range's start. */
   historyUs: number;
   /** The oldest request the record holds, µs, or null. */
