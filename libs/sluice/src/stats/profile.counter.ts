@@ -73,11 +73,6 @@ export class ProfileCounter {
     private readonly policies: PolicyRegistry,
   ) {}
 
-  /** The windows a policy is profiled in; null for one not profiled (concurrency, unknown). */
-  windowsOf(policy: string): ProfileWindows | null {
-    return this.policyWindows(policy)?.windows ?? null;
-  }
-
   /** Counts one request of `entry` at `nowMs` (ms) under `tier`. */
   count(policy: string, keyKind: string, entry: ProfiledEntry, nowMs: number, tier: string): void {
     this.nowMs = nowMs;
@@ -141,6 +136,7 @@ export class ProfileCounter {
     return sampledAt(entry.hash, this.levelOf(known, entry.window));
   }
 
+  /** A policy's windows for this flush's second; null for one not profiled (concurrency). */
   private policyWindows(policy: string): PolicyWindows | null {
     let known = this.windows.get(policy);
     if (known === undefined) {
