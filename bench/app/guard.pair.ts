@@ -5,7 +5,10 @@
  * guard.main processes run at the same moment, pinned to the same core, with redis-server pinned
  * to the other, so whatever else the machine does hits both alike. Each pair reports one figure
  * per window; the difference of the two processes' windows, window by window, is the result, with
- * which starts first swapped every pair. Printed, not written into docs/.
+ * which starts first swapped every pair. Without PAIR_BASE both processes run the working tree,
+ * and PAIR_BASE_CONTENDER names what the second one runs: two contenders compared at the same
+ * moment (Sluice's eventual path against its exact one, Sluice against the peer's guard). Printed,
+ * not written into docs/.
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
@@ -24,12 +27,17 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BUILD_TIMEOUT_MS = 300_000;
 const RUN_TIMEOUT_MS = 300_000;
 
+const contender = z
+  .string()
+  .refine((id) => isContender(id), 'names a contender bench/app/contenders.ts does not list');
+
 const settingsSchema = z.object({
-  PAIR_BASE: z.string().regex(/^[\w./~^-]+$/, 'a git revision: a commit, a branch, HEAD~1'),
-  PAIR_CONTENDER: z
+  PAIR_BASE: z
     .string()
-    .default('sluice-gcra')
-    .refine((id) => isContender(id), 'names a contender bench/app/contenders.ts does not list'),
+    .regex(/^[\w./~^-]+$/, 'a git revision: a commit, a branch, HEAD~1')
+    .optional(),
+  PAIR_CONTENDER: contender.default('sluice-gcra'),
+  PAIR_BASE_CONTENDER: contender.optional(),
   PAIR_MODES: z
     .string()
     .default('ip,users')
@@ -82,11 +90,21 @@ async function main(): Promise<void> {
   const settings = readSettings(settingsSchema, process.env);
   const work = mkdtempSync(join(tmpdir(), 'sluice-pair-'));
   try {
-    console.log(`building the working tree and ${settings.PAIR_BASE}…`);
+    const base = settings.PAIR_BASE;
+    console.log(`building the working tree${base === undefined ? '' : ` and ${base}`}…`);
     const [, baseMain] = await Promise.all([
       buildContenders(),
-      buildRevision(settings.PAIR_BASE, work),
+      base === undefined ? GUARD_MAIN : buildRevision(base, work),
     ]);
+    const tree = { main: GUARD_MAIN, contender: settings.PAIR_CONTENDER };
+    const other = {
+      main: baseMain,
+      contender: settings.PAIR_BASE_CONTENDER ?? settings.PAIR_CONTENDER,
+    };
+    const names = {
+      tree: base === undefined ? tree.contender : 'the working tree',
+      base: base === undefined ? other.contender : base,
+    };
     const server = await startRedisServer();
     await run('taskset', ['-pc', '1', String(server.pid)]);
     console.log(`redis-server pid ${server.pid} on core 1; both guards on core 0`);
@@ -95,23 +113,26 @@ async function main(): Promise<void> {
         const differences: number[] = [];
         const figures = { tree: [] as number[], base: [] as number[] };
         for (let pair = 1; pair <= settings.PAIR_PAIRS; pair++) {
-          const env = guardEnv(settings.PAIR_CONTENDER, server.url, mode, settings);
-          const order = pair % 2 === 1 ? [GUARD_MAIN, baseMain] : [baseMain, GUARD_MAIN];
-          const [first, second] = await Promise.all(order.map((main) => guardProcess(main, env)));
-          const [tree, base] = (order[0] === GUARD_MAIN ? [first, second] : [second, first]) as [
+          const sides = pair % 2 === 1 ? [tree, other] : [other, tree];
+          const [first, second] = await Promise.all(
+            sides.map((side) =>
+              guardProcess(side.main, guardEnv(side.contender, server.url, mode, settings)),
+            ),
+          );
+          const [ours, theirs] = (sides[0] === tree ? [first, second] : [second, first]) as [
             number[],
             number[],
           ];
-          tree.forEach((figure, window) => differences.push(figure - (base[window] as number)));
-          figures.tree.push(spread(tree).median);
-          figures.base.push(spread(base).median);
+          ours.forEach((figure, window) => differences.push(figure - (theirs[window] as number)));
+          figures.tree.push(spread(ours).median);
+          figures.base.push(spread(theirs).median);
           console.log(
-            `${mode} pair ${pair}: tree ${tree.map((each) => each.toFixed(1)).join(', ')} | base ${base.map((each) => each.toFixed(1)).join(', ')} µs/decision`,
+            `${mode} pair ${pair}: ${names.tree} ${ours.map((each) => each.toFixed(1)).join(', ')} | ${names.base} ${theirs.map((each) => each.toFixed(1)).join(', ')} µs/decision`,
           );
         }
         const d = spread(differences);
         console.log(
-          `\n${mode}, ${settings.PAIR_CONTENDER}, ${settings.GUARD_RATE}/s: the working tree − ${settings.PAIR_BASE} = ` +
+          `\n${mode}, ${settings.GUARD_RATE}/s: ${names.tree} − ${names.base} = ` +
             `${d.median.toFixed(2)} µs a decision (${d.min.toFixed(2)} to ${d.max.toFixed(2)} over ${differences.length} window pairs); ` +
             `medians ${spread(figures.tree).median.toFixed(1)} against ${spread(figures.base).median.toFixed(1)}\n`,
         );

@@ -1,5 +1,6 @@
 import type { LoadResult } from '../load/load.types.js';
 import type { KeyMode } from './bench.constants.js';
+import type { AdapterName } from './contender.env.js';
 import { helperPids, type BenchContext } from './bench.context.js';
 import { ContenderProcess, type LoopDelay } from './contender.process.js';
 import { contenderById, inMeasuringOrder, type Contender } from './contenders.js';
@@ -21,8 +22,9 @@ export const PACED_CONTENDERS = [
   'sluice-denied',
 ] as const;
 
-/** One paced window: a contender in one key mode, in one round. */
+/** One paced window: a contender on one adapter in one key mode, in one round. */
 export interface PacedSample {
+  adapter: AdapterName;
   round: number;
   contender: string;
   mode: KeyMode;
@@ -40,8 +42,9 @@ export interface PacedSample {
 /**
  * Every contender at the same request rate, sent at an even pace (bench/load/paced.load.ts):
  * below saturation, a contender's CPU per request is its own, not how its event loop happened to
- * interleave with the load generator's on two cores. Fastify only; each round measures every
- * contender once, the order reversed every other round.
+ * interleave with the load generator's on two cores. Each adapter the run names in turn, its
+ * contenders started together; each round measures every contender once, the order reversed
+ * every other round.
  */
 export async function runPaced(context: BenchContext): Promise<PacedSample[]> {
   const { settings, redis } = context;
@@ -52,28 +55,30 @@ export async function runPaced(context: BenchContext): Promise<PacedSample[]> {
     ),
   );
   const samples: PacedSample[] = [];
-  await redis.admin.flushall();
-  const apps = new Map<Contender, ContenderProcess>();
-  try {
-    await startContenders(context, contenders, 'fastify', apps);
-    for (const mode of settings.modes) {
-      for (const [contender, app] of apps) await warmUp(context, app, contender, mode);
-      for (let round = 1; round <= settings.rounds; round++) {
-        const order = round % 2 === 1 ? [...apps] : [...apps].reverse();
-        for (const [contender, app] of order) {
-          const sample = await pacedWindow(context, app, mode, rate, durationS);
-          samples.push({ round, contender: contender.id, mode, rate, ...sample });
-          console.log(
-            `[paced ${rate}/s, round ${round}] ${contender.id} ${mode}: app ${sample.appCpuUs.toFixed(1)} µs/req, ` +
-              `p50 ${sample.load.p50.toFixed(2)} ms, p99 ${sample.load.p99.toFixed(2)} ms, ` +
-              `loop p99 ${sample.loop?.p99.toFixed(2) ?? '–'} ms, ` +
-              `Redis ${sample.redis.cpuUs.toFixed(1)} µs/req, others ${sample.otherCores.toFixed(2)} cores`,
-          );
+  for (const adapter of settings.adapters) {
+    await redis.admin.flushall();
+    const apps = new Map<Contender, ContenderProcess>();
+    try {
+      await startContenders(context, contenders, adapter, apps);
+      for (const mode of settings.modes) {
+        for (const [contender, app] of apps) await warmUp(context, app, contender, mode);
+        for (let round = 1; round <= settings.rounds; round++) {
+          const order = round % 2 === 1 ? [...apps] : [...apps].reverse();
+          for (const [contender, app] of order) {
+            const sample = await pacedWindow(context, app, mode, rate, durationS);
+            samples.push({ adapter, round, contender: contender.id, mode, rate, ...sample });
+            console.log(
+              `[paced ${rate}/s, ${adapter}, round ${round}] ${contender.id} ${mode}: app ${sample.appCpuUs.toFixed(1)} µs/req, ` +
+                `p50 ${sample.load.p50.toFixed(2)} ms, p99 ${sample.load.p99.toFixed(2)} ms, ` +
+                `loop p99 ${sample.loop?.p99.toFixed(2) ?? '–'} ms, ` +
+                `Redis ${sample.redis.cpuUs.toFixed(1)} µs/req, others ${sample.otherCores.toFixed(2)} cores`,
+            );
+          }
         }
       }
+    } finally {
+      await Promise.all([...apps.values()].map((app) => app.stop()));
     }
-  } finally {
-    await Promise.all([...apps.values()].map((app) => app.stop()));
   }
   return samples;
 }
@@ -84,7 +89,7 @@ async function pacedWindow(
   mode: KeyMode,
   rate: number,
   durationS: number,
-): Promise<Omit<PacedSample, 'round' | 'contender' | 'mode' | 'rate'>> {
+): Promise<Omit<PacedSample, 'adapter' | 'round' | 'contender' | 'mode' | 'rate'>> {
   const { settings, redis, load } = context;
   await app.loopDelay();
   const before = await redisSnapshot(redis.admin);
