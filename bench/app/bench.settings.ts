@@ -23,7 +23,7 @@ export interface BenchSettings {
   modes: KeyMode[];
   scenarios: Scenario[];
   /** The paced scenario: every contender at this many requests a second, windows of durationS. */
-  paced: { rate: number; durationS: number };
+  paced: { rates: Record<AdapterName, number>; durationS: number };
   /** attackerRate: a second flood at this fixed rate (null: only the unbounded one). */
   flood: { attackerRate: number | null; durationS: number };
   /** Write V8 CPU profiles of the contender processes here. */
@@ -34,10 +34,10 @@ export interface BenchSettings {
 }
 
 /**
- * The paced scenario's rate: about half of what bare Fastify serves on this two-core host at
- * saturation (docs/benchmarks.md, "At a fixed load"), so no contender saturates.
+ * The paced scenario's rates: about half of what bare Fastify and bare Express serve on this
+ * two-core host at saturation (docs/benchmarks.md, "At a fixed load"), so no contender saturates.
  */
-const DEFAULT_PACED_RATE = 5000;
+const DEFAULT_PACED_RATES: Record<AdapterName, number> = { fastify: 5000, express: 1500 };
 /** The second flood's attackers, requests per second (BENCH_FLOOD_ATTACKER_RATE=0: none). */
 const DEFAULT_ATTACKER_RATE = 2000;
 
@@ -62,6 +62,7 @@ const envSchema = z.object({
   BENCH_SCENARIOS: list(SCENARIOS).optional(),
   BENCH_FLOOD_ATTACKER_RATE: count(0, 1_000_000).optional(),
   BENCH_PACED_RATE: count(100, 100_000).optional(),
+  BENCH_PACED_RATE_EXPRESS: count(100, 100_000).optional(),
   BENCH_CPU_PROF: z.string().min(1).optional(),
   BENCH_WRITE: z.enum(['0', '1']).optional(),
 });
@@ -93,7 +94,13 @@ export function readSettings(env: NodeJS.ProcessEnv): BenchSettings {
     adapters: e.BENCH_ADAPTERS ?? [...ADAPTERS],
     modes: e.BENCH_MODES ?? [...KEY_MODES],
     scenarios: e.BENCH_SCENARIOS ?? [...SCENARIOS],
-    paced: { rate: e.BENCH_PACED_RATE ?? DEFAULT_PACED_RATE, durationS: quick ? 2 : 3 },
+    paced: {
+      rates: {
+        fastify: e.BENCH_PACED_RATE ?? DEFAULT_PACED_RATES.fastify,
+        express: e.BENCH_PACED_RATE_EXPRESS ?? DEFAULT_PACED_RATES.express,
+      },
+      durationS: quick ? 2 : 3,
+    },
     flood: {
       attackerRate:
         e.BENCH_FLOOD_ATTACKER_RATE === 0

@@ -87,9 +87,14 @@ function adapterTargetRows(samples: readonly PacedSample[], adapter: AdapterName
 
 export function pacedSection(all: readonly PacedSample[], rounds: number): string[] {
   if (all.length === 0) return [];
-  const rate = all[0]?.rate ?? 0;
   const durationS = all[0]?.load.seconds ?? 0;
   const adapters = adaptersOf(all);
+  const rates = adapters
+    .map((adapter) => {
+      const rate = onAdapter(all, adapter)[0]?.rate ?? 0;
+      return `${ADAPTER_NAMES[adapter]} at ${rate.toLocaleString('en-US')}`;
+    })
+    .join(', ');
   const head = [
     'Contender',
     'Served req/s',
@@ -105,7 +110,7 @@ export function pacedSection(all: readonly PacedSample[], rounds: number): strin
   const out = [
     '### At a fixed load',
     '',
-    `${adapters.map((adapter) => ADAPTER_NAMES[adapter]).join(' and ')}, every contender at ${rate.toLocaleString('en-US')} requests a second (about half of what bare Fastify serves at saturation on this host), sent at an even pace by the bench's own client (bench/load/paced.load.ts, up to 50 connections) and each timed from when it was due, windows of about ${durationS.toFixed(0)} s, ${rounds} rounds, the order reversed every other round. Below saturation a contender's CPU per request is its own rather than an artefact of how its event loop interleaves with the load generator's; "above bare" subtracts bare's app CPU per request in the same round, and "× the guard" divides its median by the rate-limiter-flexible guard's (a ratio of medians: a round's own ratio divides two small, noisy differences). The event loop delay is the app's own (perf_hooks \`monitorEventLoopDelay\` sampling every 5 ms over the window, less those 5 ms): how late its loop ran what was due, the part of the tail the app's own work and timers add; the rest of a request's p99 is the wait for Redis, the sockets and the load generator. Median (min–max) over the rounds.`,
+    `Every contender at a fixed rate, the same for all on one adapter (${rates} requests a second: about half of what bare serves at saturation on this host), sent at an even pace by the bench's own client (bench/load/paced.load.ts, up to 50 connections) and each timed from when it was due, windows of about ${durationS.toFixed(0)} s, ${rounds} rounds, the order reversed every other round. Below saturation a contender's CPU per request is its own rather than an artefact of how its event loop interleaves with the load generator's; "above bare" subtracts bare's app CPU per request in the same round, and "× the guard" divides its median by the rate-limiter-flexible guard's (a ratio of medians: a round's own ratio divides two small, noisy differences). The event loop delay is the app's own (perf_hooks \`monitorEventLoopDelay\` sampling every 5 ms over the window, less those 5 ms): how late its loop ran what was due, the part of the tail the app's own work and timers add; the rest of a request's p99 is the wait for Redis, the sockets and the load generator. Median (min–max) over the rounds.`,
     '',
   ];
   for (const [adapter, mode] of adapters.flatMap((each) =>

@@ -48,7 +48,7 @@ export interface PacedSample {
  */
 export async function runPaced(context: BenchContext): Promise<PacedSample[]> {
   const { settings, redis } = context;
-  const { rate, durationS } = settings.paced;
+  const { rates, durationS } = settings.paced;
   const contenders = inMeasuringOrder(
     PACED_CONTENDERS.map(contenderById).filter((contender) =>
       settings.contenders.some((chosen) => chosen.id === contender.id),
@@ -56,6 +56,7 @@ export async function runPaced(context: BenchContext): Promise<PacedSample[]> {
   );
   const samples: PacedSample[] = [];
   for (const adapter of settings.adapters) {
+    const rate = rates[adapter];
     await redis.admin.flushall();
     const apps = new Map<Contender, ContenderProcess>();
     try {
