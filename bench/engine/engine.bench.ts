@@ -15,6 +15,7 @@ import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import {
   ALGORITHMS,
+  EventualStore,
   RedisStore,
   SluiceEngine,
   type AlgorithmName,
@@ -246,10 +247,10 @@ async function main(): Promise<void> {
       store: new RedisStore(client),
       policies: THROUGHPUT_POLICIES,
     });
-    const eventualEngine = new SluiceEngine({
-      store: new RedisStore(client),
-      policies: EVENTUAL_POLICIES,
-    });
+    // Eventual policies are decided by an EventualStore over Redis, as SluiceModule chains them
+    // (store/store.factory.ts); over a RedisStore alone they would be exact calls.
+    const eventualStore = new EventualStore(new RedisStore(client));
+    const eventualEngine = new SluiceEngine({ store: eventualStore, policies: EVENTUAL_POLICIES });
     // The peer: its Redis limiter as its guard calls it, one EVALSHA per request, on the same
     // connection; the floor: a GET and a SET with expiry in one script per decision.
     const flexible = new RateLimiterRedis({
@@ -558,6 +559,7 @@ async function main(): Promise<void> {
     await memoryOf('plain script', (id) =>
       client.evalsha(plainSha, 1, `${baseKey(id)}:plain`, PLAIN_TTL_MS),
     );
+    await eventualStore.close();
     await admin.flushall();
 
     results.machine.loadAfter = loadavg()
