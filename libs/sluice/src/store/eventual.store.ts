@@ -6,7 +6,7 @@ import {
   type Scheduler,
 } from './eventual.options.js';
 import { quiet } from './decide.js';
-import { Sightings, slotOf } from './eventual.sightings.js';
+import { hashOf, Sightings, SIGHTING_SLOTS } from './eventual.sightings.js';
 import { learn, outcomeOf, reasonOf, refill, ViewTable, type View } from './eventual.view.js';
 import type {
   OutcomeReason,
@@ -106,8 +106,9 @@ export class EventualStore implements SluiceStore {
   private consume(call: StoreCall): Promise<StoreResult> {
     const now = this.clock();
     const interval = shortestInterval(call.specs);
-    const slot = slotOf(call.key);
-    const hot = now - this.sightings.see(slot, now) <= interval;
+    const hash = hashOf(call.key);
+    const slot = hash & (SIGHTING_SLOTS - 1);
+    const hot = now - this.sightings.see(hash, now) <= interval;
     if (!hot && !this.views.mayHave(slot)) return this.exactAlone(call);
     const found = call.specs.map((spec) => this.views.find(call.key, spec));
     if (!hot && found.every((view) => view === undefined)) return this.exactAlone(call);
