@@ -23,7 +23,7 @@ export class Sightings {
   see(hash: number, now: number): number {
     const times = (this.times ??= new Float64Array(SIGHTING_SLOTS).fill(-Infinity));
     const owners = (this.owners ??= new Int32Array(SIGHTING_SLOTS));
-    const slot = hash & (SIGHTING_SLOTS - 1);
+    const slot = slotOfHash(hash);
     const before = owners[slot] === hash ? (times[slot] as number) : -Infinity;
     times[slot] = now;
     owners[slot] = hash;
@@ -38,7 +38,12 @@ export function hashOf(key: string): number {
   return hash | 0;
 }
 
-/** A key's slot: its hash cut to the table's size. */
+/** The slot of a key whose hash is `hash` (hashOf): the hash cut to the table's size. */
+export function slotOfHash(hash: number): number {
+  return hash & (SIGHTING_SLOTS - 1);
+}
+
+/** A key's slot. */
 export function slotOf(key: string): number {
-  return hashOf(key) & (SIGHTING_SLOTS - 1);
+  return slotOfHash(hashOf(key));
 }

@@ -6,7 +6,7 @@ import {
   type Scheduler,
 } from './eventual.options.js';
 import { quiet } from './decide.js';
-import { hashOf, Sightings, SIGHTING_SLOTS } from './eventual.sightings.js';
+import { hashOf, Sightings, slotOfHash } from './eventual.sightings.js';
 import { learn, outcomeOf, reasonOf, refill, ViewTable, type View } from './eventual.view.js';
 import type {
   OutcomeReason,
@@ -107,7 +107,7 @@ export class EventualStore implements SluiceStore {
     const now = this.clock();
     const interval = shortestInterval(call.specs);
     const hash = hashOf(call.key);
-    const slot = hash & (SIGHTING_SLOTS - 1);
+    const slot = slotOfHash(hash);
     const hot = now - this.sightings.see(hash, now) <= interval;
     if (!hot && !this.views.mayHave(slot)) return this.exactAlone(call);
     const found = call.specs.map((spec) => this.views.find(call.key, spec));
