@@ -10,6 +10,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { z } from 'zod';
 import { startRedisServer } from '../../test/support/redis-servers.js';
+import type { AllocationProfile } from './allocation.sampler.js';
 import { buildContenders, GUARD_MAIN } from './contender.build.js';
 import { guardEnv, guardLoadSettings, isContender, readSettings } from './guard.settings.js';
 import { spread } from '../engine/measure.js';
@@ -35,6 +36,8 @@ const settingsSchema = z.object({
   GUARD_MODES: list(['ip', 'users']).default(['ip', 'users']),
   ...guardLoadSettings,
   GUARD_ROUNDS: z.coerce.number().int().min(1).max(20).default(3),
+  /** 1: also sample what each decision allocates (the CPU figures then run slower). */
+  GUARD_ALLOCATIONS: z.enum(['0', '1']).default('0'),
 });
 
 const median = (values: readonly number[]): number => spread(values).median;
@@ -48,23 +51,29 @@ async function main(): Promise<void> {
   try {
     for (const mode of settings.GUARD_MODES) {
       const rounds = new Map<string, number[]>();
+      const allocated = new Map<string, AllocationProfile[]>();
       for (let round = 1; round <= settings.GUARD_ROUNDS; round++) {
         for (const id of settings.GUARD_CONTENDERS) {
           const { stdout } = await run(process.execPath, [GUARD_MAIN], {
             timeout: RUN_TIMEOUT_MS,
             env: guardEnv(id, server.url, mode, settings),
           });
-          const { windows } = JSON.parse(stdout.trim().split('\n').at(-1) as string) as {
-            windows: number[];
-          };
+          const { windows, allocations } = JSON.parse(
+            stdout.trim().split('\n').at(-1) as string,
+          ) as { windows: number[]; allocations?: AllocationProfile };
           const figure = median(windows);
           (rounds.get(id) ?? rounds.set(id, []).get(id))?.push(figure);
           console.log(
             `${mode} round ${round} ${id}: ${figure.toFixed(1)} µs/decision (windows ${windows.map((each) => each.toFixed(1)).join(', ')})`,
           );
+          if (allocations !== undefined) {
+            (allocated.get(id) ?? allocated.set(id, []).get(id))?.push(allocations);
+            printAllocations(allocations);
+          }
         }
       }
       report(mode, settings.GUARD_RATE, rounds);
+      if (allocated.size > 0) reportAllocations(mode, allocated);
     }
   } finally {
     await server.stop();
@@ -84,6 +93,22 @@ function report(mode: string, rate: number, rounds: Map<string, number[]>): void
     console.log(
       `| ${id} | ${own.toFixed(1)} | ${id === 'bare' ? '' : above.toFixed(1)} | ${ratio} |`,
     );
+  }
+}
+
+function printAllocations({ bytesPerDecision, top }: AllocationProfile): void {
+  console.log(`  allocated ${bytesPerDecision} B/decision; most at:`);
+  for (const { site, bytes } of top) console.log(`  ${String(bytes).padStart(6)} B  ${site}`);
+}
+
+/** Bytes allocated a decision, median of rounds: the measure a noisy machine does not move. */
+function reportAllocations(mode: string, allocated: Map<string, AllocationProfile[]>): void {
+  console.log(`\n${mode}, bytes allocated a decision (median of rounds; CPU above ran sampled):`);
+  console.log('| contender | B a decision | rounds |');
+  console.log('| --- | --- | --- |');
+  for (const [id, profiles] of allocated) {
+    const bytes = profiles.map((each) => each.bytesPerDecision);
+    console.log(`| ${id} | ${median(bytes).toFixed(0)} | ${bytes.join(', ')} |`);
   }
 }
 

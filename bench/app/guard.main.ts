@@ -10,6 +10,7 @@ import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { z } from 'zod';
+import { AllocationSampler, type AllocationProfile } from './allocation.sampler.js';
 import { USER_HEADER, USERS } from './bench.constants.js';
 import { BenchController } from './bench.controller.js';
 import { readContenderEnv } from './contender.env.js';
@@ -20,6 +21,7 @@ const settingsSchema = z.object({
   GUARD_RATE: z.coerce.number().int().min(100).max(50_000),
   GUARD_COUNT: z.coerce.number().int().min(1_000).max(1_000_000),
   GUARD_WINDOWS: z.coerce.number().int().min(1).max(20),
+  GUARD_ALLOCATIONS: z.enum(['0', '1']).default('0'),
 });
 
 /** A guard that lets everything through: the harness's own cost, which `bare` measures. */
@@ -119,6 +121,8 @@ async function main(): Promise<void> {
       tick();
     });
   await paced(WARM_UP);
+  const sampler = settings.GUARD_ALLOCATIONS === '1' ? new AllocationSampler() : undefined;
+  await sampler?.start();
   const windows: number[] = [];
   for (let window = 0; window < settings.GUARD_WINDOWS; window++) {
     const before = process.cpuUsage();
@@ -126,7 +130,12 @@ async function main(): Promise<void> {
     const spent = process.cpuUsage(before);
     windows.push((spent.user + spent.system) / settings.GUARD_COUNT);
   }
-  process.stdout.write(`${JSON.stringify({ contender: env.contender.id, windows })}\n`);
+  const allocations: AllocationProfile | undefined = await sampler?.stop(
+    settings.GUARD_COUNT * settings.GUARD_WINDOWS,
+  );
+  process.stdout.write(
+    `${JSON.stringify({ contender: env.contender.id, windows, allocations })}\n`,
+  );
   await app.close();
 }
 
