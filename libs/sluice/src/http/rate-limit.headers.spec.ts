@@ -71,4 +71,17 @@ describe('rateLimitHeaders', () => {
     expect(rateLimitHeaders('draft', decision, [], periodOf)).toEqual([]);
     expect(rateLimitHeaders(false, decision, admitted, periodOf)).toEqual([]);
   });
+
+  it('states the quota and window of each response, also after another of the same policy', () => {
+    const itemOf = (quota: Partial<PolicyDecision>, periodMs = 60_000) => {
+      const parts = [part('plan', quota)];
+      const headers = rateLimitHeaders('draft', summarize(parts, true), parts, () => periodMs);
+      return headers[0]?.[1];
+    };
+    expect(itemOf({ limit: 10 })).toBe('"plan";q=10;w=60');
+    expect(itemOf({ limit: 50 })).toBe('"plan";q=50;w=60');
+    expect(itemOf({ limit: 50, granted: 5 })).toBe('"plan";q=55;w=60');
+    expect(itemOf({ limit: 50, granted: 5 }, 3_600_000)).toBe('"plan";q=55;w=3600');
+    expect(itemOf({ limit: 10 })).toBe('"plan";q=10;w=60');
+  });
 });

@@ -55,7 +55,7 @@ export function rateLimitHeaders(
     let state = '';
     for (const part of enforced) {
       const separator = policy === '' ? '' : ', ';
-      policy += `${separator}"${part.policy}";q=${quotaOf(part)};w=${seconds(periodMsOf(part.policy))}`;
+      policy += separator + policyItem(part, periodMsOf);
       state += `${separator}"${part.policy}";r=${part.remaining};t=${seconds(untilReset(part))}`;
     }
     headers.push(['RateLimit-Policy', policy], ['RateLimit', state]);
@@ -70,6 +70,26 @@ export function rateLimitHeaders(
     );
   }
   return headers;
+}
+
+/** Each policy's last RateLimit-Policy item, by name, with the quota and window it states. */
+const policyItems = new Map<string, { quota: number; windowS: number; item: string }>();
+/** Policies whose items are kept at most: past it the map starts again (names are few). */
+const POLICY_ITEMS_KEPT = 1_000;
+
+/**
+ * A policy's RateLimit-Policy item: the same text on most responses, so it is made again only
+ * when its quota (a tier's, an override's, credits) or its window differs from the last one.
+ */
+function policyItem(part: PolicyDecision, periodMsOf: (policy: string) => number): string {
+  const quota = quotaOf(part);
+  const windowS = seconds(periodMsOf(part.policy));
+  const known = policyItems.get(part.policy);
+  if (known !== undefined && known.quota === quota && known.windowS === windowS) return known.item;
+  const item = `"${part.policy}";q=${quota};w=${windowS}`;
+  if (policyItems.size >= POLICY_ITEMS_KEPT) policyItems.clear();
+  policyItems.set(part.policy, { quota, windowS, item });
+  return item;
 }
 
 /** What the period admits: the limit, with the credits granted for it (docs/algorithms.md). */
