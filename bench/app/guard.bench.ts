@@ -52,17 +52,19 @@ async function main(): Promise<void> {
     for (const mode of settings.GUARD_MODES) {
       const rounds = new Map<string, number[]>();
       const allocated = new Map<string, AllocationProfile[]>();
+      const splits = new Map<string, Split[]>();
       for (let round = 1; round <= settings.GUARD_ROUNDS; round++) {
         for (const id of settings.GUARD_CONTENDERS) {
           const { stdout } = await run(process.execPath, [GUARD_MAIN], {
             timeout: RUN_TIMEOUT_MS,
             env: guardEnv(id, server.url, mode, settings),
           });
-          const { windows, allocations } = JSON.parse(
+          const { windows, split, allocations } = JSON.parse(
             stdout.trim().split('\n').at(-1) as string,
-          ) as { windows: number[]; allocations?: AllocationProfile };
+          ) as { windows: number[]; split: Split[]; allocations?: AllocationProfile };
           const figure = median(windows);
           (rounds.get(id) ?? rounds.set(id, []).get(id))?.push(figure);
+          (splits.get(id) ?? splits.set(id, []).get(id))?.push(medianSplit(split));
           console.log(
             `${mode} round ${round} ${id}: ${figure.toFixed(1)} µs/decision (windows ${windows.map((each) => each.toFixed(1)).join(', ')})`,
           );
@@ -72,7 +74,7 @@ async function main(): Promise<void> {
           }
         }
       }
-      report(mode, settings.GUARD_RATE, rounds);
+      report(mode, settings.GUARD_RATE, rounds, splits);
       if (allocated.size > 0) reportAllocations(mode, allocated);
     }
   } finally {
@@ -80,18 +82,39 @@ async function main(): Promise<void> {
   }
 }
 
-function report(mode: string, rate: number, rounds: Map<string, number[]>): void {
+/** One window's CPU a decision in user and system time, µs, and the times the process slept. */
+interface Split {
+  user: number;
+  system: number;
+  sleeps: number;
+}
+
+const medianSplit = (split: readonly Split[]): Split => ({
+  user: median(split.map((each) => each.user)),
+  system: median(split.map((each) => each.system)),
+  sleeps: median(split.map((each) => each.sleeps)),
+});
+
+function report(
+  mode: string,
+  rate: number,
+  rounds: Map<string, number[]>,
+  splits: Map<string, Split[]>,
+): void {
   const bare = rounds.has('bare') ? median(rounds.get('bare') as number[]) : 0;
   const peer = rounds.has(PEER) ? median(rounds.get(PEER) as number[]) - bare : undefined;
   console.log(`\n${mode}, ${rate} decisions a second, CPU per decision (median of rounds):`);
-  console.log('| contender | µs | above bare | × the rate-limiter-flexible guard |');
-  console.log('| --- | --- | --- | --- |');
+  console.log(
+    '| contender | µs | above bare | × the rate-limiter-flexible guard | user µs | system µs | sleeps a decision |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const [id, figures] of rounds) {
     const own = median(figures);
     const above = own - bare;
     const ratio = peer !== undefined && id !== 'bare' ? `${(above / peer).toFixed(2)}×` : '';
+    const split = medianSplit(splits.get(id) ?? []);
     console.log(
-      `| ${id} | ${own.toFixed(1)} | ${id === 'bare' ? '' : above.toFixed(1)} | ${ratio} |`,
+      `| ${id} | ${own.toFixed(1)} | ${id === 'bare' ? '' : above.toFixed(1)} | ${ratio} | ${split.user.toFixed(1)} | ${split.system.toFixed(1)} | ${split.sleeps.toFixed(3)} |`,
     );
   }
 }

@@ -124,17 +124,26 @@ async function main(): Promise<void> {
   const sampler = settings.GUARD_ALLOCATIONS === '1' ? new AllocationSampler() : undefined;
   await sampler?.start();
   const windows: number[] = [];
+  /** Per window and decision: user and system CPU µs, and the times the process slept. */
+  const split: Array<{ user: number; system: number; sleeps: number }> = [];
   for (let window = 0; window < settings.GUARD_WINDOWS; window++) {
     const before = process.cpuUsage();
+    const sleptBefore = process.resourceUsage().voluntaryContextSwitches;
     await paced(settings.GUARD_COUNT);
     const spent = process.cpuUsage(before);
+    const slept = process.resourceUsage().voluntaryContextSwitches - sleptBefore;
     windows.push((spent.user + spent.system) / settings.GUARD_COUNT);
+    split.push({
+      user: spent.user / settings.GUARD_COUNT,
+      system: spent.system / settings.GUARD_COUNT,
+      sleeps: slept / settings.GUARD_COUNT,
+    });
   }
   const allocations: AllocationProfile | undefined = await sampler?.stop(
     settings.GUARD_COUNT * settings.GUARD_WINDOWS,
   );
   process.stdout.write(
-    `${JSON.stringify({ contender: env.contender.id, windows, allocations })}\n`,
+    `${JSON.stringify({ contender: env.contender.id, windows, split, allocations })}\n`,
   );
   await app.close();
 }
