@@ -59,6 +59,20 @@ describe('traffic profile buckets', () => {
     expect(parseField(fieldOf(7, '', member))?.tier).toBe('');
   });
 
+  it('samples one hash in 2^level, as the Lua does, at every level and edge of a 32-bit hash', () => {
+    const hashes = [0, 1, 2, 3, 4, 96, 1024, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff];
+    for (let seed = 1; seed < 2_000; seed++) hashes.push(identifierHash(`id-${seed}`));
+    // Lua's `hash % 2 ^ level == 0` (traffic-profile.lua), levels past the hash's 32 bits too.
+    const lua = (hash: number, level: number) => hash % 2 ** level === 0;
+    for (let level = 0; level <= 34; level++) {
+      for (const hash of hashes) expect(sampledAt(hash, level)).toBe(lua(hash, level));
+    }
+    expect(hashes.filter((hash) => sampledAt(hash, 3)).length).toBeGreaterThan(200);
+    expect(sampledAt(0x80000000, 31)).toBe(true);
+    expect(sampledAt(0x80000001, 31)).toBe(false);
+    expect(sampledAt(5, 0)).toBe(true);
+  });
+
   it('profiles a period of a second or more in windows of it, a shorter one per second', () => {
     expect(windowMsOf(100)).toBe(1_000);
     expect(windowMsOf(60_000)).toBe(60_000);

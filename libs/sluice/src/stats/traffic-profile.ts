@@ -169,8 +169,15 @@ export function identifierHash(text: string): number {
   return hash >>> 0;
 }
 
-/** Whether a window sampled at `level` keeps an identifier: one in 2^level, by its hash. */
+/**
+ * Whether a window sampled at `level` keeps an identifier: one in 2^level, by its hash, as
+ * traffic-profile.lua's sampledAt. Asked for every request the replay records, so a whole level
+ * below 32 and a 32-bit hash take a mask rather than a power and a floating-point remainder.
+ */
 export function sampledAt(hash: number, level: number): boolean {
+  if (level >= 0 && level < 32 && (level | 0) === level && hash >>> 0 === hash) {
+    return (hash & ~(-1 << level)) === 0;
+  }
   return hash % 2 ** level === 0;
 }
 
