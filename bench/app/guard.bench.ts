@@ -59,14 +59,19 @@ async function main(): Promise<void> {
             timeout: RUN_TIMEOUT_MS,
             env: guardEnv(id, server.url, mode, settings),
           });
-          const { windows, split, allocations } = JSON.parse(
+          const { windows, split, lags, allocations } = JSON.parse(
             stdout.trim().split('\n').at(-1) as string,
-          ) as { windows: number[]; split: Split[]; allocations?: AllocationProfile };
+          ) as {
+            windows: number[];
+            split: Split[];
+            lags: Array<{ p99: number; max: number }>;
+            allocations?: AllocationProfile;
+          };
           const figure = median(windows);
           (rounds.get(id) ?? rounds.set(id, []).get(id))?.push(figure);
           (splits.get(id) ?? splits.set(id, []).get(id))?.push(medianSplit(split));
           console.log(
-            `${mode} round ${round} ${id}: ${figure.toFixed(1)} µs/decision (windows ${windows.map((each) => each.toFixed(1)).join(', ')})`,
+            `${mode} round ${round} ${id}: ${figure.toFixed(1)} µs/decision (windows ${windows.map((each) => each.toFixed(1)).join(', ')}; event loop delay p99 / max ${lags.map((each) => `${each.p99.toFixed(2)} / ${each.max.toFixed(2)}`).join(', ')} ms)`,
           );
           if (allocations !== undefined) {
             (allocated.get(id) ?? allocated.set(id, []).get(id))?.push(allocations);

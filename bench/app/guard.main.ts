@@ -9,6 +9,7 @@ import { HttpException, Module, type CanActivate, type ExecutionContext } from '
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { z } from 'zod';
 import { AllocationSampler, type AllocationProfile } from './allocation.sampler.js';
 import { USER_HEADER, USERS } from './bench.constants.js';
@@ -126,10 +127,16 @@ async function main(): Promise<void> {
   const windows: number[] = [];
   /** Per window and decision: user and system CPU µs, and the times the process slept. */
   const split: Array<{ user: number; system: number; sleeps: number }> = [];
+  /** Per window: the event loop's delay, p99 and max, ms (the tail a request would meet). */
+  const lags: Array<{ p99: number; max: number }> = [];
   for (let window = 0; window < settings.GUARD_WINDOWS; window++) {
+    const lag = monitorEventLoopDelay({ resolution: 1 });
+    lag.enable();
     const before = process.cpuUsage();
     const sleptBefore = process.resourceUsage().voluntaryContextSwitches;
     await paced(settings.GUARD_COUNT);
+    lag.disable();
+    lags.push({ p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 });
     const spent = process.cpuUsage(before);
     const slept = process.resourceUsage().voluntaryContextSwitches - sleptBefore;
     windows.push((spent.user + spent.system) / settings.GUARD_COUNT);
@@ -143,7 +150,7 @@ async function main(): Promise<void> {
     settings.GUARD_COUNT * settings.GUARD_WINDOWS,
   );
   process.stdout.write(
-    `${JSON.stringify({ contender: env.contender.id, windows, split, allocations })}\n`,
+    `${JSON.stringify({ contender: env.contender.id, windows, split, lags, allocations })}\n`,
   );
   await app.close();
 }
