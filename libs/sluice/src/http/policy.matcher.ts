@@ -9,8 +9,8 @@ const MAX_USER_AGENT_TESTED = 512;
 export class PolicyMatcher {
   private readonly userAgentPatterns = new WeakMap<Policy, UserAgentPattern>();
 
-  applicable(policies: Policy[], req: unknown): Policy[] {
-    return policies.every((policy) => policy.match === null)
+  applicable(policies: readonly Policy[], req: unknown): readonly Policy[] {
+    return policies.every(matchesAll)
       ? policies
       : policies.filter((policy) => this.applies(policy, req));
   }
@@ -26,3 +26,6 @@ export class PolicyMatcher {
     return userAgent !== undefined && pattern.test(userAgent.slice(0, MAX_USER_AGENT_TESTED));
   }
 }
+
+/** A policy without `match` applies to every request of its routes. */
+const matchesAll = (policy: Policy): boolean => policy.match === null;

@@ -130,9 +130,9 @@ export class BlockGate implements OnModuleInit {
   }
 
   /** The route's policies that apply to the request; none when one was deleted meanwhile. */
-  private applicable(names: readonly string[], request: GateRequest): Policy[] {
+  private applicable(names: readonly string[], request: GateRequest): readonly Policy[] {
     try {
-      return this.matcher.applicable(this.policies.resolve(names), request);
+      return this.matcher.applicable(this.policies.resolveRoute(names), request);
     } catch (error) {
       if (error instanceof UnknownPolicyError) return [];
       throw error;

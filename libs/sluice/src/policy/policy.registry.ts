@@ -16,6 +16,8 @@ export class UnknownPolicyError extends Error {
 export class PolicyRegistry {
   private policies = new Map<string, Policy>();
   private enforcement = true;
+  /** Each route's names as resolved since the policies last changed (resolveRoute). */
+  private routes = new WeakMap<readonly string[], readonly Policy[]>();
 
   /** False while the global switch suspends enforcement: guards let every request pass. */
   get enforcing(): boolean {
@@ -26,6 +28,7 @@ export class PolicyRegistry {
   set(input: unknown): Policy {
     const policy = parsePolicy(input);
     this.policies.set(policy.name, policy);
+    this.routes = new WeakMap();
     return policy;
   }
 
@@ -33,6 +36,7 @@ export class PolicyRegistry {
   replaceAll(policies: readonly Policy[], enforcing: boolean): void {
     this.policies = new Map(policies.map((policy) => [policy.name, policy]));
     this.enforcement = enforcing;
+    this.routes = new WeakMap();
   }
 
   /** The policy of that name, if defined. */
@@ -42,6 +46,7 @@ export class PolicyRegistry {
 
   /** Removes a policy; false when there was none of that name. */
   delete(name: string): boolean {
+    this.routes = new WeakMap();
     return this.policies.delete(name);
   }
 
@@ -56,5 +61,18 @@ export class PolicyRegistry {
     const missing = names.filter((_, index) => found[index] === undefined);
     if (missing.length > 0) throw new UnknownPolicyError(missing);
     return found as Policy[];
+  }
+
+  /**
+   * resolve for a route's names, the same array for every request (the marks' own): resolved once
+   * until a policy is set, replaced or deleted, and frozen, since every request shares it.
+   */
+  resolveRoute(names: readonly string[]): readonly Policy[] {
+    let found = this.routes.get(names);
+    if (found === undefined) {
+      found = Object.freeze(this.resolve(names));
+      this.routes.set(names, found);
+    }
+    return found;
   }
 }

@@ -23,7 +23,7 @@ export function matched(
     const address = parts.trackers.clientIp(req);
     if (address !== undefined && parts.allowed(address)) return undefined;
   }
-  const policies = parts.matcher.applicable(parts.policies.resolve(names), req);
+  const policies = parts.matcher.applicable(parts.policies.resolveRoute(names), req);
   if (policies.length === 0) return undefined;
   return { kind, route, names, policies, routeTier: tier, req, res, invocation };
 }
