@@ -47,6 +47,13 @@ const settingsSchema = z.object({
   ...guardLoadSettings,
 });
 
+/**
+ * Two processes of the same code pinned to one core sometimes differ by 8–10 µs a decision through
+ * every window of their pair, either way round (docs/benchmarks.md, "Running the application
+ * bench"): pairs split by more than this are counted, so a run carried by them shows it.
+ */
+const SPLIT_PAIR_US = 5;
+
 /** The revision's tree, built by its own contender build; answers its guard.main. */
 async function buildRevision(revision: string, into: string): Promise<string> {
   const tree = join(into, 'tree');
@@ -131,10 +138,14 @@ async function main(): Promise<void> {
           );
         }
         const d = spread(differences);
+        const byPair = figures.tree.map((figure, at) => figure - (figures.base[at] as number));
+        const split = byPair.filter((each) => Math.abs(each) > SPLIT_PAIR_US).length;
         console.log(
           `\n${mode}, ${settings.GUARD_RATE}/s: ${names.tree} − ${names.base} = ` +
             `${d.median.toFixed(2)} µs a decision (${d.min.toFixed(2)} to ${d.max.toFixed(2)} over ${differences.length} window pairs); ` +
-            `medians ${spread(figures.tree).median.toFixed(1)} against ${spread(figures.base).median.toFixed(1)}\n`,
+            `medians ${spread(figures.tree).median.toFixed(1)} against ${spread(figures.base).median.toFixed(1)}; ` +
+            `by pair ${byPair.map((each) => each.toFixed(1)).join(', ')} (median ${spread(byPair).median.toFixed(2)}); ` +
+            `${split} of ${byPair.length} pairs split by more than ${SPLIT_PAIR_US} µs\n`,
         );
       }
     } finally {
