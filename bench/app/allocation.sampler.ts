@@ -24,9 +24,10 @@ interface HeapNode {
 
 /**
  * V8's sampling heap profiler, in this process, counting objects the collector has already freed
- * too: the bytes a window's code allocated and where, whatever survives. Unlike CPU time it does
- * not move with the machine's load, so a change of a few hundred bytes a decision shows in one
- * run. It slows the process: CPU figures measured beside it are not comparable.
+ * too: the bytes a window's code allocated and where, whatever survives. Unlike CPU time it hardly
+ * moves with the machine's load: totals vary by about 1 % between runs, and a place's share moves
+ * with what the compiler inlined (docs/benchmarks.md). It slows the process: CPU figures measured
+ * beside it are not comparable.
  */
 export class AllocationSampler {
   private readonly session = new Session();
