@@ -3,9 +3,16 @@
  * FCALLed directly with batches of 64 consumes of one policy (the lean batch of charge.ops.lua),
  * beside copies of the library with one part cut away, loaded under names of their own (libs/ is
  * never changed). A cut whose anchor text is gone (the Lua changed) stops the run, naming it.
+ * BENCH_BASE, a git revision, adds the library's Lua as it was there, taken from `git archive`
+ * into a temporary folder, so a change is measured against its parent in the same rounds.
  * `npx tsx bench/engine/batch.cuts.ts` (BENCH_ROUNDS, 4; BENCH_CUTS and BENCH_ALGORITHMS, comma
  * lists, run only those); figures in docs/benchmarks.md.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { loadLuaLibrary } from '../../libs/sluice/src/store/script.source.js';
 import { startRedisServer } from '../../test/support/redis-servers.js';
@@ -77,14 +84,44 @@ if (Object.keys(CUTS).length === 0 || Object.keys(SPECS).length === 0) {
   throw new Error(`batch.cuts: nothing to run; cuts are ${Object.keys(CUTS).join(', ')}`);
 }
 
+const BASE = process.env.BENCH_BASE;
+if (BASE !== undefined && !/^[\w./~^-]+$/.test(BASE)) {
+  throw new Error(
+    `batch.cuts: BENCH_BASE must be a git revision (a commit, HEAD~1), not "${BASE}"`,
+  );
+}
+
+/** The library's Lua definitions at a git revision, loaded by that revision's own script.source. */
+async function definitionsAt(revision: string): Promise<string> {
+  const folder = mkdtempSync(join(tmpdir(), 'sluice-cuts-'));
+  try {
+    const tar = execFileSync('git', ['archive', revision, 'libs/sluice/src'], {
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    execFileSync('tar', ['-x', '-C', folder], { input: tar });
+    const source = pathToFileURL(join(folder, 'libs/sluice/src/store/script.source.ts')).href;
+    const loaded = (await import(source)) as { loadLuaLibrary: typeof loadLuaLibrary };
+    return loaded.loadLuaLibrary().definitions;
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
 const server = await startRedisServer();
 const client = new Redis(server.url);
 try {
   const { definitions } = loadLuaLibrary();
-  const functions = new Map<string, string>();
+  const sources = new Map<string, string>();
   for (const [name, edits] of Object.entries(CUTS)) {
+    sources.set(
+      name,
+      edits.reduce((lua, edit) => edit(lua), definitions),
+    );
+  }
+  if (BASE !== undefined) sources.set(`at ${BASE}`, await definitionsAt(BASE));
+  const functions = new Map<string, string>();
+  for (const [name, source] of sources) {
     const fn = `batchcut_${functions.size}`;
-    const source = edits.reduce((lua, edit) => edit(lua), definitions);
     await client.function(
       'LOAD',
       'REPLACE',

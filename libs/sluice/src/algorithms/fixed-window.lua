@@ -66,6 +66,37 @@ function fixedWindow.decide(state, now, p, cost)
   }
 end
 
+-- decide's answer when it is a plain admission (allowed, no credits), without its tables: the
+-- state after it, remaining, reset and the TTL; nil when decide would answer anything else. The
+-- lean batch (charge.ops.lua) asks it first. state is the caller's own decoding: within its
+-- window its count moves in place, so the window as read stays what the key's TTL was set for.
+function fixedWindow.admit(state, now, p, cost)
+  local window, finish = windowAt(now, p)
+  local count = 0
+  if state then
+    if not p.calendar and state.window > window then
+      window = state.window
+      finish = (window + 1) * p.period
+    end
+    if state.window == window then
+      if state.granted ~= 0 then
+        return nil
+      end
+      count = state.count
+    end
+  end
+  if count + cost > p.limit then
+    return nil
+  end
+  local reset = math.max(1, finish - now)
+  if state and state.window == window then
+    state.count = count + cost
+  else
+    state = { window = window, count = cost, granted = 0 }
+  end
+  return state, p.limit - count - cost, reset, reset
+end
+
 function fixedWindow.refund(state, now, p, cost)
   local window, finish = windowAt(now, p)
   if not state or state.window < window then

@@ -30,6 +30,18 @@ function gcra.decide(tat, now, p, cost)
   }
 end
 
+-- decide's answer when it admits, without its table: the tat after it, remaining, reset and
+-- the TTL; nil when decide refuses. The lean batch (charge.ops.lua) asks it first.
+function gcra.admit(tat, now, p, cost)
+  local burstWindow = p.burst * p.interval
+  local nextTat = math.max(tat or now, now) + cost * p.interval
+  local reset = nextTat - now
+  if reset > burstWindow then
+    return nil
+  end
+  return nextTat, idiv(burstWindow - reset, p.interval), reset, reset
+end
+
 function gcra.refund(tat, now, p, cost)
   if not tat then
     return nil

@@ -34,13 +34,15 @@ end
 -- A batch's consumes of one lean spec (decide.lua), all at one time with one argument, the usual
 -- turn of a busy policy. Each identifier's keys are made once and read in one MGET, its state
 -- decoded once, decided call after call in the batch's own arrays, and written once, with the
--- last admission's TTL. A call with a penalty on record, or a refusal that counts towards one,
+-- last admission's TTL; where the algorithm has admit, a plain admission is decided without
+-- decide's tables. A call with a penalty on record, or a refusal that counts towards one,
 -- hands its identifier to consumeOp and the write-back cache for the rest of the batch. The
 -- reply is operateMany's, but flat: a plain admission is two integers in it, not an array of two
 -- (batched.call.ts reads it back; docs/benchmarks.md, "Redis CPU on many identifiers: the lean
 -- batch").
 local function consumeBatch(KEYS, spec, now, lease)
   local algorithm, rate, cost = spec.algorithm, spec.rate, spec.cost
+  local admit = algorithm.admit
   local stateSuffix, penaltySuffix = spec.stateSuffix, spec.penaltySuffix
   -- Each identifier has a slot, in the order first seen (slotOf[i]: call i's); a slot's penalty
   -- and state keys are reads[2 * slot - 1] and reads[2 * slot].
@@ -86,7 +88,16 @@ local function consumeBatch(KEYS, spec, now, lease)
   for i = 1, #KEYS do
     local slot = slotOf[i]
     local reply
-    if not handed[slot] then
+    local after, remaining, reset, ttl
+    if admit and not handed[slot] then
+      after, remaining, reset, ttl = admit(states[slot], now, rate, cost)
+    end
+    if after then
+      states[slot], ttls[slot] = after, ttl
+      replies[m + 1], replies[m + 2] = remaining, reset
+      m = m + 2
+      reply = false
+    elseif not handed[slot] then
       local verdict = algorithm.decide(states[slot], now, rate, cost, lease)
       if verdict.allowed then
         states[slot], ttls[slot] = verdict.state, verdict.ttl

@@ -149,7 +149,15 @@ end
 -- (a refusal that counts towards a penalty).
 local function consumeState(spec, key, stateValue, now, lease)
   local algorithm = spec.algorithm
-  local verdict = algorithm.decide(algorithm.decode(stateValue), now, spec.rate, spec.cost, lease)
+  local state = algorithm.decode(stateValue)
+  if algorithm.admit then
+    local after, remaining, reset, ttl = algorithm.admit(state, now, spec.rate, spec.cost)
+    if after then
+      algorithm.write(key, after, ttl)
+      return { remaining, reset }
+    end
+  end
+  local verdict = algorithm.decide(state, now, spec.rate, spec.cost, lease)
   local admitted, allowed, reason = 1, 1, REASON.ok
   if verdict.allowed then
     algorithm.write(key, verdict.state, verdict.ttl)
