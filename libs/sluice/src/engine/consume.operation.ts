@@ -49,7 +49,7 @@ export class ConsumeOperation {
     try {
       const started = this.start(op, target, options);
       return started instanceof PendingCharge
-        ? started.reply.then((result) => started.finish(result))
+        ? Promise.resolve(started.reply).then((result) => started.finish(result))
         : Promise.resolve(started);
     } catch (error) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, passed on as it is
@@ -111,14 +111,14 @@ export class ConsumeOperation {
     return this.count(op, target, options, counted, settled);
   }
 
-  /** The store call for the counted policies and their candidates, sent. */
+  /** The store call for the counted policies and their candidates, sent, or already decided. */
   private count(
     op: 'consume' | 'peek',
     target: CallTarget,
     options: ConsumeOptions,
     counted: Counted[],
     settled: PolicyDecision[],
-  ): PendingCharge {
+  ): Charged | PendingCharge {
     const specs: PolicySpec[] = [];
     let candidates = false;
     for (const { policy, override } of counted) {
@@ -137,15 +137,11 @@ export class ConsumeOperation {
     const call: StoreCall = { op, key: target.key, specs: sent };
     // A lease only for calls that take a slot: the usual request builds no string for it.
     if (sent.some(holdsSlots)) call.lease = `${this.leaseTag}.${(this.leases++).toString(36)}`;
-    return new PendingCharge(
-      this.store.run(call),
-      op,
-      counted,
-      specs,
-      settled,
-      proposed,
-      call.lease,
-    );
+    // A store that can answer at once (eventual mode's local decision) is asked so: the request
+    // then waits on no promise at all.
+    const reply = this.store.start?.(call) ?? this.store.run(call);
+    const pending = new PendingCharge(reply, op, counted, specs, settled, proposed, call.lease);
+    return reply instanceof Promise ? pending : pending.finish(reply);
   }
 }
 
@@ -157,8 +153,11 @@ const NO_PROPOSALS: readonly Priced[] = [];
  */
 export class PendingCharge {
   constructor(
-    /** The store call's result; rejects when the store fails. */
-    readonly reply: Promise<StoreResult>,
+    /**
+     * The store call's result, a promise that rejects when the store fails; the result itself
+     * only where the store answered at once, and then start() has already finished it.
+     */
+    readonly reply: StoreResult | Promise<StoreResult>,
     private readonly op: 'consume' | 'peek',
     private readonly counted: readonly Counted[],
     private readonly specs: readonly PolicySpec[],

@@ -60,10 +60,11 @@ export class CallDecider implements RequestDecider {
 
   /**
    * Decides and charges the target, timed and counted: a cached block refuses it first, then the
-   * engine's one store call, then the outage rule when the store fails. One async step, so a
-   * request waits on its store call and nothing else.
+   * engine's one store call, then the outage rule when the store fails. Answered at once when no
+   * I/O is needed (a cached block, a list, eventual mode's local decision); otherwise one async
+   * step, so a request waits on its store call and nothing else. A bad input rejects.
    */
-  async charge(target: CallTarget, terms: ConsumeOptions): Promise<Charged> {
+  charge(target: CallTarget, terms: ConsumeOptions): Charged | Promise<Charged> {
     const { policies, identifier, keyKind } = target;
     const cached =
       this.blocks.size > 0 ? this.cachedBlock(policies, target.stored, keyKind) : undefined;
@@ -73,28 +74,67 @@ export class CallDecider implements RequestDecider {
     }
     const timed = this.metrics !== undefined || this.telemetry.counting;
     const started = timed ? performance.now() : 0;
+    let begun: Charged | PendingCharge;
+    try {
+      begun = this.operations.consume.start('consume', target, terms);
+    } catch (error) {
+      return this.failed(error, target, terms, started);
+    }
+    if (begun instanceof PendingCharge) return this.chargeLater(begun, target, terms, started);
+    return this.booked(begun, target, terms, started);
+  }
+
+  /**
+   * The store's reply awaited, and the decision finished from it at once: no promise of the
+   * consume operation's own between the store and this request.
+   */
+  private async chargeLater(
+    begun: PendingCharge,
+    target: CallTarget,
+    terms: ConsumeOptions,
+    started: number,
+  ): Promise<Charged> {
     let charged: Charged;
     try {
-      // The store's reply awaited here, and the decision finished from it at once: no promise
-      // of the consume operation's own between the store and this request.
-      const begun = this.operations.consume.start('consume', target, terms);
-      charged = begun instanceof PendingCharge ? begun.finish(await begun.reply) : begun;
+      charged = begun.finish(await begun.reply);
     } catch (error) {
-      if (isInputError(error)) throw error;
-      const decision = await this.outage.decide(policies, identifier, { ...terms, keyKind }, error);
-      this.record(decision, identifier, keyKind, started);
-      return { decision, charged: NOTHING_CHARGED };
+      return this.failed(error, target, terms, started);
     }
+    return this.booked(charged, target, terms, started);
+  }
+
+  /** A decision made: the blocks it set off cached and announced, and the decision counted. */
+  private booked(
+    charged: Charged,
+    target: CallTarget,
+    terms: ConsumeOptions,
+    started: number,
+  ): Charged {
     const { decision } = charged;
+    const { identifier, keyKind } = target;
     if (!decision.allowed && decision.policies.some((part) => part.blocked !== undefined)) {
       if (this.blocks.capacity > 0) this.rememberBlocks(decision, target);
-      this.penalties.blocksSeen(decision, policies, {
+      this.penalties.blocksSeen(decision, target.policies, {
         ...this.eventContext(keyKind, identifier),
         route: terms.route,
       });
     }
     this.record(decision, identifier, keyKind, started);
     return charged;
+  }
+
+  /** A bad input thrown on; a failed store decided by the outage rule and counted. */
+  private async failed(
+    error: unknown,
+    target: CallTarget,
+    terms: ConsumeOptions,
+    started: number,
+  ): Promise<Charged> {
+    if (isInputError(error)) throw error;
+    const { policies, identifier, keyKind } = target;
+    const decision = await this.outage.decide(policies, identifier, { ...terms, keyKind }, error);
+    this.record(decision, identifier, keyKind, started);
+    return { decision, charged: NOTHING_CHARGED };
   }
 
   async refund(

@@ -5,12 +5,17 @@ import { TooManyRequestsException } from './too-many-requests.exception.js';
 
 /**
  * The refusal of a request in its transport's way: a 429 TooManyRequestsException; in GraphQL a
- * GraphQLRefusalException; for a WebSocket message a WsException with the 429's body.
+ * GraphQLRefusalException; for a WebSocket message a WsException with the 429's body, once the
+ * optional peer is loaded (the one refusal that waits).
  */
-export async function refusalOf(type: string, decision: Decision): Promise<Error> {
+export function refusalOf(type: string, decision: Decision): Error | Promise<Error> {
   if (type === 'graphql') return withoutStack(() => new GraphQLRefusalException(decision));
   const refusal = withoutStack(() => new TooManyRequestsException(decision));
   if (type !== 'ws') return refusal;
+  return wsRefusal(refusal);
+}
+
+async function wsRefusal(refusal: TooManyRequestsException): Promise<Error> {
   const { WsException } = await loadOptionalPeer(
     '@nestjs/websockets',
     'SluiceGuard on WebSocket handlers',

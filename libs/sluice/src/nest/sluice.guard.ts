@@ -15,7 +15,7 @@ import { SLUICE_OPTIONS } from '../config/sluice.tokens.js';
 import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
 import { PolicyRegistry } from '../policy/policy.registry.js';
 import { ThrottleMetadataAccessor } from '../metadata/throttle-metadata.accessor.js';
-import type { HoldingsContext } from '../request/request.holdings.js';
+import type { HoldingsContext, RequestHoldings } from '../request/request.holdings.js';
 import {
   requestResponseOf,
   type RequestParts,
@@ -36,6 +36,14 @@ import { deciderOf, listsOf, policiesOf, SluiceService } from './sluice.service.
 import { RouteRegistry } from './route.registry.js';
 
 export type { RequestResponse } from '../request/request.parts.js';
+
+function rejectWith(refusal: Error): Promise<never> {
+  return Promise.reject(refusal);
+}
+
+/** canActivate's answers when no step waited: settled once, shared by every request. */
+const PASSED = Promise.resolve(true);
+const NOT_PASSED = Promise.resolve(false);
 
 /**
  * Decides each request under the policies its handler (else its class) names with `@Throttle`,
@@ -85,23 +93,70 @@ export class SluiceGuard implements CanActivate {
     @Inject(SluiceService) protected readonly sluice: SluiceService,
   ) {}
 
-  /** Decides the request; throws TooManyRequestsException when a policy refuses it. */
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /**
+   * Decides the request; rejects with TooManyRequestsException when a policy refuses it. Not
+   * async: where no step waits (a local or cached decision), the steps run at once and the
+   * answer is a promise already settled.
+   */
+  canActivate(context: ExecutionContext): Promise<boolean> {
+    try {
+      const verdict = this.runSteps(context);
+      if (verdict instanceof Promise) return verdict;
+      return verdict ? PASSED : NOT_PASSED;
+    } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what a step threw, passed on as it is
+      return Promise.reject(error);
+    }
+  }
+
+  /** The steps, each taken at once when the one before did not wait. */
+  private runSteps(context: ExecutionContext): boolean | Promise<boolean> {
+    if (!this.parts.policies.enforcing) return true;
+    if (!this.skipsByMarks) {
+      // A subclass's own answer, awaited as Nest would await it.
+      return Promise.resolve(this.shouldSkip(context)).then(
+        (skip) => skip || this.runUnskipped(context),
+      );
+    }
+    return this.skipsAt(context) || this.runUnskipped(context);
+  }
+
+  private runUnskipped(context: ExecutionContext): boolean | Promise<boolean> {
     const parts = this.parts;
-    if (!parts.policies.enforcing) return true;
-    if (this.skipsByMarks ? this.skipsAt(context) : await this.shouldSkip(context)) return true;
     const match = matched(context, parts, this.seams);
     if (match === undefined) return true;
     const holdings = watched(match, this.holdings);
     const decider = this.decider;
-    const planning = planned(match, context, parts, this.seams, decider);
-    const plan = planning instanceof Promise ? await planning : planning;
-    const decision = await charged(plan, holdings, decider);
-    if (!answered(plan, decision, holdings, this.options.headers ?? 'draft')) {
-      await this.refuse(context, plan, decision);
-      return false;
+    const plan = planned(match, context, parts, this.seams, decider);
+    if (plan instanceof Promise) {
+      return plan.then((each) => this.runCharged(context, each, holdings, decider));
     }
-    if (decision.delayMs > 0) await longSleep(decision.delayMs);
+    return this.runCharged(context, plan, holdings, decider);
+  }
+
+  private runCharged(
+    context: ExecutionContext,
+    plan: RequestPlan,
+    holdings: RequestHoldings,
+    decider: CallDecider,
+  ): boolean | Promise<boolean> {
+    const decision = charged(plan, holdings, decider);
+    if (decision instanceof Promise) {
+      return decision.then((each) => this.runAnswered(context, plan, each, holdings));
+    }
+    return this.runAnswered(context, plan, decision, holdings);
+  }
+
+  private runAnswered(
+    context: ExecutionContext,
+    plan: RequestPlan,
+    decision: Decision,
+    holdings: RequestHoldings,
+  ): boolean | Promise<boolean> {
+    if (!answered(plan, decision, holdings, this.options.headers ?? 'draft')) {
+      return this.refuse(context, plan, decision).then(() => false);
+    }
+    if (decision.delayMs > 0) return longSleep(decision.delayMs).then(() => true);
     return true;
   }
 
@@ -141,19 +196,24 @@ export class SluiceGuard implements CanActivate {
    * whose `extensions` carry `code: 'TOO_MANY_REQUESTS'`, the policy and `retryAfterMs`; for a
    * WebSocket message a WsException with the 429's body, sent as an `exception` event.
    */
-  protected async throwThrottlingException(
+  protected throwThrottlingException(
     context: ExecutionContext,
     decision: Decision,
   ): Promise<void> {
-    throw await refusalOf(context.getType<string>(), decision);
+    const refusal = refusalOf(context.getType<string>(), decision);
+    return refusal instanceof Promise ? refusal.then(rejectWith) : rejectWith(refusal);
   }
 
-  /** Refuses the request, after letting the block gate learn a refusal it can repeat early. */
-  private async refuse(context: ExecutionContext, plan: RequestPlan, decision: Decision) {
+  /**
+   * Refuses the request, after letting the block gate learn a refusal it can repeat early: the
+   * refusal's promise, which rejects unless a subclass lets the request go unanswered.
+   */
+  private refuse(context: ExecutionContext, plan: RequestPlan, decision: Decision): Promise<void> {
     if (decision.reason === 'cache-block' || decision.listEntry !== undefined) {
       this.showGate(context, plan);
     }
-    await this.throwThrottlingException(context, decision);
+    // A subclass's own answer, awaited as Nest would await it.
+    return Promise.resolve(this.throwThrottlingException(context, decision));
   }
 
   /**

@@ -1,5 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import type { CallTarget } from '../engine/call.target.js';
+import type { Charged } from '../engine/engine.types.js';
 import { summarize, type Decision } from '../engine/decision.js';
 import type { RequestDecider } from './request.decider.js';
 import type { RequestHoldings } from './request.holdings.js';
@@ -8,31 +9,57 @@ import type { RequestPlan } from './request.plan.js';
 /**
  * Step 4: each call target decided, all at once (one store call each, or the block cache), and
  * what each charged taken by the request's holdings; a lone identifier's decision is the
- * request's. A decision that throws gives back what the others took.
+ * request's, at once when it needed no I/O. A decision that fails gives back what the others
+ * took.
  */
-export async function charged(
+export function charged(
+  plan: RequestPlan,
+  holdings: RequestHoldings,
+  decider: RequestDecider,
+): Decision | Promise<Decision> {
+  const { calls } = plan;
+  const only = calls.length === 1 ? calls[0] : undefined;
+  if (only === undefined) return chargedEach(plan, holdings, decider);
+  try {
+    const result = decider.charge(only, plan.terms);
+    if (result instanceof Promise) return chargedLater(result, only, plan, holdings);
+    holdings.took(only, plan.terms, result);
+    return result.decision;
+  } catch (error) {
+    throw failed(error, plan, holdings);
+  }
+}
+
+async function chargedLater(
+  pending: Promise<Charged>,
+  target: CallTarget,
+  plan: RequestPlan,
+  holdings: RequestHoldings,
+): Promise<Decision> {
+  try {
+    const result = await pending;
+    holdings.took(target, plan.terms, result);
+    return result.decision;
+  } catch (error) {
+    throw failed(error, plan, holdings);
+  }
+}
+
+async function chargedEach(
   plan: RequestPlan,
   holdings: RequestHoldings,
   decider: RequestDecider,
 ): Promise<Decision> {
-  const { calls } = plan;
   try {
-    const only = calls.length === 1 ? calls[0] : undefined;
-    if (only !== undefined) {
-      const result = await decider.charge(only, plan.terms);
-      holdings.took(only, plan.terms, result);
-      return result.decision;
-    }
     const decisions = await Promise.all(
-      calls.map((target) => decide(target, plan, holdings, decider)),
+      plan.calls.map((target) => decide(target, plan, holdings, decider)),
     );
     return summarize(
       decisions.flatMap((each) => each.policies),
       decisions.every((each) => each.allowed),
     );
   } catch (error) {
-    holdings.giveBack();
-    throw asInputError(error, plan);
+    throw failed(error, plan, holdings);
   }
 }
 
@@ -45,6 +72,12 @@ async function decide(
   const result = await decider.charge(target, plan.terms);
   holdings.took(target, plan.terms, result);
   return result.decision;
+}
+
+/** What the others took given back; the error as the request should see it. */
+function failed(error: unknown, plan: RequestPlan, holdings: RequestHoldings): unknown {
+  holdings.giveBack();
+  return asInputError(error, plan);
 }
 
 /** A request that could never pass is a 400: a cost no policy can take. */

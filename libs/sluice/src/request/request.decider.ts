@@ -10,8 +10,11 @@ import type { RequestTerms } from './request.plan.js';
 export interface RequestDecider {
   /** The target of `policies` for an identifier counted as keyKind; throws on a bad identifier. */
   target(policies: readonly Policy[], identifier: string, keyKind: string): CallTarget;
-  /** Decides and charges: from the block cache, else the store, else the outage rule. */
-  charge(target: CallTarget, terms: RequestTerms): Promise<Charged>;
+  /**
+   * Decides and charges: from the block cache, else the store, else the outage rule; at once
+   * where no I/O is needed.
+   */
+  charge(target: CallTarget, terms: RequestTerms): Charged | Promise<Charged>;
   /** Gives back what `policies` (of the target) charged. */
   refund(target: CallTarget, terms: RequestTerms, policies: readonly Policy[]): Promise<void>;
   /** Ends the lease the target's concurrency policies hold slots under. */

@@ -54,6 +54,12 @@ export class EventualStore implements SluiceStore {
 
   /** Decides an eventual policy's consume from this instance's view; everything else in Redis. */
   run(call: StoreCall): Promise<StoreResult> {
+    const result = this.start(call);
+    return result instanceof Promise ? result : Promise.resolve(result);
+  }
+
+  /** As run, but a local decision is the result itself, at once. */
+  start(call: StoreCall): StoreResult | Promise<StoreResult> {
     // Closed, nothing would be sent again: every call is Redis's.
     if (this.closed || !isEventual(call)) return this.inner.run(call);
     switch (call.op) {
@@ -96,14 +102,14 @@ export class EventualStore implements SluiceStore {
   }
 
   /**
-   * Not async: a local decision is answered at once, and Redis's answer is learnt on its way
+   * Not async: a local decision is the result itself, and Redis's answer is learnt on its way
    * back. An identifier decides here only when its previous request came within an interval:
    * one seen less often costs a sync call per request, as much as the exact call, so Redis
    * decides it as in exact mode, and until it comes back sooner nothing is kept of it but when it
    * came (docs/algorithms.md, "Eventual consistency"). Each view is looked up once, for the local
    * decision and the exact call alike.
    */
-  private consume(call: StoreCall): Promise<StoreResult> {
+  private consume(call: StoreCall): StoreResult | Promise<StoreResult> {
     const now = this.clock();
     const interval = shortestInterval(call.specs);
     const hash = hashOf(call.key);
@@ -115,7 +121,7 @@ export class EventualStore implements SluiceStore {
     const local = hot ? this.decideHere(call, found, now) : undefined;
     if (local !== undefined) {
       this.counts.local++;
-      return Promise.resolve(local);
+      return local;
     }
     this.counts.exact++;
     // What was admitted here goes first, in the same turn (so in the same FCALL on a single

@@ -130,4 +130,10 @@ export interface StoreResult {
 export interface SluiceStore {
   /** Decides one call atomically. */
   run(call: StoreCall): Promise<StoreResult>;
+  /**
+   * Optional: decides the call as `run` does, but answers at once, without a promise, when it
+   * needs no I/O (eventual mode's local decisions); otherwise it returns `run`'s promise. The
+   * engine calls it instead of `run` where a store has it, so such a request waits on nothing.
+   */
+  start?(call: StoreCall): StoreResult | Promise<StoreResult>;
 }
