@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock/clock.js';
 import { MemoryStore } from '../store/memory.store.js';
+import type { SluiceStore, StoreCall, StoreResult } from '../store/store.types.js';
 import { SluiceEngine } from './sluice.engine.js';
 
 const rule = { algorithm: 'fixed-window', periodMs: 60_000, key: 'user' } as const;
@@ -24,6 +25,18 @@ function engine(): SluiceEngine {
   });
 }
 
+const quietOutcome = {
+  allowed: false,
+  reason: 'limit' as const,
+  remaining: 0,
+  reset: 60_000_000,
+  retry: 0,
+  delay: 0,
+  blockedUntil: 0,
+  offence: 0,
+  blockStarted: false,
+};
+
 describe('SluiceEngine.charge', () => {
   it('says which policies its call charged: admitted ones, not settled, shadow-refused or refused', async () => {
     const sluice = engine();
@@ -36,6 +49,28 @@ describe('SluiceEngine.charge', () => {
     expect(await names()).toEqual(['enforced']);
     // `enforced` refuses: all or nothing, nothing is charged.
     expect(await names()).toEqual([]);
+  });
+
+  it('asks a store that answers at once through start, and never its run', async () => {
+    const clock = new ManualClock(1_800_000_000_000_000);
+    const started: StoreCall[] = [];
+    const store: SluiceStore = {
+      run: () => Promise.reject(new Error('run was called')),
+      start: (call: StoreCall): StoreResult => {
+        started.push(call);
+        return { admitted: false, outcomes: [{ ...quietOutcome, reason: 'limit', retry: 5_000 }] };
+      },
+    };
+    const sluice = new SluiceEngine({
+      store,
+      clock: clock.now,
+      policies: [{ ...rule, name: 'enforced', limit: 2 }],
+    });
+    const decision = await sluice.consume('enforced', 'ann');
+    expect(decision).toMatchObject({ allowed: false, policy: 'enforced', retryAfterMs: 5 });
+    expect(started.map((call) => [call.op, call.key])).toEqual([
+      ['consume', expect.stringContaining('ann')],
+    ]);
   });
 
   it('resolves a target once: its policies, key kind and key, and refuses what cannot be decided', () => {

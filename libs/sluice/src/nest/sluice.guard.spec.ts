@@ -1,6 +1,7 @@
 import { Controller, Get, Injectable, UseGuards, type ExecutionContext } from '@nestjs/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Throttle } from '../metadata/throttle.decorator.js';
+import type { Decision } from '../engine/decision.js';
 import type { Tracked } from '../trackers/tracker.resolver.js';
 import { SluiceGuard } from './sluice.guard.js';
 import { BothController, startMemoryApp, type MemoryApp } from '../testing/memory-app.fixture.js';
@@ -104,7 +105,43 @@ class AccountController {
   }
 }
 
+/** A subclass whose refusal does not throw: the guard then answers false, and Nest a 403. */
+@Injectable()
+class QuietGuard extends SluiceGuard {
+  static readonly refused: string[] = [];
+
+  protected override throwThrottlingException(
+    _context: ExecutionContext,
+    decision: Decision,
+  ): Promise<void> {
+    QuietGuard.refused.push(decision.policy);
+    return Promise.resolve();
+  }
+}
+
+@Controller('quiet')
+@UseGuards(QuietGuard)
+class QuietController {
+  @Get()
+  @Throttle('like')
+  like(): string {
+    return 'liked';
+  }
+}
+
 describe('SluiceGuard subclassed', () => {
+  it('lets a throwThrottlingException that does not throw answer false', async () => {
+    const { url } = await start(
+      [LIKE],
+      {},
+      { controllers: [QuietController], providers: [QuietGuard] },
+    );
+    const statuses: number[] = [];
+    for (let n = 0; n < 4; n++) statuses.push((await fetch(`${url}/quiet`, as('ann'))).status);
+    expect(statuses).toEqual([200, 200, 200, 403]);
+    expect(QuietGuard.refused).toEqual(['like']);
+  });
+
   it('asks an overridden getTracker and shouldSkip, even when they answer with promises', async () => {
     const { url, engine } = await start(
       [LIKE],

@@ -117,6 +117,30 @@ describe('EventualStore: consistency eventual', () => {
     expect(store.counts).toMatchObject({ exact: 2, local: 10 });
   });
 
+  it('answers a local decision through start at once, and a decision of the store as a promise', async () => {
+    const { shared, instance } = setup();
+    const store = instance();
+    const policy = spec({ limit: 3 });
+    const call: StoreCall = { op: 'consume', key: KEY, specs: [policy] };
+    // The first two go to the store (seen, then learnt): promises.
+    for (let i = 0; i < 2; i++) {
+      const reply = store.start(call);
+      expect(reply).toBeInstanceOf(Promise);
+      expect((await reply).admitted).toBe(true);
+    }
+    // Decided here: the result itself, the same as run would give, and no store call.
+    const local = store.start(call);
+    expect(local).not.toBeInstanceOf(Promise);
+    expect(local).toMatchObject({ admitted: true, outcomes: [{ remaining: 0, reason: 'ok' }] });
+    const refused = store.start(call);
+    expect(refused).toMatchObject({ admitted: false, outcomes: [{ reason: 'limit' }] });
+    expect(shared.count('consume')).toBe(2);
+    expect(store.counts).toMatchObject({ exact: 2, local: 2 });
+    // run answers the same local decisions, as a promise.
+    expect(await store.run(call)).toMatchObject({ admitted: false });
+    expect(store.counts.local).toBe(3);
+  });
+
   it('sends what it admitted in one sync per identifier once syncMs has passed', async () => {
     const { clock, scheduler, shared, instance } = setup();
     const store = instance();
