@@ -25,21 +25,25 @@ local function windowAt(now, p)
   return window, (window + 1) * p.period
 end
 
-function fixedWindow.decide(state, now, p, cost)
+-- The window a request now counts in and when it ends: now's, or a later one already counted (a
+-- clock that stepped back), by period only: a calendar window's end is known only for the
+-- boundaries given.
+local function countedWindow(state, now, p)
   local window, finish = windowAt(now, p)
+  if state and not p.calendar and state.window > window then
+    window = state.window
+    finish = (window + 1) * p.period
+  end
+  return window, finish
+end
+
+function fixedWindow.decide(state, now, p, cost)
+  local window, finish = countedWindow(state, now, p)
   local count = 0
   local granted = 0
-  if state then
-    -- A later window already counted (a clock that stepped back) is kept, by period only: a
-    -- calendar window's end is known only for the boundaries given.
-    if not p.calendar and state.window > window then
-      window = state.window
-      finish = (window + 1) * p.period
-    end
-    if state.window == window then
-      count = state.count
-      granted = state.granted
-    end
+  if state and state.window == window then
+    count = state.count
+    granted = state.granted
   end
   local reset = math.max(1, finish - now)
   local limit = p.limit + granted
@@ -71,19 +75,13 @@ end
 -- lean batch (charge.ops.lua) asks it first. state is the caller's own decoding: within its
 -- window its count moves in place, so the window as read stays what the key's TTL was set for.
 function fixedWindow.admit(state, now, p, cost)
-  local window, finish = windowAt(now, p)
+  local window, finish = countedWindow(state, now, p)
   local count = 0
-  if state then
-    if not p.calendar and state.window > window then
-      window = state.window
-      finish = (window + 1) * p.period
+  if state and state.window == window then
+    if state.granted ~= 0 then
+      return nil
     end
-    if state.window == window then
-      if state.granted ~= 0 then
-        return nil
-      end
-      count = state.count
-    end
+    count = state.count
   end
   if count + cost > p.limit then
     return nil
@@ -114,14 +112,10 @@ function fixedWindow.refund(state, now, p, cost)
   return { window = state.window, count = count, granted = state.granted }, ttl
 end
 
--- The window now falls in, as decide keeps it (a later one already counted, by period only),
--- with what it has counted and been granted so far: window, finish, count, granted.
+-- The window decide counts in, with what it has counted and been granted so far: window,
+-- finish, count, granted.
 local function current(state, now, p)
-  local window, finish = windowAt(now, p)
-  if state and not p.calendar and state.window > window then
-    window = state.window
-    finish = (window + 1) * p.period
-  end
+  local window, finish = countedWindow(state, now, p)
   if not state or state.window ~= window then
     return window, finish, 0, 0
   end

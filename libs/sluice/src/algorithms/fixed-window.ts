@@ -25,26 +25,33 @@ function windowAt(now: number, p: RateParams): { window: number; finish: number 
   return { window, finish: (window + 1) * p.period };
 }
 
+/**
+ * The window a request now counts in and when it ends: now's, or a later one already counted (a
+ * clock that stepped back), by period only: a calendar window's end is known only for the
+ * boundaries given.
+ */
+function countedWindow(
+  state: FixedWindowState | undefined,
+  now: number,
+  p: RateParams,
+): { window: number; finish: number } {
+  const at = windowAt(now, p);
+  if (state === undefined || p.calendar !== undefined || state.window <= at.window) return at;
+  return { window: state.window, finish: (state.window + 1) * p.period };
+}
+
 export function decide(
   state: FixedWindowState | undefined,
   now: number,
   p: RateParams,
   cost: number,
 ): Verdict<FixedWindowState> {
-  let { window, finish } = windowAt(now, p);
+  const { window, finish } = countedWindow(state, now, p);
   let count = 0;
   let granted = 0;
-  if (state !== undefined) {
-    // A later window already counted (a clock that stepped back) is kept, by period only: a
-    // calendar window's end is known only for the boundaries given.
-    if (p.calendar === undefined && state.window > window) {
-      window = state.window;
-      finish = (window + 1) * p.period;
-    }
-    if (state.window === window) {
-      count = state.count;
-      granted = state.granted ?? 0;
-    }
+  if (state !== undefined && state.window === window) {
+    count = state.count;
+    granted = state.granted ?? 0;
   }
   const reset = Math.max(1, finish - now);
   const limit = p.limit + granted;
@@ -98,11 +105,7 @@ function current(
   now: number,
   p: RateParams,
 ): { window: number; finish: number; count: number; granted: number } {
-  let { window, finish } = windowAt(now, p);
-  if (state !== undefined && p.calendar === undefined && state.window > window) {
-    window = state.window;
-    finish = (window + 1) * p.period;
-  }
+  const { window, finish } = countedWindow(state, now, p);
   if (state === undefined || state.window !== window)
     return { window, finish, count: 0, granted: 0 };
   return { window, finish, count: state.count, granted: state.granted ?? 0 };
