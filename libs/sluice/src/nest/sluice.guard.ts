@@ -196,10 +196,7 @@ export class SluiceGuard implements CanActivate {
    * whose `extensions` carry `code: 'TOO_MANY_REQUESTS'`, the policy and `retryAfterMs`; for a
    * WebSocket message a WsException with the 429's body, sent as an `exception` event.
    */
-  protected throwThrottlingException(
-    context: ExecutionContext,
-    decision: Decision,
-  ): Promise<void> {
+  protected throwThrottlingException(context: ExecutionContext, decision: Decision): Promise<void> {
     const refusal = refusalOf(context.getType<string>(), decision);
     return refusal instanceof Promise ? refusal.then(rejectWith) : rejectWith(refusal);
   }
