@@ -141,11 +141,18 @@ export class ConsumeOperation {
     // then waits on no promise at all.
     const reply = this.store.start?.(call) ?? this.store.run(call);
     const pending = new PendingCharge(reply, op, counted, specs, settled, proposed, call.lease);
-    return reply instanceof Promise ? pending : pending.finish(reply);
+    return isPending(reply) ? pending : pending.finish(reply);
   }
 }
 
 const NO_PROPOSALS: readonly Priced[] = [];
+
+/** A store's answer still to come: any thenable (a store of the app's may use its own promises). */
+function isPending(
+  reply: StoreResult | PromiseLike<StoreResult>,
+): reply is PromiseLike<StoreResult> {
+  return typeof (reply as Partial<PromiseLike<StoreResult>>).then === 'function';
+}
 
 /**
  * A consume or peek whose store call is out: its reply, and what turns the store's result into
@@ -157,7 +164,7 @@ export class PendingCharge {
      * The store call's result, a promise that rejects when the store fails; the result itself
      * only where the store answered at once, and then start() has already finished it.
      */
-    readonly reply: StoreResult | Promise<StoreResult>,
+    readonly reply: StoreResult | PromiseLike<StoreResult>,
     private readonly op: 'consume' | 'peek',
     private readonly counted: readonly Counted[],
     private readonly specs: readonly PolicySpec[],

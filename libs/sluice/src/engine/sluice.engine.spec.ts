@@ -73,6 +73,32 @@ describe('SluiceEngine.charge', () => {
     ]);
   });
 
+  it('waits on a store whose run answers with a thenable of its own, not a native promise', async () => {
+    const clock = new ManualClock(1_800_000_000_000_000);
+    const memory = new MemoryStore({ clock: () => clock.now() });
+    const store: SluiceStore = {
+      run: (call: StoreCall) => {
+        const answer = memory.run(call);
+        const thenable: PromiseLike<StoreResult> = {
+          then: (fulfilled, rejected) => answer.then(fulfilled, rejected),
+        };
+        return thenable as Promise<StoreResult>;
+      },
+    };
+    const sluice = new SluiceEngine({
+      store,
+      clock: clock.now,
+      policies: [{ ...rule, name: 'enforced', limit: 2 }],
+    });
+    const decisions = [];
+    for (let n = 0; n < 3; n++) decisions.push(await sluice.consume('enforced', 'ann'));
+    expect(decisions.map((each) => [each.allowed, each.remaining])).toEqual([
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
+  });
+
   it('resolves a target once: its policies, key kind and key, and refuses what cannot be decided', () => {
     const sluice = engine();
     const long = 'x'.repeat(300);
