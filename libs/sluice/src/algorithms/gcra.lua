@@ -52,16 +52,19 @@ end
 
 -- Where a key's expiry may fall: on a grid of the largest power of ten milliseconds (1 ms to
 -- 100 s, in µs here) no longer than a tenth of the policy's burst window, each size named by a
--- whitespace character (docs/algorithms.md, "A gcra key's expiry").
+-- whitespace character, which ends the format its values are written with (docs/algorithms.md,
+-- "A gcra key's expiry").
 local GRIDS = {
-  { 100000000, ' ' },
-  { 10000000, '\r' },
-  { 1000000, '\f' },
-  { 100000, '\v' },
-  { 10000, '\n' },
-  { 1000, '\t' },
+  { 100000000, '%d ' },
+  { 10000000, '%d\r' },
+  { 1000000, '%d\f' },
+  { 100000, '%d\v' },
+  { 10000, '%d\n' },
+  { 1000, '%d\t' },
 }
 local GRID_OF_MARK = { [32] = 100000000, [13] = 10000000, [12] = 1000000, [11] = 100000, [10] = 10000, [9] = 1000 }
+-- A marked value is written by one format with its mark in it: one string made, not two.
+local FORMAT_OF_MARK = { [32] = '%d ', [13] = '%d\r', [12] = '%d\f', [11] = '%d\v', [10] = '%d\n', [9] = '%d\t' }
 
 -- before, raw and p come from the lean batch (charge.ops.lua): the tat as read, its value as read
 -- and the policy's rate. There, under Redis's clock, the key expires at the end of its tat's cell
@@ -74,16 +77,17 @@ function gcra.write(key, tat, ttl, before, raw, p)
     store(key, int(tat), ttl)
     return
   end
-  local grid = raw and GRID_OF_MARK[string.byte(raw, -1)]
+  local mark = raw and string.byte(raw, -1)
+  local grid = mark and GRID_OF_MARK[mark]
   if grid and idiv(before, grid) == idiv(tat, grid) then
-    store(key, int(tat) .. string.sub(raw, -1), ttl, true)
+    store(key, string.format(FORMAT_OF_MARK[mark], tat), ttl, true)
     return
   end
   local most = idiv(p.burst * p.interval, 10)
   for _, size in ipairs(GRIDS) do
     grid = size[1]
     if grid <= most then
-      store(key, int(tat) .. size[2], (idiv(tat, grid) + 1) * grid - callTime.now)
+      store(key, string.format(size[2], tat), (idiv(tat, grid) + 1) * grid - callTime.now)
       return
     end
   end
