@@ -25,6 +25,26 @@ local function windowAt(now, p)
   return window, (window + 1) * p.period
 end
 
+-- decode for a batch decided at one time (charge.ops.lua's consumeBatch): a value written in the
+-- window now falls in and without credits, "<window> <count>", is read by its count alone, the
+-- window being known; any other value as decode reads it. A pattern with three captures costs a
+-- decision on 10 000 identifiers about 0.25 µs more (docs/benchmarks.md).
+function fixedWindow.decoderAt(now, p)
+  local window = windowAt(now, p)
+  local prefix = string.format('%d ', window)
+  local from = #prefix + 1
+  return function(value)
+    if value and string.find(value, prefix, 1, true) == 1 then
+      -- tonumber gives nil for "<count> <granted>": credits take decode.
+      local count = tonumber(string.sub(value, from))
+      if count then
+        return { window = window, count = count, granted = 0 }
+      end
+    end
+    return fixedWindow.decode(value)
+  end
+end
+
 -- The window a request now counts in and when it ends: now's, or a later one already counted (a
 -- clock that stepped back), by period only: a calendar window's end is known only for the
 -- boundaries given.

@@ -74,9 +74,10 @@ local function consumeBatch(KEYS, spec, now, lease)
   -- and whether the write-back cache has it from now on (handed): from its first call when a
   -- penalty is on record.
   local states, read, ttls, handed = {}, {}, {}, {}
+  local decode = algorithm.decoderAt and algorithm.decoderAt(now, rate) or algorithm.decode
   for slot = 1, count do
     local penaltyValue, stateValue = values[2 * slot - 1], values[2 * slot]
-    local state = algorithm.decode(stateValue or nil)
+    local state = decode(stateValue or nil)
     states[slot], read[slot], handed[slot] = state, state, penaltyValue and true or false
     if penaltyValue then
       strings[reads[2 * slot - 1]], strings[reads[2 * slot]] = penaltyValue, stateValue
