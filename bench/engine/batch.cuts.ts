@@ -60,6 +60,27 @@ const CUTS: Record<string, Array<(definitions: string) => string>> = {
       '  local values = {}',
     ),
   ],
+  // What one key per identifier and policy would save: the state keys read, no penalty key.
+  'no penalty read': [
+    cut(
+      "  local values = redis.call('MGET', unpack(reads, 1, math.min(n, 200)))",
+      [
+        '  local only = {}',
+        '  for s = 1, count do',
+        '    only[s] = reads[2 * s]',
+        '  end',
+        "  local got = redis.call('MGET', unpack(only))",
+        '  local values = {}',
+        '  for s = 1, count do',
+        '    values[2 * s] = got[s]',
+        '  end',
+      ].join('\n'),
+    ),
+    cut(
+      'local penaltyValue, stateValue = values[2 * slot - 1], values[2 * slot]',
+      'local penaltyValue, stateValue = false, values[2 * slot]',
+    ),
+  ],
   'nothing but the call': [
     cut(
       'local function operateMany(KEYS, ARGV)\n',
