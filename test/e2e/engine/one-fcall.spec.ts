@@ -163,6 +163,34 @@ describe('calls on one identifier sent in one FCALL', () => {
     expect(named(commands, 'MGET').map((args) => args.length - 1)).toEqual([200, 200]);
   });
 
+  it.each([
+    ['gcra', 'the lean batch'],
+    ['sliding-log', 'the general path'],
+  ] as const)(
+    '%s: a turn whose calls share their word sends it once, and %s decides each call',
+    async (algorithm) => {
+      const prefix = prefixes.next();
+      const engine = engineWith(prefix, [
+        { name: 'api', algorithm, limit: 2, periodMs: 3_600_000 },
+      ]);
+      await engine.consume('api', 'warm-up');
+      const ids = ['w1', 'w2', 'w3', 'w4', 'w5'];
+      const turn = () => Promise.all(ids.map((id) => engine.consume('api', id)));
+
+      expect((await turn()).map((decision) => decision.remaining)).toEqual([1, 1, 1, 1, 1]);
+      expect((await turn()).map((decision) => decision.remaining)).toEqual([0, 0, 0, 0, 0]);
+      expect((await turn()).map((decision) => decision.reason)).toEqual(ids.map(() => 'limit'));
+      const commands = await commandsOn(
+        `${prefix}:{user:w5}`,
+        (seen) => named(seen, 'FCALL').length >= 3,
+      );
+      // FCALL, its name, 5 keys, the keys, 1 spec, the spec, then one word for the five calls.
+      expect(named(commands, 'FCALL').map((args) => [args[2], args.length, args.at(-1)])).toEqual(
+        [1, 2, 3].map(() => ['5', 11, 'consume - - 1']),
+      );
+    },
+  );
+
   it('refuses batch limits it cannot keep, naming the field', () => {
     expect(() => new RedisStore(redis, { batch: { maxCalls: 0 } })).toThrow(
       'RedisStore options.batch.maxCalls: must be an integer from 1 to 1000, got 0',

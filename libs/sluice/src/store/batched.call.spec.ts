@@ -40,6 +40,21 @@ describe('scriptCall', () => {
       ],
     });
   });
+
+  it('sends the word once when every call of the batch has it', () => {
+    const sent = scriptCall([
+      { key: 'k1', args: ['consume', '', '', GCRA] },
+      { key: 'k2', args: ['consume', '', '', GCRA] },
+      { key: 'k3', args: ['consume', '', '', GCRA] },
+    ]);
+    expect(sent.keysAndArgs).toEqual(['k1', 'k2', 'k3', '1', GCRA, 'consume - - 1']);
+    // One call that differs, even the last, and each call has its own word again.
+    const mixed = scriptCall([
+      { key: 'k1', args: ['consume', '', '', GCRA] },
+      { key: 'k2', args: ['peek', '', '', GCRA] },
+    ]);
+    expect(mixed.keysAndArgs).toEqual(['k1', 'k2', '1', GCRA, 'consume - - 1', 'peek - - 1']);
+  });
 });
 
 describe('resultsOf', () => {

@@ -17,6 +17,7 @@ const ARGS_BEFORE_SPECS = 3;
  * One call as `operate`; more, whose keys share a slot, as `operateMany`: each distinct spec once,
  * then one word per call, "op now argument" ('-' for none) and the 1-based indexes of its specs,
  * so a turn's calls of one policy send and decode its spec once (operations.lua, operateMany).
+ * Calls that all have the same word, the usual turn of one policy, send it once for all.
  */
 export function scriptCall(calls: readonly BatchedCall[]): {
   script: ScriptName;
@@ -28,6 +29,7 @@ export function scriptCall(calls: readonly BatchedCall[]): {
   const specIndex = new Map<string, number>();
   const specs: string[] = [];
   const words: string[] = [];
+  let shared = true;
   for (const call of calls) {
     const args = call.args;
     let word = `${args[0]} ${args[1] || '-'} ${args[2] || '-'}`;
@@ -40,12 +42,14 @@ export function scriptCall(calls: readonly BatchedCall[]): {
       }
       word += ` ${index}`;
     }
+    if (words.length > 0 && word !== words[0]) shared = false;
     words.push(word);
   }
   const keysAndArgs = calls.map((call) => call.key);
   keysAndArgs.push(String(specs.length));
   for (const spec of specs) keysAndArgs.push(spec);
-  for (const word of words) keysAndArgs.push(word);
+  if (shared) keysAndArgs.push(words[0] as string);
+  else for (const word of words) keysAndArgs.push(word);
   return { script: 'many', keys: calls.length, keysAndArgs };
 }
 

@@ -105,8 +105,8 @@ local function leanBatch(KEYS, ARGV, spec)
 end
 
 -- Several calls, decided in turn as if made one after the other: KEYS[i] is call i's key.
--- ARGV: the count of distinct specs, those specs, then one word per call (callOf), so a turn's
--- calls of one policy send its spec once and decode it once. Redis TIME is read once, for every
+-- ARGV: the count of distinct specs, those specs, then one word per call (callOf), or one word
+-- that every call has, so a turn's calls of one policy send its spec once and decode it once. Redis TIME is read once, for every
 -- call without a time of its own. Reply: one reply per call, as operate() gives it, or '!' and
 -- the error of that call alone; where consumeBatch decides, a plain admission's two integers
 -- stand in the list themselves, not as an array.
@@ -126,8 +126,9 @@ local function operateMany(KEYS, ARGV)
   end
   local replies, calls, redisNow = {}, {}, nil
   local byCall, reads = {}, {}
+  local shared = #ARGV == specCount + 2 and ARGV[specCount + 2]
   for i = 1, #KEYS do
-    local text = ARGV[specCount + 1 + i]
+    local text = shared or ARGV[specCount + 1 + i]
     local call = calls[text]
     if not call then
       call = callOf(text, specs)
