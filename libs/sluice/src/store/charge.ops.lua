@@ -42,6 +42,11 @@ end
 -- batch").
 local function consumeBatch(KEYS, spec, now, lease)
   local algorithm, rate, cost = spec.algorithm, spec.rate, spec.cost
+  -- The algorithm as a batch at one time sees it, where it has such a form (fixed-window's reads
+  -- a value of the current window by its count).
+  if algorithm.batchAt then
+    algorithm = algorithm.batchAt(now, rate)
+  end
   local admit = algorithm.admit
   local stateSuffix, penaltySuffix = spec.stateSuffix, spec.penaltySuffix
   -- Each identifier has a slot, in the order first seen (slotOf[i]: call i's); a slot's penalty
@@ -74,10 +79,9 @@ local function consumeBatch(KEYS, spec, now, lease)
   -- and whether the write-back cache has it from now on (handed): from its first call when a
   -- penalty is on record.
   local states, read, ttls, handed = {}, {}, {}, {}
-  local decode = algorithm.decoderAt and algorithm.decoderAt(now, rate) or algorithm.decode
   for slot = 1, count do
     local penaltyValue, stateValue = values[2 * slot - 1], values[2 * slot]
-    local state = decode(stateValue or nil)
+    local state = algorithm.decode(stateValue or nil)
     states[slot], read[slot], handed[slot] = state, state, penaltyValue and true or false
     if penaltyValue then
       strings[reads[2 * slot - 1]], strings[reads[2 * slot]] = penaltyValue, stateValue
