@@ -164,11 +164,11 @@ describe('calls on one identifier sent in one FCALL', () => {
   });
 
   it.each([
-    ['gcra', 'the lean batch'],
-    ['sliding-log', 'the general path'],
+    { algorithm: 'gcra', path: 'the lean batch' },
+    { algorithm: 'sliding-log', path: 'the general path' },
   ] as const)(
-    '%s: a turn whose calls share their word sends it once, and %s decides each call',
-    async (algorithm) => {
+    '$algorithm: a turn whose calls share their word sends it once, and $path decides each call',
+    async ({ algorithm }) => {
       const prefix = prefixes.next();
       const engine = engineWith(prefix, [
         { name: 'api', algorithm, limit: 2, periodMs: 3_600_000 },
