@@ -339,35 +339,46 @@ async function conforms(
       unknown,
       Snapshot,
     ];
-    const states = decodeAll(call.specs, before);
-    const ttls = new Map<string, number>();
-    const twin = runOperation(
-      {
-        get: <T>(key: string) =>
-          (key.includes(':g:') ? marks.get(key) : states.get(key)) as T | undefined,
-        set: (key, value, ttl) => {
-          if (key.includes(':g:')) marks.set(key, value);
-          else if (ttl <= 0) states.delete(key);
-          else states.set(key, value);
-          if (!key.includes(':g:')) ttls.set(key, ttl);
+    // Redis counts expiry in whole milliseconds from a clock it caches before the script runs,
+    // so a key written with a 1 ms TTL can be gone by the end of the very script that wrote it,
+    // and an operation that reads it back after writing it (a sync's verdict on a sorted set)
+    // then reads nothing. The twin runs again with such a key gone as soon as it is written.
+    const marksBefore = new Map(marks);
+    const twinRun = (gone: ReadonlySet<string>) => {
+      marks.clear();
+      for (const [key, value] of marksBefore) marks.set(key, value);
+      const states = decodeAll(call.specs, before);
+      const ttls = new Map<string, number>();
+      const twin = runOperation(
+        {
+          get: <T>(key: string) =>
+            (key.includes(':g:') ? marks.get(key) : states.get(key)) as T | undefined,
+          set: (key, value, ttl) => {
+            if (key.includes(':g:')) marks.set(key, value);
+            else if (ttl <= 0 || (ttl <= 1000 && gone.has(key))) states.delete(key);
+            else states.set(key, value);
+            if (!key.includes(':g:')) ttls.set(key, ttl);
+          },
+          delete: (key) => states.delete(key),
         },
-        delete: (key) => states.delete(key),
-      },
-      call,
-      now,
-    );
+        call,
+        now,
+      );
+      return { states, ttls, twin };
+    };
+    const stored = decodeAll(call.specs, after);
+    let { states, ttls, twin } = twinRun(new Set());
+    const gone = new Set<string>();
+    for (const [key, ttl] of ttls) {
+      if (ttl > 0 && ttl <= 1000 && !stored.has(key)) gone.add(key);
+    }
+    if (gone.size > 0) ({ states, ttls, twin } = twinRun(gone));
     const context = `step ${index}: ${JSON.stringify(call)}`;
     const decoded = decodeReply(reply, call.specs.length);
     if (op === 'grant' || op === 'settle') {
       for (const outcome of decoded.outcomes) readQuota(outcome);
     }
     expect(decoded, context).toEqual(twin);
-    // Redis counts expiry in whole milliseconds from a clock it caches, so a key written with a
-    // 1 ms TTL can be gone by the end of the very script that wrote it.
-    const stored = decodeAll(call.specs, after);
-    for (const [key, ttl] of ttls) {
-      if (ttl > 0 && ttl <= 1000 && !stored.has(key)) states.delete(key);
-    }
     expect(Object.fromEntries(stored), context).toEqual(Object.fromEntries(states));
     for (const [key, kind, , pttl] of after) {
       const ttl = ttls.get(key);
