@@ -38,6 +38,8 @@ const settingsSchema = z.object({
   GUARD_ROUNDS: z.coerce.number().int().min(1).max(20).default(3),
   /** 1: also sample what each decision allocates (the CPU figures then run slower). */
   GUARD_ALLOCATIONS: z.enum(['0', '1']).default('0'),
+  /** 1: also count the promises a decision makes (async_hooks; the CPU figures then run slower). */
+  GUARD_PROMISES: z.enum(['0', '1']).default('0'),
 });
 
 const median = (values: readonly number[]): number => spread(values).median;
@@ -53,19 +55,21 @@ async function main(): Promise<void> {
       const rounds = new Map<string, number[]>();
       const allocated = new Map<string, AllocationProfile[]>();
       const splits = new Map<string, Split[]>();
+      const promised = new Map<string, number[]>();
       for (let round = 1; round <= settings.GUARD_ROUNDS; round++) {
         for (const id of settings.GUARD_CONTENDERS) {
           const { stdout } = await run(process.execPath, [GUARD_MAIN], {
             timeout: RUN_TIMEOUT_MS,
             env: guardEnv(id, server.url, mode, settings),
           });
-          const { windows, split, lags, allocations } = JSON.parse(
+          const { windows, split, lags, allocations, promisesPerDecision } = JSON.parse(
             stdout.trim().split('\n').at(-1) as string,
           ) as {
             windows: number[];
             split: Split[];
             lags: Array<{ p99: number; max: number }>;
             allocations?: AllocationProfile;
+            promisesPerDecision?: number;
           };
           const figure = median(windows);
           (rounds.get(id) ?? rounds.set(id, []).get(id))?.push(figure);
@@ -77,10 +81,15 @@ async function main(): Promise<void> {
             (allocated.get(id) ?? allocated.set(id, []).get(id))?.push(allocations);
             printAllocations(allocations);
           }
+          if (promisesPerDecision !== undefined) {
+            (promised.get(id) ?? promised.set(id, []).get(id))?.push(promisesPerDecision);
+            console.log(`  ${promisesPerDecision.toFixed(2)} promises a decision`);
+          }
         }
       }
       report(mode, settings.GUARD_RATE, rounds, splits);
       if (allocated.size > 0) reportAllocations(mode, allocated);
+      if (promised.size > 0) reportPromises(mode, promised);
     }
   } finally {
     await server.stop();
@@ -137,6 +146,18 @@ function reportAllocations(mode: string, allocated: Map<string, AllocationProfil
   for (const [id, profiles] of allocated) {
     const bytes = profiles.map((each) => each.bytesPerDecision);
     console.log(`| ${id} | ${median(bytes).toFixed(0)} | ${bytes.join(', ')} |`);
+  }
+}
+
+/** Promises a decision, median of rounds: bare's are the harness's own. */
+function reportPromises(mode: string, promised: Map<string, number[]>): void {
+  console.log(`\n${mode}, promises made a decision (median of rounds; CPU above ran hooked):`);
+  console.log('| contender | promises a decision | rounds |');
+  console.log('| --- | --- | --- |');
+  for (const [id, counts] of promised) {
+    console.log(
+      `| ${id} | ${median(counts).toFixed(2)} | ${counts.map((each) => each.toFixed(2)).join(', ')} |`,
+    );
   }
 }
 

@@ -9,6 +9,7 @@ import { HttpException, Module, type CanActivate, type ExecutionContext } from '
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { createHook } from 'node:async_hooks';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { z } from 'zod';
 import { AllocationSampler, type AllocationProfile } from './allocation.sampler.js';
@@ -23,6 +24,7 @@ const settingsSchema = z.object({
   GUARD_COUNT: z.coerce.number().int().min(1_000).max(1_000_000),
   GUARD_WINDOWS: z.coerce.number().int().min(1).max(20),
   GUARD_ALLOCATIONS: z.enum(['0', '1']).default('0'),
+  GUARD_PROMISES: z.enum(['0', '1']).default('0'),
 });
 
 /** A guard that lets everything through: the harness's own cost, which `bare` measures. */
@@ -124,6 +126,17 @@ async function main(): Promise<void> {
   await paced(WARM_UP);
   const sampler = settings.GUARD_ALLOCATIONS === '1' ? new AllocationSampler() : undefined;
   await sampler?.start();
+  // Every promise V8 makes in the windows, an await's own included: a count the machine's noise
+  // does not move, where a decision's promise jobs go (docs/benchmarks.md).
+  let promises = 0;
+  const promiseHook =
+    settings.GUARD_PROMISES === '1'
+      ? createHook({
+          init(_id, type) {
+            if (type === 'PROMISE') promises++;
+          },
+        }).enable()
+      : undefined;
   const windows: number[] = [];
   /** Per window and decision: user and system CPU µs, and the times the process slept. */
   const split: Array<{ user: number; system: number; sleeps: number }> = [];
@@ -146,11 +159,12 @@ async function main(): Promise<void> {
       sleeps: slept / settings.GUARD_COUNT,
     });
   }
-  const allocations: AllocationProfile | undefined = await sampler?.stop(
-    settings.GUARD_COUNT * settings.GUARD_WINDOWS,
-  );
+  promiseHook?.disable();
+  const decided = settings.GUARD_COUNT * settings.GUARD_WINDOWS;
+  const allocations: AllocationProfile | undefined = await sampler?.stop(decided);
+  const promisesPerDecision = promiseHook === undefined ? undefined : promises / decided;
   process.stdout.write(
-    `${JSON.stringify({ contender: env.contender.id, windows, split, lags, allocations })}\n`,
+    `${JSON.stringify({ contender: env.contender.id, windows, split, lags, allocations, promisesPerDecision })}\n`,
   );
   await app.close();
 }
