@@ -12,6 +12,7 @@ import { operationsOf, type EngineOperations } from '../engine/engine.operations
 import { SluiceEngine } from '../engine/sluice.engine.js';
 import { PendingCharge } from '../engine/consume.operation.js';
 import type { Charged, ConsumeOptions } from '../engine/engine.types.js';
+import type { StoreResult } from '../store/store.types.js';
 import { InvalidIdentifierError, storedForm } from '../keys/identifier.js';
 import { UnknownPolicyError } from '../policy/policy.registry.js';
 import { PolicyValidationError } from '../policy/policy-validation.error.js';
@@ -60,17 +61,25 @@ export class CallDecider implements RequestDecider {
 
   /**
    * Decides and charges the target, timed and counted: a cached block refuses it first, then the
-   * engine's one store call, then the outage rule when the store fails. Answered at once when no
-   * I/O is needed (a cached block, a list, eventual mode's local decision); otherwise one async
-   * step, so a request waits on its store call and nothing else. A bad input rejects.
+   * engine's one store call, then the outage rule when the store fails. The result goes to `next`
+   * (what the charge fed, a bad input or a failure the outage rule does not decide to `failed`),
+   * and their answer is returned: at once when no I/O is needed (a cached block, a list, eventual
+   * mode's local decision), otherwise the one promise of the store's reply, so a request waits on
+   * its store call and on no promise of the decider's own (docs/architecture.md, "One request,
+   * hop by hop").
    */
-  charge(target: CallTarget, terms: ConsumeOptions): Charged | Promise<Charged> {
+  charge<R>(
+    target: CallTarget,
+    terms: ConsumeOptions,
+    next: (charged: Charged) => R | Promise<R>,
+    failed: (error: unknown) => R | Promise<R>,
+  ): R | Promise<R> {
     const { policies, identifier, keyKind } = target;
     const cached =
       this.blocks.size > 0 ? this.cachedBlock(policies, target.stored, keyKind) : undefined;
     if (cached !== undefined) {
       this.record(cached, identifier, keyKind);
-      return { decision: cached, charged: NOTHING_CHARGED };
+      return next({ decision: cached, charged: NOTHING_CHARGED });
     }
     const timed = this.metrics !== undefined || this.telemetry.counting;
     const started = timed ? performance.now() : 0;
@@ -78,29 +87,33 @@ export class CallDecider implements RequestDecider {
     try {
       begun = this.operations.consume.start('consume', target, terms);
     } catch (error) {
-      return this.failed(error, target, terms, started);
+      return this.failed(error, target, terms, started, next, failed);
     }
-    if (begun instanceof PendingCharge) return this.chargeLater(begun, target, terms, started);
-    return this.booked(begun, target, terms, started);
+    if (!(begun instanceof PendingCharge)) return next(this.booked(begun, target, terms, started));
+    const pending = begun;
+    return Promise.resolve(pending.reply).then(
+      (result) => this.finished(pending, result, target, terms, started, next, failed),
+      (error: unknown) => this.failed(error, target, terms, started, next, failed),
+    );
   }
 
-  /**
-   * The store's reply awaited, and the decision finished from it at once: no promise of the
-   * consume operation's own between the store and this request.
-   */
-  private async chargeLater(
-    begun: PendingCharge,
+  /** The store's reply made the decision, at once: booked and passed on. */
+  private finished<R>(
+    pending: PendingCharge,
+    result: StoreResult,
     target: CallTarget,
     terms: ConsumeOptions,
     started: number,
-  ): Promise<Charged> {
+    next: (charged: Charged) => R | Promise<R>,
+    failed: (error: unknown) => R | Promise<R>,
+  ): R | Promise<R> {
     let charged: Charged;
     try {
-      charged = begun.finish(await begun.reply);
+      charged = pending.finish(result);
     } catch (error) {
-      return this.failed(error, target, terms, started);
+      return this.failed(error, target, terms, started, next, failed);
     }
-    return this.booked(charged, target, terms, started);
+    return next(this.booked(charged, target, terms, started));
   }
 
   /** A decision made: the blocks it set off cached and announced, and the decision counted. */
@@ -123,18 +136,26 @@ export class CallDecider implements RequestDecider {
     return charged;
   }
 
-  /** A bad input thrown on; a failed store decided by the outage rule and counted. */
-  private async failed(
+  /**
+   * A bad input passed to `failed`; a failed store decided by the outage rule, counted and passed
+   * to `next` (its own failure to `failed`).
+   */
+  private failed<R>(
     error: unknown,
     target: CallTarget,
     terms: ConsumeOptions,
     started: number,
-  ): Promise<Charged> {
-    if (isInputError(error)) throw error;
+    next: (charged: Charged) => R | Promise<R>,
+    failed: (error: unknown) => R | Promise<R>,
+  ): R | Promise<R> {
+    if (isInputError(error)) return failed(error);
     const { policies, identifier, keyKind } = target;
-    const decision = await this.outage.decide(policies, identifier, { ...terms, keyKind }, error);
-    this.record(decision, identifier, keyKind, started);
-    return { decision, charged: NOTHING_CHARGED };
+    return this.outage
+      .decide(policies, identifier, { ...terms, keyKind }, error)
+      .then((decision) => {
+        this.record(decision, identifier, keyKind, started);
+        return next({ decision, charged: NOTHING_CHARGED });
+      }, failed);
   }
 
   async refund(

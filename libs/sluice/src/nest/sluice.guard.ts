@@ -140,11 +140,9 @@ export class SluiceGuard implements CanActivate {
     holdings: RequestHoldings,
     decider: CallDecider,
   ): boolean | Promise<boolean> {
-    const decision = charged(plan, holdings, decider);
-    if (decision instanceof Promise) {
-      return decision.then((each) => this.runAnswered(context, plan, each, holdings));
-    }
-    return this.runAnswered(context, plan, decision, holdings);
+    return charged(plan, holdings, decider, (decision) =>
+      this.runAnswered(context, plan, decision, holdings),
+    );
   }
 
   private runAnswered(

@@ -47,6 +47,13 @@ export function deciderOf(service: SluiceService): CallDecider {
   return service['decider'];
 }
 
+const chargedAsIs = (charged: Charged): Charged => charged;
+
+function rejected(error: unknown): Promise<Charged> {
+  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what the decider failed with, passed on as it is
+  return Promise.reject(error);
+}
+
 /**
  * Sluice for application code: the engine's operations, with the instance's cache of blocks in
  * front, so a blocked identifier is refused without a store call.
@@ -86,7 +93,12 @@ export class SluiceService {
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<Charged> {
-    return this.decider.charge(this.engine.target(policies, identifier, options), options);
+    return this.decider.charge(
+      this.engine.target(policies, identifier, options),
+      options,
+      chargedAsIs,
+      rejected,
+    );
   }
 
   /**

@@ -1,6 +1,4 @@
 import { BadRequestException } from '@nestjs/common';
-import type { CallTarget } from '../engine/call.target.js';
-import type { Charged } from '../engine/engine.types.js';
 import { summarize, type Decision } from '../engine/decision.js';
 import type { RequestDecider } from './request.decider.js';
 import type { RequestHoldings } from './request.holdings.js';
@@ -8,41 +6,36 @@ import type { RequestPlan } from './request.plan.js';
 
 /**
  * Step 4: each call target decided, all at once (one store call each, or the block cache), and
- * what each charged taken by the request's holdings; a lone identifier's decision is the
- * request's, at once when it needed no I/O. A decision that fails gives back what the others
- * took.
+ * what each charged taken by the request's holdings; the decision then goes to `next`, the step
+ * after this one. A lone identifier's decision reaches `next` at once when it needed no I/O, and
+ * otherwise in the store reply's own promise, with no promise of this step's between them. A
+ * decision that fails gives back what the others took, and throws (or rejects) as the request
+ * should see it; what `next` throws is its own.
  */
-export function charged(
+export function charged<R>(
   plan: RequestPlan,
   holdings: RequestHoldings,
   decider: RequestDecider,
-): Decision | Promise<Decision> {
+  next: (decision: Decision) => R | Promise<R>,
+): R | Promise<R> {
   const { calls } = plan;
   const only = calls.length === 1 ? calls[0] : undefined;
-  if (only === undefined) return chargedEach(plan, holdings, decider);
-  try {
-    const result = decider.charge(only, plan.terms);
-    if (result instanceof Promise) return chargedLater(result, only, plan, holdings);
-    holdings.took(only, plan.terms, result);
-    return result.decision;
-  } catch (error) {
-    throw failed(error, plan, holdings);
-  }
-}
-
-async function chargedLater(
-  pending: Promise<Charged>,
-  target: CallTarget,
-  plan: RequestPlan,
-  holdings: RequestHoldings,
-): Promise<Decision> {
-  try {
-    const result = await pending;
-    holdings.took(target, plan.terms, result);
-    return result.decision;
-  } catch (error) {
-    throw failed(error, plan, holdings);
-  }
+  if (only === undefined) return chargedEach(plan, holdings, decider).then(next);
+  return decider.charge(
+    only,
+    plan.terms,
+    (result) => {
+      try {
+        holdings.took(only, plan.terms, result);
+      } catch (error) {
+        throw failed(error, plan, holdings);
+      }
+      return next(result.decision);
+    },
+    (error) => {
+      throw failed(error, plan, holdings);
+    },
+  );
 }
 
 async function chargedEach(
@@ -52,7 +45,19 @@ async function chargedEach(
 ): Promise<Decision> {
   try {
     const decisions = await Promise.all(
-      plan.calls.map((target) => decide(target, plan, holdings, decider)),
+      plan.calls.map((target) =>
+        Promise.resolve(
+          decider.charge(
+            target,
+            plan.terms,
+            (result) => {
+              holdings.took(target, plan.terms, result);
+              return result.decision;
+            },
+            rejected,
+          ),
+        ),
+      ),
     );
     return summarize(
       decisions.flatMap((each) => each.policies),
@@ -63,15 +68,9 @@ async function chargedEach(
   }
 }
 
-async function decide(
-  target: CallTarget,
-  plan: RequestPlan,
-  holdings: RequestHoldings,
-  decider: RequestDecider,
-): Promise<Decision> {
-  const result = await decider.charge(target, plan.terms);
-  holdings.took(target, plan.terms, result);
-  return result.decision;
+function rejected(error: unknown): Promise<never> {
+  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what the decider failed with, passed on as it is
+  return Promise.reject(error);
 }
 
 /** What the others took given back; the error as the request should see it. */

@@ -11,10 +11,16 @@ export interface RequestDecider {
   /** The target of `policies` for an identifier counted as keyKind; throws on a bad identifier. */
   target(policies: readonly Policy[], identifier: string, keyKind: string): CallTarget;
   /**
-   * Decides and charges: from the block cache, else the store, else the outage rule; at once
-   * where no I/O is needed.
+   * Decides and charges: from the block cache, else the store, else the outage rule. What it
+   * charged goes to `next`, a bad input or a failure to `failed`, exactly one of them, and their
+   * answer is returned: at once where no I/O is needed, else in the store reply's promise.
    */
-  charge(target: CallTarget, terms: RequestTerms): Charged | Promise<Charged>;
+  charge<R>(
+    target: CallTarget,
+    terms: RequestTerms,
+    next: (charged: Charged) => R | Promise<R>,
+    failed: (error: unknown) => R | Promise<R>,
+  ): R | Promise<R>;
   /** Gives back what `policies` (of the target) charged. */
   refund(target: CallTarget, terms: RequestTerms, policies: readonly Policy[]): Promise<void>;
   /** Ends the lease the target's concurrency policies hold slots under. */
