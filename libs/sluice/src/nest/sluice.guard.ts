@@ -81,6 +81,9 @@ export class SluiceGuard implements CanActivate {
         : (req, keyKind, context) => this.getTracker(req, keyKind, context),
     cost: (req, context) => this.getCost(req, context),
   };
+  /** Whether `throwThrottlingException` is this class's own, whose promise always rejects. */
+  private readonly refusesByDefault =
+    this.throwThrottlingException === SluiceGuard.prototype.throwThrottlingException;
   /** Whether `shouldSkip` is this class's own, which answers without a promise. */
   private readonly skipsByMarks = this.shouldSkip === SluiceGuard.prototype.shouldSkip;
 
@@ -152,7 +155,7 @@ export class SluiceGuard implements CanActivate {
     holdings: RequestHoldings,
   ): boolean | Promise<boolean> {
     if (!answered(plan, decision, holdings, this.options.headers ?? 'draft')) {
-      return this.refuse(context, plan, decision).then(() => false);
+      return this.refuse(context, plan, decision);
     }
     if (decision.delayMs > 0) return longSleep(decision.delayMs).then(() => true);
     return true;
@@ -203,12 +206,17 @@ export class SluiceGuard implements CanActivate {
    * Refuses the request, after letting the block gate learn a refusal it can repeat early: the
    * refusal's promise, which rejects unless a subclass lets the request go unanswered.
    */
-  private refuse(context: ExecutionContext, plan: RequestPlan, decision: Decision): Promise<void> {
+  private refuse(context: ExecutionContext, plan: RequestPlan, decision: Decision): Promise<false> {
     if (decision.reason === 'cache-block' || decision.listEntry !== undefined) {
       this.showGate(context, plan);
     }
+    if (this.refusesByDefault) {
+      // This class's own refusal always rejects: its promise is the answer, no step after it.
+      const refusal = refusalOf(context.getType<string>(), decision);
+      return refusal instanceof Promise ? refusal.then(rejectWith) : rejectWith(refusal);
+    }
     // A subclass's own answer, awaited as Nest would await it.
-    return Promise.resolve(this.throwThrottlingException(context, decision));
+    return Promise.resolve(this.throwThrottlingException(context, decision)).then(() => false);
   }
 
   /**
