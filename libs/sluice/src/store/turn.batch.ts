@@ -79,23 +79,29 @@ export class TurnBatch<T, R> {
     if (this.waiting.length === 0) return;
     const chunk = this.waiting.splice(0, this.options.maxItems);
     this.sending++;
-    this.send(chunk.map((each) => each.item))
-      .then(
-        (results) => {
+    // One promise a send: its calls answered, then the next send scheduled, in the same job.
+    this.send(chunk.map((each) => each.item)).then(
+      (results) => {
+        try {
           chunk.forEach((each, index) => {
             const result = results[index] as R | Error;
             if (result instanceof Error) each.reject(result);
             else each.resolve(result);
           });
-        },
-        (error: unknown) => {
-          for (const each of chunk) each.reject(error);
-        },
-      )
-      .finally(() => {
-        this.sending--;
-        this.schedule();
-      });
+        } finally {
+          this.sent();
+        }
+      },
+      (error: unknown) => {
+        for (const each of chunk) each.reject(error);
+        this.sent();
+      },
+    );
     this.schedule();
   };
+
+  private sent(): void {
+    this.sending--;
+    this.schedule();
+  }
 }
