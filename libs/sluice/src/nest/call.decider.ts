@@ -25,7 +25,7 @@ import { DecisionTally } from '../stats/decision.tally.js';
 import { IdentifierTally } from '../stats/identifier.tally.js';
 import { BlockCache } from '../penalty/block.cache.js';
 import { SLUICE_CLOCK } from '../config/sluice.tokens.js';
-import type { RequestDecider } from '../request/request.decider.js';
+import type { ChargeLater, RequestDecider } from '../request/request.decider.js';
 import type { RequestTerms } from '../request/request.plan.js';
 import { StoreOutageDecider } from './store-outage.decider.js';
 
@@ -61,25 +61,19 @@ export class CallDecider implements RequestDecider {
 
   /**
    * Decides and charges the target, timed and counted: a cached block refuses it first, then the
-   * engine's one store call, then the outage rule when the store fails. The result goes to `next`
-   * (what the charge fed, a bad input or a failure the outage rule does not decide to `failed`),
-   * and their answer is returned: at once when no I/O is needed (a cached block, a list, eventual
-   * mode's local decision), otherwise the one promise of the store's reply, so a request waits on
-   * its store call and on no promise of the decider's own (docs/architecture.md, "One request,
+   * engine's one store call, then the outage rule when the store fails. Answered at once when no
+   * I/O is needed (a cached block, a list, eventual mode's local decision); otherwise a charge
+   * still to come, whose step after runs from the store reply's own promise, so a request waits
+   * on its store call and on no promise of the decider's (docs/architecture.md, "One request,
    * hop by hop").
    */
-  charge<R>(
-    target: CallTarget,
-    terms: ConsumeOptions,
-    next: (charged: Charged) => R | Promise<R>,
-    failed: (error: unknown) => R | Promise<R>,
-  ): R | Promise<R> {
+  charge(target: CallTarget, terms: ConsumeOptions): Charged | ChargeLater {
     const { policies, identifier, keyKind } = target;
     const cached =
       this.blocks.size > 0 ? this.cachedBlock(policies, target.stored, keyKind) : undefined;
     if (cached !== undefined) {
       this.record(cached, identifier, keyKind);
-      return next({ decision: cached, charged: NOTHING_CHARGED });
+      return { decision: cached, charged: NOTHING_CHARGED };
     }
     const timed = this.metrics !== undefined || this.telemetry.counting;
     const started = timed ? performance.now() : 0;
@@ -87,14 +81,41 @@ export class CallDecider implements RequestDecider {
     try {
       begun = this.operations.consume.start('consume', target, terms);
     } catch (error) {
-      return this.failed(error, target, terms, started, next, failed);
+      return this.failedLater(error, target, terms, started);
     }
-    if (!(begun instanceof PendingCharge)) return next(this.booked(begun, target, terms, started));
-    const pending = begun;
-    return Promise.resolve(pending.reply).then(
-      (result) => this.finished(pending, result, target, terms, started, next, failed),
-      (error: unknown) => this.failed(error, target, terms, started, next, failed),
-    );
+    if (begun instanceof PendingCharge) return this.later(begun, target, terms, started);
+    return this.booked(begun, target, terms, started);
+  }
+
+  // later and failedLater are functions of their own: their closures' variables are allocated
+  // only where a charge is still to come, not on the path that answers at once.
+
+  /** The store call out: the step after runs from its reply's own promise. */
+  private later(
+    pending: PendingCharge,
+    target: CallTarget,
+    terms: ConsumeOptions,
+    started: number,
+  ): ChargeLater {
+    return {
+      whenCharged: (next, failed) =>
+        Promise.resolve(pending.reply).then(
+          (result) => this.finished(pending, result, target, terms, started, next, failed),
+          (error: unknown) => this.failed(error, target, terms, started, next, failed),
+        ),
+    };
+  }
+
+  /** Starting the charge threw: decided as a failed store call is, when the step after asks. */
+  private failedLater(
+    error: unknown,
+    target: CallTarget,
+    terms: ConsumeOptions,
+    started: number,
+  ): ChargeLater {
+    return {
+      whenCharged: (next, failed) => this.failed(error, target, terms, started, next, failed),
+    };
   }
 
   /** The store's reply made the decision, at once: booked and passed on. */

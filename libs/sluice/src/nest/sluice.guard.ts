@@ -26,7 +26,7 @@ import type { RequestPlan } from '../request/request.plan.js';
 import { matched } from '../request/matched.step.js';
 import { watched } from '../request/watched.step.js';
 import { planned } from '../request/planned.step.js';
-import { charged } from '../request/charged.step.js';
+import { charged, isDecisionLater, type DecisionLater } from '../request/charged.step.js';
 import { answered } from '../request/answered.step.js';
 import { BlockGate } from './block.gate.js';
 import { guardParts } from './guard.parts.js';
@@ -115,13 +115,18 @@ export class SluiceGuard implements CanActivate {
   /** The steps, each taken at once when the one before did not wait. */
   private runSteps(context: ExecutionContext): boolean | Promise<boolean> {
     if (!this.parts.policies.enforcing) return true;
-    if (!this.skipsByMarks) {
-      // A subclass's own answer, awaited as Nest would await it.
-      return Promise.resolve(this.shouldSkip(context)).then(
-        (skip) => skip || this.runUnskipped(context),
-      );
-    }
+    if (!this.skipsByMarks) return this.runAfterSkip(context);
     return this.skipsAt(context) || this.runUnskipped(context);
+  }
+
+  // The steps that wait are functions of their own: their closures' variables are allocated only
+  // where a step waits, not on every request.
+
+  /** A subclass's own shouldSkip, awaited as Nest would await it. */
+  private runAfterSkip(context: ExecutionContext): Promise<boolean> {
+    return Promise.resolve(this.shouldSkip(context)).then(
+      (skip) => skip || this.runUnskipped(context),
+    );
   }
 
   private runUnskipped(context: ExecutionContext): boolean | Promise<boolean> {
@@ -131,10 +136,18 @@ export class SluiceGuard implements CanActivate {
     const holdings = watched(match, this.holdings);
     const decider = this.decider;
     const plan = planned(match, context, parts, this.seams, decider);
-    if (plan instanceof Promise) {
-      return plan.then((each) => this.runCharged(context, each, holdings, decider));
-    }
+    if (plan instanceof Promise) return this.chargedLater(context, plan, holdings, decider);
     return this.runCharged(context, plan, holdings, decider);
+  }
+
+  /** A plan the app's own promise held up. */
+  private chargedLater(
+    context: ExecutionContext,
+    plan: Promise<RequestPlan>,
+    holdings: RequestHoldings,
+    decider: CallDecider,
+  ): Promise<boolean> {
+    return plan.then((each) => this.runCharged(context, each, holdings, decider));
   }
 
   private runCharged(
@@ -143,9 +156,19 @@ export class SluiceGuard implements CanActivate {
     holdings: RequestHoldings,
     decider: CallDecider,
   ): boolean | Promise<boolean> {
-    return charged(plan, holdings, decider, (decision) =>
-      this.runAnswered(context, plan, decision, holdings),
-    );
+    const decision = charged(plan, holdings, decider);
+    if (isDecisionLater(decision)) return this.answeredLater(context, plan, decision, holdings);
+    return this.runAnswered(context, plan, decision, holdings);
+  }
+
+  /** A decision the store's reply brings. */
+  private answeredLater(
+    context: ExecutionContext,
+    plan: RequestPlan,
+    decision: DecisionLater,
+    holdings: RequestHoldings,
+  ): boolean | Promise<boolean> {
+    return decision.whenDecided((each) => this.runAnswered(context, plan, each, holdings));
   }
 
   private runAnswered(

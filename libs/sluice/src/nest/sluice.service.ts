@@ -17,6 +17,7 @@ import type { AccessLists } from '../lists/access-lists.js';
 import { SLUICE_CLOCK, SLUICE_OPTIONS } from '../config/sluice.tokens.js';
 import type { SluiceModuleOptions } from '../config/sluice-options.interface.js';
 import { reportUsage } from '../request/usage.settlement.js';
+import { isChargeLater } from '../request/request.decider.js';
 import { IdentifierPlans } from './identifier.plans.js';
 import { CallDecider } from './call.decider.js';
 import { ManualBlocks } from './manual.blocks.js';
@@ -93,12 +94,8 @@ export class SluiceService {
     identifier: string,
     options: ConsumeOptions = {},
   ): Promise<Charged> {
-    return this.decider.charge(
-      this.engine.target(policies, identifier, options),
-      options,
-      chargedAsIs,
-      rejected,
-    );
+    const result = this.decider.charge(this.engine.target(policies, identifier, options), options);
+    return isChargeLater(result) ? result.whenCharged(chargedAsIs, rejected) : result;
   }
 
   /**

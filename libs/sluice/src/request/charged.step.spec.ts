@@ -2,10 +2,9 @@ import { BadRequestException } from '@nestjs/common';
 import { describe, expect, it } from 'vitest';
 import type { CallTarget } from '../engine/call.target.js';
 import type { Decision } from '../engine/decision.js';
-import type { Charged } from '../engine/engine.types.js';
 import { parsePolicy } from '../policy/policy.schema.js';
 import type { Policy } from '../policy/policy.types.js';
-import { charged } from './charged.step.js';
+import { charged, isDecisionLater } from './charged.step.js';
 import type { RequestDecider } from './request.decider.js';
 import { RequestHoldings } from './request.holdings.js';
 import type { RequestPlan, RequestTerms } from './request.plan.js';
@@ -33,18 +32,14 @@ function laterDecider(failure: Error) {
     target: () => {
       throw new Error('not planned here');
     },
-    charge<R>(
-      target: CallTarget,
-      _terms: RequestTerms,
-      next: (charged: Charged) => R | Promise<R>,
-      failed: (error: unknown) => R | Promise<R>,
-    ): Promise<R> {
-      return Promise.resolve().then(() =>
-        target.identifier === 'ann'
-          ? next({ decision: admitted, charged: [slots], lease: 'a.1' })
-          : failed(failure),
-      );
-    },
+    charge: (target) => ({
+      whenCharged: (next, failed) =>
+        Promise.resolve().then(() =>
+          target.identifier === 'ann'
+            ? next({ decision: admitted, charged: [slots], lease: 'a.1' })
+            : failed(failure),
+        ),
+    }),
     refund: (_target, _terms, policies) => {
       calls.push(`refund ${policies.map((policy) => policy.name).join('+')}`);
       return Promise.resolve();
@@ -73,6 +68,17 @@ function planOf(calls: CallTarget[], terms: RequestTerms = {}): RequestPlan {
   };
 }
 
+/** The charged step, then `next` with its decision, as the guard runs them. */
+function decide<R>(
+  plan: RequestPlan,
+  holdings: RequestHoldings,
+  decider: RequestDecider,
+  next: (decision: Decision) => R,
+): R | Promise<R> {
+  const decision = charged(plan, holdings, decider);
+  return isDecisionLater(decision) ? decision.whenDecided(next) : next(decision);
+}
+
 function holdingsOf(decider: RequestDecider): RequestHoldings {
   return new RequestHoldings(
     { req: {}, res: undefined },
@@ -85,11 +91,12 @@ describe('the charged step', () => {
     const { calls, decider } = laterDecider(new Error('unused'));
     const holdings = holdingsOf(decider);
     const seen: Decision[] = [];
-    const answer = charged(planOf([targetOf('ann', [slots])]), holdings, decider, (decision) => {
+    const plan = planOf([targetOf('ann', [slots])]);
+    expect(isDecisionLater(charged(plan, holdingsOf(decider), decider))).toBe(true);
+    const answer = decide(plan, holdings, decider, (decision) => {
       seen.push(decision);
       return 'answered';
     });
-    expect(answer).toBeInstanceOf(Promise);
     await expect(answer).resolves.toBe('answered');
     expect(seen).toEqual([admitted]);
     expect(calls).toEqual([]);
@@ -103,7 +110,7 @@ describe('the charged step', () => {
     const holdings = holdingsOf(decider);
     const plan = planOf([targetOf('ann', [slots]), targetOf('bob', [hourly])]);
     const next = () => 'answered';
-    await expect(charged(plan, holdings, decider, next)).rejects.toBe(failure);
+    await expect(decide(plan, holdings, decider, next)).rejects.toBe(failure);
     expect(calls).toEqual(['refund slots', 'release a.1']);
     holdings.end('failed');
     expect(calls).toEqual(['refund slots', 'release a.1']);
@@ -113,7 +120,7 @@ describe('the charged step', () => {
     const { decider } = laterDecider(new RangeError('cost: 9 is more than the limit of 5'));
     const holdings = holdingsOf(decider);
     const plan = planOf([targetOf('bob', [hourly])], { cost: 9 });
-    await expect(charged(plan, holdings, decider, () => 'answered')).rejects.toBeInstanceOf(
+    await expect(decide(plan, holdings, decider, () => 'answered')).rejects.toBeInstanceOf(
       BadRequestException,
     );
   });
@@ -122,7 +129,7 @@ describe('the charged step', () => {
     const { calls, decider } = laterDecider(new Error('unused'));
     const holdings = holdingsOf(decider);
     const broken = new Error('a header the response refused');
-    const answer = charged(planOf([targetOf('ann', [slots])]), holdings, decider, () => {
+    const answer = decide(planOf([targetOf('ann', [slots])]), holdings, decider, () => {
       throw broken;
     });
     await expect(answer).rejects.toBe(broken);

@@ -22,13 +22,49 @@ export function planned(
   decider: RequestDecider,
 ): RequestPlan | Promise<RequestPlan> {
   const groups = identifiersOf(match, context, parts, seams);
-  const plan = (found: Group[]) => {
-    const terms = termsOf(match, context, parts);
-    return terms instanceof Promise
-      ? terms.then((known) => planOf(match, context, parts, seams, decider, found, known))
-      : planOf(match, context, parts, seams, decider, found, terms);
-  };
-  return groups instanceof Promise ? groups.then(plan) : plan(groups);
+  if (groups instanceof Promise) return plannedLater(match, context, parts, seams, decider, groups);
+  return plannedWith(match, context, parts, seams, decider, groups);
+}
+
+// What waits is in functions of its own: their closures' variables are allocated only where a
+// tracker or a resolver answered with a promise, not on every request.
+
+function plannedLater(
+  match: RequestMatch,
+  context: ExecutionContext,
+  parts: RequestParts,
+  seams: RequestSeams,
+  decider: RequestDecider,
+  groups: Promise<Group[]>,
+): Promise<RequestPlan> {
+  return groups.then((found) => plannedWith(match, context, parts, seams, decider, found));
+}
+
+/** The plan once who the request counts as is known; a promise only when a resolver's is. */
+function plannedWith(
+  match: RequestMatch,
+  context: ExecutionContext,
+  parts: RequestParts,
+  seams: RequestSeams,
+  decider: RequestDecider,
+  groups: Group[],
+): RequestPlan | Promise<RequestPlan> {
+  const terms = termsOf(match, context, parts);
+  if (terms instanceof Promise)
+    return termsLater(match, context, parts, seams, decider, groups, terms);
+  return planOf(match, context, parts, seams, decider, groups, terms);
+}
+
+function termsLater(
+  match: RequestMatch,
+  context: ExecutionContext,
+  parts: RequestParts,
+  seams: RequestSeams,
+  decider: RequestDecider,
+  groups: Group[],
+  terms: Promise<Terms>,
+): Promise<RequestPlan> {
+  return terms.then((known) => planOf(match, context, parts, seams, decider, groups, known));
 }
 
 type Terms = { -readonly [K in keyof RequestTerms]: RequestTerms[K] };
@@ -55,11 +91,19 @@ function termsOf(
       ? parts.tiers.anchorDay(req, context)
       : undefined;
   if (tier instanceof Promise || anchorDay instanceof Promise) {
-    return Promise.all([tier, anchorDay]).then(([knownTier, knownDay]) =>
-      withTier(terms, knownTier, knownDay),
-    );
+    return tierLater(terms, tier, anchorDay);
   }
   return withTier(terms, tier, anchorDay);
+}
+
+function tierLater(
+  terms: Terms,
+  tier: string | undefined | Promise<string | undefined>,
+  anchorDay: number | undefined | Promise<number | undefined>,
+): Promise<Terms> {
+  return Promise.all([tier, anchorDay]).then(([knownTier, knownDay]) =>
+    withTier(terms, knownTier, knownDay),
+  );
 }
 
 function withTier(terms: Terms, tier: string | undefined, anchorDay: number | undefined): Terms {

@@ -31,7 +31,9 @@ function recordingDecider() {
     target: () => {
       throw new Error('not planned here');
     },
-    charge: () => Promise.reject(new Error('not charged here')),
+    charge: () => {
+      throw new Error('not charged here');
+    },
     refund: (_target, terms, policies) => {
       calls.push(`refund ${names(policies)} cost ${terms.cost ?? '-'}`);
       return Promise.resolve();
