@@ -35,6 +35,7 @@ export type {
   NodeRedisConnection,
 } from '../store/node-redis.client.js';
 export type {
+  CallWatcher,
   Operation,
   OutcomeReason,
   PolicyOutcome,

@@ -1,6 +1,6 @@
 import type { ScriptName } from './script.runner.js';
 import { decodeAdmission, decodeReply, readQuota } from './spec.codec.js';
-import type { StoreResult } from './store.types.js';
+import type { CallWatcher, StoreResult } from './store.types.js';
 
 /** One call as the Lua's `operate` takes it: its key, and op, now, argument and the specs. */
 export interface BatchedCall {
@@ -8,6 +8,8 @@ export interface BatchedCall {
   args: string[];
   /** On a Cluster, the key's hash slot, computed once when the call is batched. */
   slot?: number;
+  /** Told how the call ended, where the caller asked (RedisStore.runWatched). */
+  watcher?: CallWatcher;
 }
 
 /** op, now and the operation's argument come before the specs in a call's arguments. */

@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from '../clock/clock.js';
+import type { CallWatcher } from './store.types.js';
 
 /** Refused without trying: the store failed repeatedly and the breaker is waiting to probe. */
 export class CircuitOpenError extends Error {
@@ -61,6 +62,16 @@ export class CircuitBreaker {
   watch<T>(reply: Promise<T>): Promise<T> {
     return reply.then(this.succeeded, this.failedWith);
   }
+
+  /** `watch` for a store that reports each call's end itself (SluiceStore.runWatched). */
+  readonly watcher: CallWatcher = {
+    succeeded: () => {
+      this.succeeded(undefined);
+    },
+    failed: () => {
+      this.failed();
+    },
+  };
 
   /** Why a call may not be sent now; undefined when it may (half-open from here on, after a cooldown). */
   refusal(): CircuitOpenError | undefined {

@@ -10,7 +10,13 @@ import {
 } from './node-redis.client.js';
 import { ScriptRunner, type ScriptingMode } from './script.runner.js';
 import { callArgument, encodeSpec } from './spec.codec.js';
-import type { PolicySpec, SluiceStore, StoreCall, StoreResult } from './store.types.js';
+import type {
+  CallWatcher,
+  PolicySpec,
+  SluiceStore,
+  StoreCall,
+  StoreResult,
+} from './store.types.js';
 import { TurnBatch } from './turn.batch.js';
 
 export type { ScriptingMode };
@@ -68,6 +74,14 @@ const MAX_CALLS_PER_FCALL = 64;
 /** How long a call may wait for the FCALL already out to come back before it is sent anyway. */
 const MAX_HOLD_MS = 1;
 
+/** Tells a call's watcher, if it has one, how its batch answered it. */
+function tellWatcher(call: BatchedCall, failed: boolean): void {
+  const watcher = call.watcher;
+  if (watcher === undefined) return;
+  if (failed) watcher.failed();
+  else watcher.succeeded();
+}
+
 /**
  * Decides in Redis 7 or later (a single server or a Cluster), in three parts with one job each:
  * TurnBatch coalesces the calls made in one turn of the event loop, and those made while the
@@ -97,6 +111,7 @@ export class RedisStore implements SluiceStore {
       new TurnBatch(send, {
         maxItems: options.batch?.maxCalls ?? MAX_CALLS_PER_FCALL,
         maxHoldMs: options.batch?.holdMs ?? MAX_HOLD_MS,
+        settled: tellWatcher,
       });
     const sendOneSlot = (calls: BatchedCall[], timeoutMs = options.timeoutMs) =>
       this.sendOneSlot(calls, timeoutMs);
@@ -118,6 +133,14 @@ export class RedisStore implements SluiceStore {
    * promise, which the send resolves with the call's decoded result, is the call's own.
    */
   run(call: StoreCall): Promise<StoreResult> {
+    return this.runWatched(call, undefined);
+  }
+
+  /**
+   * `run`, telling `watcher` how the call ended as its batch answers it, before its promise
+   * settles: the circuit breaker's way to watch without a promise of its own per call.
+   */
+  runWatched(call: StoreCall, watcher: CallWatcher | undefined): Promise<StoreResult> {
     try {
       const args = [
         call.op,
@@ -125,9 +148,10 @@ export class RedisStore implements SluiceStore {
         callArgument(call),
       ];
       for (const spec of call.specs) args.push(this.encoded(spec));
-      const batched: BatchedCall = { key: call.key, args };
+      const batched: BatchedCall = { key: call.key, args, watcher };
       return (this.batch ?? (this.cluster as ClusterDispatch).batchOf(batched)).add(batched);
     } catch (error) {
+      watcher?.failed();
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, passed on as it is
       return Promise.reject(error);
     }

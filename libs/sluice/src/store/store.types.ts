@@ -136,4 +136,18 @@ export interface SluiceStore {
    * engine calls it instead of `run` where a store has it, so such a request waits on nothing.
    */
   start?(call: StoreCall): StoreResult | Promise<StoreResult>;
+  /**
+   * Optional: `run`, telling `watcher` how the call ended just before its promise settles. A
+   * circuit breaker in front of such a store learns each call's end without a promise of its own
+   * per call.
+   */
+  runWatched?(call: StoreCall, watcher: CallWatcher): Promise<StoreResult>;
+}
+
+/** Told how a store call ended: succeeded, or failed (its promise rejects). */
+export interface CallWatcher {
+  /** The call's promise is about to resolve with its result. */
+  succeeded(): void;
+  /** The call's promise is about to reject: the store failed it. */
+  failed(): void;
 }

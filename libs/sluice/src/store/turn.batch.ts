@@ -21,7 +21,7 @@ export const eventLoopTurns: TurnScheduler = {
   cancel: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
-export interface TurnBatchOptions {
+export interface TurnBatchOptions<T = unknown> {
   /** Calls per send at most. */
   maxItems: number;
   /**
@@ -31,6 +31,8 @@ export interface TurnBatchOptions {
   maxHoldMs: number;
   /** Default: the event loop's turns and timers. */
   scheduler?: TurnScheduler;
+  /** Told of each call's end, just before its promise settles. */
+  settled?: (item: T, failed: boolean) => void;
 }
 
 /**
@@ -50,7 +52,7 @@ export class TurnBatch<T, R> {
 
   constructor(
     private readonly send: (items: T[]) => Promise<Array<R | Error>>,
-    private readonly options: TurnBatchOptions,
+    private readonly options: TurnBatchOptions<T>,
   ) {
     this.scheduler = options.scheduler ?? eventLoopTurns;
   }
@@ -82,10 +84,13 @@ export class TurnBatch<T, R> {
     // One promise a send: its calls answered, then the next send scheduled, in the same job.
     this.send(chunk.map((each) => each.item)).then(
       (results) => {
+        const settled = this.options.settled;
         try {
           chunk.forEach((each, index) => {
             const result = results[index] as R | Error;
-            if (result instanceof Error) each.reject(result);
+            const failed = result instanceof Error;
+            settled?.(each.item, failed);
+            if (failed) each.reject(result);
             else each.resolve(result);
           });
         } finally {
@@ -93,7 +98,11 @@ export class TurnBatch<T, R> {
         }
       },
       (error: unknown) => {
-        for (const each of chunk) each.reject(error);
+        const settled = this.options.settled;
+        for (const each of chunk) {
+          settled?.(each.item, true);
+          each.reject(error);
+        }
         this.sent();
       },
     );
