@@ -12,7 +12,13 @@ import { z } from 'zod';
 import { startRedisServer } from '../../test/support/redis-servers.js';
 import type { AllocationProfile } from './allocation.sampler.js';
 import { buildContenders, GUARD_MAIN } from './contender.build.js';
-import { guardEnv, guardLoadSettings, isContender, readSettings } from './guard.settings.js';
+import {
+  guardEnv,
+  guardLoadSettings,
+  isContender,
+  readSettings,
+  reportLine,
+} from './guard.settings.js';
 import { spread } from '../engine/measure.js';
 
 const run = promisify(execFile);
@@ -63,7 +69,7 @@ async function main(): Promise<void> {
             env: guardEnv(id, server.url, mode, settings),
           });
           const { windows, split, lags, allocations, promisesPerDecision } = JSON.parse(
-            stdout.trim().split('\n').at(-1) as string,
+            reportLine(stdout),
           ) as {
             windows: number[];
             split: Split[];

@@ -20,7 +20,13 @@ import { z } from 'zod';
 import { startRedisServer } from '../../test/support/redis-servers.js';
 import { spread } from '../engine/measure.js';
 import { buildContenders, GUARD_MAIN } from './contender.build.js';
-import { guardEnv, guardLoadSettings, isContender, readSettings } from './guard.settings.js';
+import {
+  guardEnv,
+  guardLoadSettings,
+  isContender,
+  readSettings,
+  reportLine,
+} from './guard.settings.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -87,8 +93,11 @@ function guardProcess(main: string, env: NodeJS.ProcessEnv): Promise<number[]> {
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code !== 0) return reject(new Error(`${main} exited ${code}: ${stderr}`));
-      const last = stdout.trim().split('\n').at(-1) as string;
-      resolve((JSON.parse(last) as { windows: number[] }).windows);
+      try {
+        resolve((JSON.parse(reportLine(stdout)) as { windows: number[] }).windows);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
     });
   });
 }

@@ -46,3 +46,16 @@ export function guardEnv(
     GUARD_WINDOWS: String(load.GUARD_WINDOWS),
   };
 }
+
+/**
+ * The report a guard.main process printed: its one JSON line, wherever Nest's own log lines (a
+ * warning while the app closes) fell around it.
+ */
+export function reportLine(stdout: string): string {
+  const line = stdout
+    .split('\n')
+    .reverse()
+    .find((each) => each.startsWith('{"contender":'));
+  if (line === undefined) throw new Error(`guard.main printed no report: ${stdout.slice(-500)}`);
+  return line;
+}
